@@ -1,0 +1,140 @@
+"""Round scoring and the end of a match, as each preset's text says, driven by ruleset fields.
+
+Order of a round's scoring: hand totals; Shooting the Moon (Harakiri) replaces everything
+else; otherwise the lowest-scores-zero rule, then the caller's reward or penalty; then the round
+scores are added to the totals and the 100 rule applies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .cards import Deck
+
+if TYPE_CHECKING:
+    from .game import Game
+
+# Reasons given with a round score, for the reveal screen and the logs.
+LOWEST = "lowest_scores_zero"
+CALLER_LOWEST = "caller_lowest"
+CALL_PENALTY = "call_penalty"
+CALL_DOUBLED = "call_multiplied"
+MOON = "shot_the_moon"
+MOON_OTHER = "moon_against"
+HUNDRED = "hundred_reset"
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """A round's reveal: every hand, totals, scores with their reasons, match totals after it."""
+
+    round_no: int
+    hands: tuple[tuple[int, ...], ...]
+    hand_totals: tuple[int, ...]
+    round_scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    caller: int
+    reasons: tuple[tuple[str, ...], ...]
+    hundred_used: tuple[bool, ...]
+
+    def to_json(self, deck: Deck) -> dict[str, Any]:
+        return {
+            "round": self.round_no,
+            "hands": [[deck.names[c] if c >= 0 else None for c in h] for h in self.hands],
+            "hand_totals": list(self.hand_totals),
+            "round_scores": list(self.round_scores),
+            "totals": list(self.totals),
+            "caller": self.caller if self.caller >= 0 else None,
+            "reasons": [list(r) for r in self.reasons],
+        }
+
+
+def is_moon(deck: Deck, hand: Sequence[int]) -> bool:
+    """Two 12s and two 13s among the cards of a hand (by value)."""
+    values = [deck.values[c] for c in hand if c >= 0]
+    return values.count(12) >= 2 and values.count(13) >= 2
+
+
+def score_round(game: Game, caller: int) -> RoundResult:
+    rules, deck, n = game.rules, game.deck, game.players
+    totals = [game.hand_total(p) for p in range(n)]
+    reasons: list[list[str]] = [[] for _ in range(n)]
+    moon = [p for p in range(n) if rules.shoot_the_moon and is_moon(deck, game.hands[p])]
+    if moon:
+        scores = [0 if p in moon else rules.moon_points for p in range(n)]
+        for p in range(n):
+            reasons[p].append(MOON if p in moon else MOON_OTHER)
+    else:
+        scores = list(totals)
+        lowest = min(totals)
+        tied = [p for p in range(n) if totals[p] == lowest]
+        if rules.lowest_scores_zero:
+            zeroed = [caller] if rules.lowest_tie_caller_only and caller in tied else tied
+            for p in zeroed:
+                scores[p] = 0
+                reasons[p].append(LOWEST)
+        if caller >= 0:
+            others = [totals[p] for p in range(n) if p != caller]
+            if rules.caller_strictly_lowest:
+                caller_lowest = totals[caller] < min(others)
+            else:
+                caller_lowest = totals[caller] <= min(others)
+            if caller_lowest and rules.caller_lowest_scores_zero and scores[caller] != 0:
+                scores[caller] = 0
+                reasons[caller].append(CALLER_LOWEST)
+            elif not caller_lowest:
+                scores[caller] = totals[caller] * rules.caller_multiplier + rules.caller_penalty
+                if rules.caller_multiplier != 1:
+                    reasons[caller].append(CALL_DOUBLED)
+                if rules.caller_penalty:
+                    reasons[caller].append(CALL_PENALTY)
+    new_totals = [game.totals[p] + scores[p] for p in range(n)]
+    used = list(game.hundred_used)
+    for p in range(n):
+        if new_totals[p] == 100 and (
+            rules.hundred_rule == "always" or (rules.hundred_rule == "once" and not used[p])
+        ):
+            new_totals[p] = rules.hundred_reset
+            used[p] = True
+            reasons[p].append(HUNDRED)
+    return RoundResult(
+        round_no=game.round_no,
+        hands=tuple(tuple(h) for h in game.hands),
+        hand_totals=tuple(totals),
+        round_scores=tuple(scores),
+        totals=tuple(new_totals),
+        caller=caller,
+        reasons=tuple(tuple(r) for r in reasons),
+        hundred_used=tuple(used),
+    )
+
+
+def match_winners(game: Game) -> tuple[int, ...] | None:
+    """The winners once the match is over (ties share), or None while it goes on.
+
+    Also decides a sudden-death round: after the fixed rounds, a tie for the lowest total earns
+    exactly one more round, after which any tie stands as a draw.
+    """
+    rules, totals = game.rules, game.totals
+    lowest = min(totals)
+    leaders = tuple(p for p, t in enumerate(totals) if t == lowest)
+    if rules.score_limit is not None and max(totals) > rules.score_limit:
+        return leaders
+    if rules.rounds is not None and game.round_no >= rules.rounds:
+        if rules.sudden_death and len(leaders) > 1 and not game.sudden_death_played:
+            game.sudden_death_played = True
+            return None
+        return leaders
+    return None
+
+
+def next_first(game: Game) -> int:
+    """Who starts the next round: the next seat, or the last round's winner."""
+    n = game.players
+    if game.rules.first_player == "rotate":
+        return (game.first + 1) % n
+    scores = game.history[-1].round_scores
+    order = [(game.first + i) % n for i in range(n)]
+    return min(order, key=lambda p: scores[p])
