@@ -68,7 +68,11 @@ class Event(NamedTuple):
         if self.private and viewer in (self.player, EVERYONE):
             out["seen"] = names(deck, self.private)
         if self.info:
-            out.update(self.info)
+            for key, value in self.info.items():
+                if key == "result":  # a RoundResult, rendered only when someone asks
+                    out.update(value.to_json(deck))
+                else:
+                    out[key] = value
         return out
 
 

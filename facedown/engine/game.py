@@ -10,7 +10,7 @@ specific :class:`IllegalAction` while changing nothing.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -33,10 +33,15 @@ from .events import Event
 from .rules import Ruleset
 from .scoring import RoundResult, match_winners, next_first, score_round
 
+# Events are built with tuple.__new__: three times quicker than the NamedTuple constructor.
+_ev = tuple.__new__
+
 EMPTY = -1
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 MAX_SET = 4  # the largest set of equal cards a hand can hold in one 0-13 deck
+
+Actions = tuple[Action, ...]  # legal action lists are tuples: interned and shared, never mutated
 
 # Phases of a round.  Play phases are TURN_START to TURN_END: taps are possible only then.
 OPENING, TURN_START, HOLDING, TAKEN, POWERS, TURN_END, ROUND_OVER, MATCH_OVER = range(8)
@@ -67,11 +72,23 @@ class _Tables:
 
     def __init__(self, players: int) -> None:
         self.simple: dict[tuple[int, str], Action] = {}
-        self.lists: dict[Any, list[Action]] = {}
+        self.lists: dict[Any, Actions] = {}
         for p in range(players):
             for kind in (A.DRAW, A.TAKE_DISCARD, A.DISCARD, A.SKIP, A.END_TURN, A.CALL, A.UNDO):
                 self.simple[p, kind] = Action(p, kind)
             self.simple[p, A.NEXT_ROUND] = Action(p, A.NEXT_ROUND)
+
+
+_TABLES: dict[tuple[int, str], _Tables] = {}
+
+
+def _tables_for(players: int, rules: Ruleset) -> _Tables:
+    """Interned actions for a table size and ruleset: a memo of immutable values."""
+    key = (players, rules.fingerprint)
+    found = _TABLES.get(key)
+    if found is None:
+        found = _TABLES[key] = _Tables(players)
+    return found
 
 
 class Game:
@@ -142,7 +159,7 @@ class Game:
     shown: tuple[int, tuple[tuple[int, int, int], ...]] | None
     version: int
     _tables: _Tables
-    _legal_cache: dict[int, list[Action]]
+    _legal_cache: dict[int, Actions]
     _events: list[Event]
 
     # ------------------------------------------------------------------ construction
@@ -160,7 +177,7 @@ class Game:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
         self.rules = rules
-        self.deck = rules.build_deck()
+        self.deck = rules.deck_cards
         needed = players * rules.hand_size + 1
         if needed > len(self.deck):
             raise ValueError(
@@ -178,7 +195,7 @@ class Game:
         self.round_no = 0
         self.first = first
         self.version = 0
-        self._tables = _Tables(players)
+        self._tables = _tables_for(players, rules)
         self._legal_cache = {}
         self._events = []
         self.start_round(deal, first=first)
@@ -196,10 +213,10 @@ class Game:
                 raise ValueError(f"first player {first} is not a seat")
             self.first = first
         order = list(range(len(self.deck)))
-        rng = random.Random(f"{self.seed}:{self.round_no}:deal")
+        rng = _rng(self.seed, self.round_no, 0)
         size = self.rules.hand_size
         if deal is None:
-            rng.shuffle(order)
+            _shuffle(rng, order)
             self.hands = [[order.pop() for _ in range(size)] for _ in range(n)]
             discard = order.pop()
             self.draw_pile = order
@@ -221,10 +238,12 @@ class Game:
         self.turn = self.first
         self.version += 1
         self._legal_cache = {}
-        events = [Event(E.ROUND_STARTED, self.first, info={"round": self.round_no})]
+        events = [
+            _ev(Event, (E.ROUND_STARTED, self.first, (), -1, -1, (), (), {"round": self.round_no}))
+        ]
         if self.rules.opening_peek == 0:
             self.phase = TURN_START
-            events.append(Event(E.PLAY_STARTED, self.first))
+            events.append(_ev(Event, (E.PLAY_STARTED, self.first, (), -1, -1, (), (), None)))
         else:
             self.phase = OPENING
         return events
@@ -289,113 +308,151 @@ class Game:
         return sum(values[c] for c in self.hands[seat] if c >= 0)
 
     # ------------------------------------------------------------------ legality
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may take now, out-of-turn taps included.  Do not mutate."""
+    def legal_actions(self, seat: int) -> Actions:
+        """Every action ``seat`` may take now, out-of-turn taps included."""
         cached = self._legal_cache.get(seat)
         if cached is not None:
             return cached
         phase = self.phase
-        out: list[Action]
+        out: Actions
         if TURN_START <= phase <= TURN_END:
-            out = self._turn_actions(seat) if seat == self.turn else []
+            out = self._turn_actions(seat) if seat == self.turn else ()
             if self.rules.tap and self.discard_pile and self.occ[seat]:
                 out = out + self._slot_actions(seat, A.TAP)
         elif phase == OPENING:
-            out = [] if self.peeked[seat] else self._opening_actions(seat)
+            out = () if self.peeked[seat] else self._opening_actions(seat)
         elif phase == ROUND_OVER:
-            out = [self._tables.simple[seat, A.NEXT_ROUND]]
+            out = (self._tables.simple[seat, A.NEXT_ROUND],)
         else:
-            out = []
+            out = ()
         self._legal_cache[seat] = out
         return out
 
-    def all_legal_actions(self) -> list[Action]:
+    def all_legal_actions(self) -> Actions:
         """The legal actions of every seat, the turn player's first."""
+        phase = self.phase
+        if TURN_START <= phase <= TURN_END and not self.rules.tap:
+            # Only the turn player can act.
+            turn = self.turn
+            found = self._legal_cache.get(turn)
+            if found is None:
+                found = self._legal_cache[turn] = self._turn_actions(turn)
+            return found
+        if phase == ROUND_OVER:
+            return self.legal_actions(self.turn)  # one next_round is enough
         seats = [self.turn] + [s for s in range(self.players) if s != self.turn]
-        out: list[Action] = []
+        out: Actions = ()
         for s in seats:
             out += self.legal_actions(s)
         return out
 
-    def _turn_actions(self, p: int) -> list[Action]:
+    def _turn_actions(self, p: int) -> Actions:
+        rules = self.rules
+        phase = self.phase
+        if phase == TURN_START:
+            key: tuple[Any, ...] = (
+                TURN_START,
+                p,
+                self.can_draw(),
+                bool(self.discard_pile and (self.occ[p] or rules.return_taken_discard)),
+                rules.call_at_turn_start and self.caller < 0,
+            )
+        elif phase == HOLDING:
+            key = (HOLDING, p, self.occ[p], rules.set_replace, self.pending, tuple(self.occ))
+        elif phase == TAKEN:
+            key = (
+                TAKEN,
+                p,
+                self.occ[p],
+                rules.set_replace,
+                rules.undo_take_discard,
+                rules.return_taken_discard,
+            )
+        elif phase == POWERS:
+            key = (POWERS, p, self.pending, tuple(self.occ))
+        else:
+            key = (TURN_END, p, rules.call_after_action and self.caller < 0)
+        found = self._tables.lists.get(key)
+        if found is None:
+            found = self._tables.lists[key] = self._make_turn_actions(p)
+        return found
+
+    def _make_turn_actions(self, p: int) -> Actions:
         rules = self.rules
         simple = self._tables.simple
         phase = self.phase
         if phase == TURN_START:
-            out = []
+            out: list[Action] = []
             if self.can_draw():
                 out.append(simple[p, A.DRAW])
             if self.discard_pile and (self.occ[p] or rules.return_taken_discard):
                 out.append(simple[p, A.TAKE_DISCARD])
             if rules.call_at_turn_start and self.caller < 0:
                 out.append(simple[p, A.CALL])
-            return out
+            return tuple(out)
         if phase == HOLDING:
-            out = [*self._replace_actions(p), simple[p, A.DISCARD]]
-            if self.pending:
-                out += self._power_actions(p)
-            return out
+            held = (*self._replace_actions(p), simple[p, A.DISCARD])
+            return held + self._power_actions(p) if self.pending else held
         if phase == TAKEN:
-            out = self._replace_actions(p)
+            taken = self._replace_actions(p)
             if rules.undo_take_discard:
-                out.append(simple[p, A.UNDO])
+                taken += (simple[p, A.UNDO],)
             if rules.return_taken_discard or not self.occ[p]:
-                out.append(simple[p, A.DISCARD])
-            return out
+                taken += (simple[p, A.DISCARD],)
+            return taken
         if phase == POWERS:
-            return [*self._power_actions(p), simple[p, A.SKIP]]
-        out = [simple[p, A.END_TURN]]  # TURN_END
-        if rules.call_after_action and self.caller < 0:
-            out.append(simple[p, A.CALL])
-        return out
+            return (*self._power_actions(p), simple[p, A.SKIP])
+        if rules.call_after_action and self.caller < 0:  # TURN_END
+            return (simple[p, A.END_TURN], simple[p, A.CALL])
+        return (simple[p, A.END_TURN],)
 
-    def _slot_actions(self, p: int, kind: str) -> list[Action]:
+    def _slot_actions(self, p: int, kind: str) -> Actions:
         key = (kind, p, self.occ[p])
         found = self._tables.lists.get(key)
         if found is None:
-            found = self._tables.lists[key] = [Action(p, kind, (s,)) for s in self.occ[p]]
+            found = self._tables.lists[key] = tuple(Action(p, kind, (s,)) for s in self.occ[p])
         return found
 
-    def _replace_actions(self, p: int) -> list[Action]:
+    def _replace_actions(self, p: int) -> Actions:
         key = (A.REPLACE, p, self.occ[p], self.rules.set_replace)
         found = self._tables.lists.get(key)
         if found is None:
             occ = self.occ[p]
             sizes = range(1, MAX_SET + 1) if self.rules.set_replace else (1,)
-            found = [Action(p, A.REPLACE, c) for k in sizes for c in combinations(occ, k)]
+            found = tuple(Action(p, A.REPLACE, c) for k in sizes for c in combinations(occ, k))
             self._tables.lists[key] = found
         return found
 
-    def _opening_actions(self, p: int) -> list[Action]:
+    def _opening_actions(self, p: int) -> Actions:
         key = (A.OPENING_PEEK, p, self.occ[p], self.rules.opening_peek)
         found = self._tables.lists.get(key)
         if found is None:
-            found = [
+            found = tuple(
                 Action(p, A.OPENING_PEEK, c)
                 for c in combinations(self.occ[p], self.rules.opening_peek)
-            ]
+            )
             self._tables.lists[key] = found
         return found
 
-    def _power_actions(self, p: int) -> list[Action]:
+    def _power_actions(self, p: int) -> Actions:
         key = (self.pending, p, tuple(self.occ))
         found = self._tables.lists.get(key)
         if found is None:
-            found = []
+            made: list[Action] = []
             others = [t for t in range(self.players) if t != p]
             for power in self.pending:
                 if power == A.PEEK:
-                    found += [Action(p, A.PEEK, (s,)) for s in self.occ[p]]
+                    made += [Action(p, A.PEEK, (s,)) for s in self.occ[p]]
                 elif power == A.SPY:
-                    found += [Action(p, A.SPY, (s,), t) for t in others for s in self.occ[t]]
+                    made += [Action(p, A.SPY, (s,), t) for t in others for s in self.occ[t]]
                 else:
-                    found += [
+                    made += [
                         Action(p, A.SWAP, (s,), t, ts)
                         for s in self.occ[p]
                         for t in others
                         for ts in self.occ[t]
                     ]
-            self._tables.lists[key] = found
+            found = self._tables.lists[key] = tuple(made)
         return found
 
     def is_legal(self, action: Action) -> bool:
@@ -407,29 +464,23 @@ class Game:
     def apply(self, action: Action) -> list[Event]:
         """Apply a legal action and return its events; raise :class:`IllegalAction` otherwise."""
         p = action.player
-        if not (isinstance(p, int) and 0 <= p < self.players):
-            raise InvalidTarget(f"there is no seat {p!r} at this table")
-        if action.kind == A.REPLACE or action.kind == A.OPENING_PEEK:
-            action = action._replace(slots=tuple(sorted(action.slots)))
-        if action not in self.legal_actions(p):
-            raise self._refusal(action)
+        legal = self._legal_cache.get(p)
+        if legal is None:
+            if not (type(p) is int and 0 <= p < self.players):
+                raise InvalidTarget(f"there is no seat {p!r} at this table")
+            legal = self.legal_actions(p)
+        if action not in legal:
+            if action.kind == A.REPLACE or action.kind == A.OPENING_PEEK:
+                action = action._replace(slots=tuple(sorted(action.slots)))
+            if action not in legal:
+                raise self._refusal(action)
         events: list[Event] = []
         self._events = events
         self.shown = None
-        kind = action.kind
-        handler = _HANDLERS[kind]
-        handler(self, action)
+        _HANDLERS[action.kind](self, action)
         self.version += 1
         self._legal_cache = {}
         return events
-
-    def _emit(self, event: Event) -> None:
-        self._events.append(event)
-
-    def _show(self, seat: int, places: Iterable[tuple[int, int]]) -> None:
-        """Remember what ``seat`` (or everyone, with EVERYONE) is being shown by this action."""
-        hands = self.hands
-        self.shown = (seat, tuple((o, s, hands[o][s]) for o, s in places))
 
     def _pop_draw(self) -> int | None:
         """Take the top card of the draw pile, recycling the discard pile first when needed."""
@@ -439,8 +490,7 @@ class Game:
             top = self.discard_pile.pop()
             recycled = self.discard_pile
             self.reshuffles += 1
-            rng = random.Random(f"{self.seed}:{self.round_no}:reshuffle:{self.reshuffles}")
-            rng.shuffle(recycled)
+            recycled = _shuffle(_rng(self.seed, self.round_no, self.reshuffles), recycled)
             mask = 0
             for c in recycled:
                 mask |= 1 << c
@@ -449,7 +499,9 @@ class Game:
             self.known = [k & ~mask for k in self.known]
             self.draw_pile = recycled
             self.discard_pile = [top]
-            self._emit(Event(E.RESHUFFLED, info={"draw_size": len(recycled)}))
+            self._events.append(
+                _ev(Event, (E.RESHUFFLED, -1, (), -1, -1, (), (), {"draw_size": len(recycled)}))
+            )
         return self.draw_pile.pop()
 
     def _set_occ(self, p: int) -> None:
@@ -460,16 +512,19 @@ class Game:
         p = a.player
         self.peeked[p] = True
         hand = self.hands[p]
-        for s in a.slots:
-            self.known[p] |= 1 << hand[s]
-        self._show(p, [(p, s) for s in a.slots])
-        self._emit(Event(E.OPENING_PEEKED, p, a.slots, private=tuple(hand[s] for s in a.slots)))
-        if all(self.peeked):
+        seen = tuple([hand[s] for s in a.slots])
+        mask = 0
+        for c in seen:
+            mask |= 1 << c
+        self.known[p] |= mask
+        self.shown = (p, tuple([(p, s, hand[s]) for s in a.slots]))
+        self._events.append(_ev(Event, (E.OPENING_PEEKED, p, a.slots, -1, -1, (), seen, None)))
+        if False not in self.peeked:
             self._start_play()
 
     def _start_play(self) -> None:
         self.phase = TURN_START
-        self._emit(Event(E.PLAY_STARTED, self.turn))
+        self._events.append(_ev(Event, (E.PLAY_STARTED, self.turn, (), -1, -1, (), (), None)))
         self._check_stuck()
 
     # -- the turn
@@ -482,7 +537,7 @@ class Game:
         self.known[p] |= 1 << card
         self.phase = HOLDING
         self.shown = (p, ((EMPTY, EMPTY, card),))
-        self._emit(Event(E.DREW, p, private=(card,)))
+        self._events.append(_ev(Event, (E.DREW, p, (), -1, -1, (), (card,), None)))
         if self.rules.power_timing == "holding":
             self.pending = self.deck.powers[card]
 
@@ -492,14 +547,14 @@ class Game:
         self.held_from_discard = True
         self.public |= 1 << card
         self.phase = TAKEN
-        self._emit(Event(E.TOOK_DISCARD, a.player, cards=(card,)))
+        self._events.append(_ev(Event, (E.TOOK_DISCARD, a.player, (), -1, -1, (card,), (), None)))
 
     def _do_undo(self, a: Action) -> None:
         card = self.held
         self.discard_pile.append(card)
         self.held = EMPTY
         self.phase = TURN_START
-        self._emit(Event(E.UNDID, a.player, cards=(card,)))
+        self._events.append(_ev(Event, (E.UNDID, a.player, (), -1, -1, (card,), (), None)))
 
     def _do_replace(self, a: Action) -> None:
         p = a.player
@@ -520,25 +575,28 @@ class Game:
             self._set_occ(p)
         self.discard_pile.extend(out)
         private = () if self.held_from_discard else (card,)
-        self._emit(Event(E.REPLACED, p, slots, cards=out, private=private))
+        self._events.append(_ev(Event, (E.REPLACED, p, slots, -1, -1, out, private, None)))
         self._after_action(p)
 
     def _fail_set(self, p: int, slots: tuple[int, ...], card: int) -> None:
         hand = self.hands[p]
         for s in slots:
             self.public |= 1 << hand[s]
-        self._show(E.EVERYONE, [(p, s) for s in slots])
-        self._emit(Event(E.SET_FAILED, p, slots, cards=tuple(hand[s] for s in slots)))
+        shown = tuple(hand[s] for s in slots)
+        self.shown = (E.EVERYONE, tuple((p, s, c) for s, c in zip(slots, shown, strict=True)))
+        self._events.append(_ev(Event, (E.SET_FAILED, p, slots, -1, -1, shown, (), None)))
         if self.rules.failed_set == "keep_taken":
             hand.append(card)
             self._set_occ(p)
             private = () if self.held_from_discard else (card,)
             public = (card,) if self.held_from_discard else ()
-            self._emit(Event(E.KEPT, p, (len(hand) - 1,), cards=public, private=private))
+            self._events.append(
+                _ev(Event, (E.KEPT, p, (len(hand) - 1,), -1, -1, public, private, None))
+            )
             self._after_action(p)
         else:
             self.discard_pile.append(card)
-            self._emit(Event(E.DISCARDED, p, cards=(card,)))
+            self._events.append(_ev(Event, (E.DISCARDED, p, (), -1, -1, (card,), (), None)))
             self._end_turn(p)
 
     def _do_discard(self, a: Action) -> None:
@@ -546,7 +604,7 @@ class Game:
         card = self.held
         self.held = EMPTY
         self.discard_pile.append(card)
-        self._emit(Event(E.DISCARDED, p, cards=(card,)))
+        self._events.append(_ev(Event, (E.DISCARDED, p, (), -1, -1, (card,), (), None)))
         timing_discard = self.rules.power_timing == "discard"
         if timing_discard and not self.held_from_discard and self.deck.powers[card]:
             self.pending = self.deck.powers[card]
@@ -564,28 +622,28 @@ class Game:
         p, s = a.player, a.slots[0]
         card = self.hands[p][s]
         self.known[p] |= 1 << card
-        self._show(p, [(p, s)])
-        self._emit(Event(E.PEEKED, p, a.slots, private=(card,)))
+        self.shown = (p, ((p, s, card),))
+        self._events.append(_ev(Event, (E.PEEKED, p, a.slots, -1, -1, (), (card,), None)))
         self._use_power(p, A.PEEK)
 
     def _do_spy(self, a: Action) -> None:
         p, t, s = a.player, a.target, a.slots[0]
         card = self.hands[t][s]
         self.known[p] |= 1 << card
-        self._show(p, [(t, s)])
-        self._emit(Event(E.SPIED, p, target=t, target_slot=s, private=(card,)))
+        self.shown = (p, ((t, s, card),))
+        self._events.append(_ev(Event, (E.SPIED, p, (), t, s, (), (card,), None)))
         self._use_power(p, A.SPY)
 
     def _do_swap(self, a: Action) -> None:
         p, s, t, ts = a.player, a.slots[0], a.target, a.target_slot
         mine, theirs = self.hands[p], self.hands[t]
         mine[s], theirs[ts] = theirs[ts], mine[s]
-        self._emit(Event(E.SWAPPED, p, a.slots, target=t, target_slot=ts))
+        self._events.append(_ev(Event, (E.SWAPPED, p, a.slots, t, ts, (), (), None)))
         self._use_power(p, A.SWAP)
 
     def _do_skip(self, a: Action) -> None:
         self.pending = ()
-        self._emit(Event(E.SKIPPED, a.player))
+        self._events.append(_ev(Event, (E.SKIPPED, a.player, (), -1, -1, (), (), None)))
         self._after_action(a.player)
 
     def _after_action(self, p: int) -> None:
@@ -602,7 +660,7 @@ class Game:
         p = a.player
         self.caller = p
         self.finals_left = self.players
-        self._emit(Event(E.CALLED, p))
+        self._events.append(_ev(Event, (E.CALLED, p, (), -1, -1, (), (), None)))
         self._end_turn(p)
 
     def _end_turn(self, p: int) -> None:
@@ -614,11 +672,14 @@ class Game:
                 return
         self.turn = (p + 1) % self.players
         self.phase = TURN_START
-        self._emit(Event(E.TURN_STARTED, self.turn))
+        self._events.append(_ev(Event, (E.TURN_STARTED, self.turn, (), -1, -1, (), (), None)))
         self._check_stuck()
 
     def _check_stuck(self) -> None:
         """A player with no possible turn action passes; a whole table of passes ends the round."""
+        if self.draw_pile:  # the common case: a card can be drawn
+            self.passes = 0
+            return
         p = self.turn
         rules = self.rules
         if self.can_draw() or (self.discard_pile and (self.occ[p] or rules.return_taken_discard)):
@@ -628,7 +689,7 @@ class Game:
             self.passes = 0
             return
         self.passes += 1
-        self._emit(Event(E.PASSED, p))
+        self._events.append(_ev(Event, (E.PASSED, p, (), -1, -1, (), (), None)))
         if self.passes >= self.players:
             self._end_round()
         else:
@@ -643,17 +704,17 @@ class Game:
             hand[s] = EMPTY
             self._set_occ(p)
             self.discard_pile.append(card)
-            self._emit(Event(E.TAP_HIT, p, a.slots, cards=(card,)))
+            self._events.append(_ev(Event, (E.TAP_HIT, p, a.slots, -1, -1, (card,), (), None)))
             return
         self.public |= 1 << card
-        self._show(E.EVERYONE, [(p, s)])
-        self._emit(Event(E.TAP_MISSED, p, a.slots, cards=(card,)))
+        self.shown = (E.EVERYONE, ((p, s, card),))
+        self._events.append(_ev(Event, (E.TAP_MISSED, p, a.slots, -1, -1, (card,), (), None)))
         for _ in range(self.rules.tap_penalty_cards):
             extra = self._pop_draw()
             if extra is None:
                 break
             hand.append(extra)
-            self._emit(Event(E.PENALTY, p, (len(hand) - 1,)))
+            self._events.append(_ev(Event, (E.PENALTY, p, (len(hand) - 1,), -1, -1, (), (), None)))
         self._set_occ(p)
 
     # -- the end of a round
@@ -664,14 +725,16 @@ class Game:
         self.hundred_used = list(result.hundred_used)
         self.held = EMPTY
         self.pending = ()
-        self._emit(Event(E.ROUND_OVER, info=result.to_json(self.deck)))
+        self._events.append(_ev(Event, (E.ROUND_OVER, -1, (), -1, -1, (), (), {"result": result})))
         winners = match_winners(self)
         if winners is None:
             self.phase = ROUND_OVER
             return
         self.phase = MATCH_OVER
         self.winners = winners
-        self._emit(Event(E.MATCH_OVER, info={"winners": list(winners)}))
+        self._events.append(
+            _ev(Event, (E.MATCH_OVER, -1, (), -1, -1, (), (), {"winners": list(winners)}))
+        )
 
     def _do_next_round(self, a: Action) -> None:
         events = self.start_round(first=next_first(self))
@@ -798,6 +861,18 @@ class Game:
         }
 
 
+def _rng(seed: int, round_no: int, reshuffle: int) -> random.Random:
+    """The generator for one shuffle: a distinct stream per (seed, round, reshuffle)."""
+    return random.Random((seed << 40) ^ (round_no << 20) ^ reshuffle)
+
+
+def _shuffle(rng: random.Random, cards: list[int]) -> list[int]:
+    """A uniformly random order of ``cards`` (sorting by random keys: quicker than shuffle)."""
+    keys = {c: rng.random() for c in cards}
+    cards.sort(key=keys.__getitem__)
+    return cards
+
+
 def _stack(
     deal: StackedDeal, n: int, size: int, order: list[int], rng: random.Random
 ) -> tuple[list[list[int]], int, list[int]]:
@@ -808,7 +883,7 @@ def _stack(
         raise ValueError("a stacked deal must name distinct cards of the deck")
     hands = [list(h) for h in deal.hands]
     rest = [c for c in order if c not in set(used)]
-    rng.shuffle(rest)
+    rest = _shuffle(rng, rest)
     return hands, deal.discard, rest + list(reversed(deal.draw_top))
 
 

@@ -7,6 +7,8 @@ result validated by :meth:`Ruleset.with_options`.  No code anywhere asks which p
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -136,6 +138,16 @@ class Ruleset:
     )
 
     # ------------------------------------------------------------------
+    @functools.cached_property
+    def deck_cards(self) -> Deck:
+        """The physical cards this ruleset plays with, built once per ruleset value."""
+        return self.build_deck()
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """A text that equal rulesets share and different ones do not (a cache key)."""
+        return json.dumps(self.to_json(), sort_keys=True)
+
     def build_deck(self) -> Deck:
         """The physical cards this ruleset plays with."""
         if self.deck == "standard":

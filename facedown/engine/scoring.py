@@ -59,9 +59,10 @@ def is_moon(deck: Deck, hand: Sequence[int]) -> bool:
 
 def score_round(game: Game, caller: int) -> RoundResult:
     rules, deck, n = game.rules, game.deck, game.players
-    totals = [game.hand_total(p) for p in range(n)]
+    values = deck.values
+    totals = [sum([values[c] for c in hand if c >= 0]) for hand in game.hands]
     reasons: list[list[str]] = [[] for _ in range(n)]
-    moon = [p for p in range(n) if rules.shoot_the_moon and is_moon(deck, game.hands[p])]
+    moon = [p for p in range(n) if is_moon(deck, game.hands[p])] if rules.shoot_the_moon else []
     if moon:
         scores = [0 if p in moon else rules.moon_points for p in range(n)]
         for p in range(n):
