@@ -833,7 +833,7 @@ class Game:
     def snapshot(self) -> dict[str, Any]:
         """The complete state as plain data (the server's eyes only: it holds the deck order)."""
         return {
-            "rules": self.rules.name,
+            "rules": self.rules.to_json(),
             "players": self.players,
             "seed": self.seed,
             "round": self.round_no,
@@ -855,10 +855,57 @@ class Game:
             "reshuffles": self.reshuffles,
             "totals": list(self.totals),
             "hundred_used": list(self.hundred_used),
-            "history": [r.to_json(self.deck) for r in self.history],
+            "history": [r.to_data() for r in self.history],
             "winners": list(self.winners),
             "sudden_death_played": self.sudden_death_played,
         }
+
+    @classmethod
+    def from_snapshot(cls, data: dict[str, Any]) -> Game:
+        """Rebuild a game from :meth:`snapshot` output (server recovery, search from a sample)."""
+        rules = Ruleset.from_json(data["rules"])
+        game = cls.__new__(cls)
+        game.rules = rules
+        game.deck = rules.deck_cards
+        game.players = players = int(data["players"])
+        game.seed = int(data["seed"])
+        game.round_no = int(data["round"])
+        game.first = int(data["first"])
+        game.phase = PHASES.index(data["phase"])
+        game.turn = int(data["turn"])
+        game.hands = [list(h) for h in data["hands"]]
+        game.occ = [tuple(s for s, c in enumerate(h) if c >= 0) for h in game.hands]
+        game.draw_pile = list(data["draw_pile"])
+        game.discard_pile = list(data["discard_pile"])
+        game.held = int(data["held"])
+        game.held_from_discard = bool(data["held_from_discard"])
+        game.pending = tuple(data["pending"])
+        game.caller = int(data["caller"])
+        game.finals_left = int(data["finals_left"])
+        game.passes = int(data["passes"])
+        game.peeked = [bool(x) for x in data["peeked"]]
+        game.known = [int(x) for x in data["known"]]
+        game.public = int(data["public"])
+        game.reshuffles = int(data["reshuffles"])
+        game.totals = [int(x) for x in data["totals"]]
+        game.hundred_used = [bool(x) for x in data["hundred_used"]]
+        game.history = [RoundResult.from_data(r) for r in data["history"]]
+        game.winners = tuple(data["winners"])
+        game.sudden_death_played = bool(data["sudden_death_played"])
+        game.shown = None
+        game.version = 0
+        game._tables = _tables_for(players, rules)
+        game._legal_cache = {}
+        game._events = []
+        cards = sorted(
+            [c for h in game.hands for c in h if c >= 0]
+            + game.draw_pile
+            + game.discard_pile
+            + ([game.held] if game.held >= 0 else [])
+        )
+        if cards != list(range(len(game.deck))):
+            raise ValueError("a snapshot must hold every card of the deck exactly once")
+        return game
 
 
 def _rng(seed: int, round_no: int, reshuffle: int) -> random.Random:

@@ -7,6 +7,7 @@ scores are added to the totals and the 100 rule applies.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,23 @@ class RoundResult:
     caller: int
     reasons: tuple[tuple[str, ...], ...]
     hundred_used: tuple[bool, ...]
+
+    def to_data(self) -> dict[str, Any]:
+        """Every field as plain data, card ids included (for snapshots)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> RoundResult:
+        return cls(
+            round_no=int(data["round_no"]),
+            hands=tuple(tuple(h) for h in data["hands"]),
+            hand_totals=tuple(data["hand_totals"]),
+            round_scores=tuple(data["round_scores"]),
+            totals=tuple(data["totals"]),
+            caller=int(data["caller"]),
+            reasons=tuple(tuple(r) for r in data["reasons"]),
+            hundred_used=tuple(data["hundred_used"]),
+        )
 
     def to_json(self, deck: Deck) -> dict[str, Any]:
         return {
