@@ -89,8 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         for players in (2, 4):
             f = play(rules, players, args.seconds, args.seed)
             per_round = f.actions / max(f.rounds, 1)
+            rate = f.actions / f.seconds
             print(
-                f"{name:8} {players:>7} {f.actions / f.seconds:>10,.0f} {f.turns / f.seconds:>9,.0f}"
+                f"{name:8} {players:>7} {rate:>10,.0f} {f.turns / f.seconds:>9,.0f}"
                 f" {f.rounds / f.seconds:>9,.0f} {per_round:>13.1f}"
                 f" {state_memory(rules, players):>11,}"
             )
