@@ -70,6 +70,85 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .server.app import create_app
+    from .server.protocol import MAX_FRAME
+    from .server.settings import ServerSettings
+
+    settings = ServerSettings(
+        data_dir=Path(args.data), database_url=args.database_url, public_url=args.public_url
+    )
+    app = create_app(settings)
+    print(f"Facedown: http://{args.host}:{args.port}/ (data in {settings.data_dir})", flush=True)
+    # Frames a little over the protocol's limit still get a clear error; far larger ones
+    # are cut off by the WebSocket layer.
+    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_FRAME * 8, log_level="warning")
+    return 0
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    import time
+
+    from .sim import (
+        ProgressBar,
+        SimConfig,
+        SimError,
+        format_standings,
+        run,
+        standings,
+        write_results,
+    )
+
+    try:
+        options = json.loads(args.options) if args.options else {}
+    except ValueError as e:
+        print(f"error: --options is not JSON: {e}", file=sys.stderr)
+        return 2
+    config = SimConfig(
+        preset=args.preset,
+        players=args.players,
+        bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()),
+        games=args.games,
+        seed=args.seed,
+        unit=args.unit,
+        options=options,
+        timeout=args.timeout,
+    )
+    show = not args.quiet and sys.stderr.isatty()
+    start = time.perf_counter()
+    try:
+        results = run(config, jobs=args.jobs, progress=ProgressBar(args.games) if show else None)
+        if args.out:
+            write_results(Path(args.out), config, results)
+    except (SimError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    seconds = time.perf_counter() - start
+    games = f"{config.games} {'matches' if config.unit == 'match' else 'rounds'}"
+    print(
+        f"{config.preset}, {config.players} players, {games} (seed {config.seed}): "
+        f"{seconds:.1f} s, {config.games / seconds:.1f} games/s"
+    )
+    print(format_standings(standings(results)))
+    return 0
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .store.base import StoreError
+    from .store.migrate import upgrade
+
+    try:
+        asyncio.run(upgrade(args.url))
+    except StoreError as e:
+        print(f"facedown db upgrade: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="facedown", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -86,10 +165,45 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bots", default="random", help="bot level of the other seats")
     p.set_defaults(func=cmd_play)
 
+    p = sub.add_parser("serve", help="run the game server and web client")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--data", default="data", help="folder for the SQLite database and the key")
+    p.add_argument("--database-url", default=None, help="e.g. postgresql+asyncpg://host/db")
+    p.add_argument("--public-url", default="", help="base URL of the links handed out")
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("sim", help="a bot tournament: win rates with 95% intervals")
+    p.add_argument("--preset", default="cabo", choices=["boyo", "cabo", "kivo", "kaboom"])
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument(
+        "--bots",
+        default="random",
+        help="comma-separated bots, one per seat (repeated to fill the table): a level "
+        "(random, easy, medium, hard, expert), module:Class, or cmd:COMMAND",
+    )
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--jobs", type=int, default=1, help="processes to play on")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--unit", choices=["match", "round"], default="match")
+    p.add_argument("--options", default=None, help="ruleset options as a JSON object")
+    p.add_argument("--out", default=None, help="write per-game rows to a .csv or .json file")
+    p.add_argument(
+        "--timeout", type=float, default=5.0, help="seconds a cmd: bot may take to decide"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_sim)
+
     p = sub.add_parser("docs", help="write docs/rulesets.md from the code")
     p.add_argument("--output", default="docs/rulesets.md")
     p.add_argument("--check", action="store_true", help="fail when the file is out of date")
     p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("db", help="manage the database")
+    db = p.add_subparsers(dest="db_command", required=True)
+    p = db.add_parser("upgrade", help="migrate the database to the newest schema")
+    p.add_argument("--url", required=True, help="sqlite:///path/to/facedown.db or postgresql://...")
+    p.set_defaults(func=cmd_db_upgrade)
     return parser
 
 

@@ -1,0 +1,258 @@
+"""The ASGI app: the HTTP API for the lobby and tables, and the WebSocket for play."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field
+
+from ..bots import Bot, RandomBot
+from ..engine import PRESETS
+from ..store.base import Store
+from . import protocol as P
+from .auth import Guest, Tokens
+from .connection import TOO_MANY, Connection, RateLimit
+from .hub import Hub, LocalHub
+from .lobby import Lobby
+from .settings import ServerSettings
+from .table import Table, TableError
+
+
+def make_bot(level: str, seed: int) -> Bot:
+    """A bot of the given level (the bots package decides what each level is)."""
+    try:
+        from ..bots import make_bot as factory  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - before the levels exist
+        return RandomBot(seed)
+    bot: Bot = factory(level, seed)
+    return bot
+
+
+class CreateTable(BaseModel):
+    preset: str = Field("cabo", description="boyo, cabo, kivo or kaboom")
+    options: dict[str, Any] = Field(default_factory=dict, description="ruleset fields to change")
+    seats: int = Field(4, ge=2, le=8)
+    name: str = Field("Host", min_length=1, max_length=32, description="the host's display name")
+    peek_seconds: float = Field(20, ge=3, le=600)
+    turn_seconds: float = Field(60, ge=5, le=86400 * 3)
+    bots: list[str] = Field(default_factory=list, description="bot levels for seats 1, 2, ...")
+
+
+class JoinTable(BaseModel):
+    name: str = Field(min_length=1, max_length=32)
+
+
+class Seated(BaseModel):
+    code: str
+    link: str
+    token: str = Field(description="session token: keep it to rejoin from this or another device")
+    seat: int | None
+    table: dict[str, Any]
+
+
+def create_app(
+    settings: ServerSettings | None = None, store: Store | None = None, hub: Hub | None = None
+) -> FastAPI:
+    """Build the app.  ``store`` and ``hub`` default to SQLite in the data folder and LocalHub."""
+    settings = settings or ServerSettings()
+    tokens = Tokens(settings.resolved_secret())
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        nonlocal store
+        if store is None:
+            from ..store.sql import open_store
+
+            store = await open_store(settings.resolved_database_url())
+            owned = True
+        else:
+            owned = False
+        lobby = Lobby(store, hub or LocalHub(), make_bot, settings.table)
+        state["lobby"] = lobby
+        await lobby.recover()
+        yield
+        await lobby.close()
+        if owned:
+            await store.close()
+
+    app = FastAPI(title="Facedown", version="1", lifespan=lifespan)
+
+    def lobby() -> Lobby:
+        found: Lobby = state["lobby"]
+        return found
+
+    def guest_from(authorization: str | None) -> Guest | None:
+        if authorization and authorization.lower().startswith("bearer "):
+            return tokens.check(authorization[7:].strip())
+        return None
+
+    def link(code: str) -> str:
+        return f"{settings.public_url}/t/{code}"
+
+    @app.get("/api/health")
+    async def health() -> dict[str, Any]:
+        return {"ok": True, "tables": len(lobby().tables)}
+
+    @app.get("/api/presets")
+    async def presets() -> dict[str, Any]:
+        return {name: rules.to_json() for name, rules in PRESETS.items()}
+
+    @app.post("/api/tables", response_model=Seated)
+    async def create_table(body: CreateTable, authorization: str | None = Header(None)) -> Seated:
+        guest = guest_from(authorization)
+        guest, token = tokens.issue(body.name, guest.player_id if guest else None)
+        settings_ = {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}
+        try:
+            table = await lobby().create(
+                guest.player_id,
+                body.name,
+                body.preset,
+                body.options,
+                body.seats,
+                settings_,
+                body.bots,
+            )
+        except TableError as e:
+            raise HTTPException(400, {"code": e.code, "message": e.message}) from None
+        code = table.record.code
+        return Seated(code=code, link=link(code), token=token, seat=0, table=table.table_info())
+
+    @app.get("/api/tables/{code}")
+    async def get_table(code: str) -> dict[str, Any]:
+        table = await _find(code)
+        return table.table_info()
+
+    @app.post("/api/tables/{code}/join", response_model=Seated)
+    async def join_table(
+        code: str, body: JoinTable, authorization: str | None = Header(None)
+    ) -> Seated:
+        table = await _find(code)
+        guest = guest_from(authorization)
+        guest, token = tokens.issue(body.name, guest.player_id if guest else None)
+        try:
+            seat = await table.join(guest.player_id, body.name)
+        except TableError as e:
+            raise HTTPException(409, {"code": e.code, "message": e.message}) from None
+        c = table.record.code
+        return Seated(code=c, link=link(c), token=token, seat=seat, table=table.table_info())
+
+    async def _find(code: str) -> Table:
+        try:
+            return await lobby().find(code)
+        except TableError as e:
+            raise HTTPException(404, {"code": e.code, "message": e.message}) from None
+
+    @app.get("/", response_class=HTMLResponse)
+    async def index() -> str:
+        return (
+            "<!doctype html><title>Facedown</title><h1>Facedown</h1>"
+            "<p>The game server is running.</p>"
+        )
+
+    @app.websocket("/ws")
+    async def websocket(ws: WebSocket) -> None:
+        await ws.accept()
+        conn = Connection(ws, settings.send_queue)
+        limit = RateLimit(settings.rate, settings.burst)
+        strikes = 0
+        try:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
+                if raw is None:
+                    raw = message.get("bytes") or b""
+                if not limit.allow():
+                    strikes += 1
+                    conn.send(P.error_message("rate_limited", "too many messages: slow down"))
+                    if strikes >= settings.strikes:
+                        conn.close(TOO_MANY)
+                        break
+                    continue
+                await _handle(conn, raw)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await conn.finish()
+            table = conn.table
+            if table is not None:
+                lobby().hub.unsubscribe(table.record.id, conn)
+                seat = conn.seat
+                if seat is not None:
+                    await table.disconnected(seat)
+
+    async def _handle(conn: Connection, raw: str | bytes) -> None:
+        try:
+            msg = P.parse_client_message(raw)
+        except P.ProtocolError as e:
+            conn.send(P.error_message(e.code, e.message))
+            return
+        try:
+            await _dispatch(conn, msg)
+        except TableError as e:
+            extra: dict[str, Any] = {}
+            if isinstance(msg, P.ActionMessage):
+                extra["id"] = msg.id
+            conn.send(P.error_message(e.code, e.message, **extra))
+            if e.code == "stale" and conn.table is not None and conn.table.game is not None:
+                conn.send(conn.table.render(conn.seat))  # the resync
+
+    async def _dispatch(conn: Connection, msg: Any) -> None:
+        if isinstance(msg, P.Ping):
+            conn.send({"type": "pong"})
+            return
+        if isinstance(msg, P.Hello):
+            await _hello(conn, msg)
+            return
+        table = conn.table
+        if table is None:
+            raise TableError("no_hello", "say hello with a table code first")
+        player = conn.player_id
+        seat = conn.seat
+        if isinstance(msg, P.ActionMessage):
+            if seat is None:
+                raise TableError("not_seated", "spectators cannot act")
+            data = msg.action.model_dump(exclude_none=True)
+            seq = await table.act(seat, data, msg.id, msg.seq)
+            conn.send({"type": "ack", "id": msg.id, "seq": seq})
+        elif isinstance(msg, P.Ready):
+            conn.send({"type": "ack", "seq": table.seq})
+        elif player is None:
+            raise TableError("not_host", "only the host can do that")
+        elif isinstance(msg, P.AddBot):
+            await table.add_bot(player, msg.level, msg.seat)
+        elif isinstance(msg, P.RemoveSeat):
+            await table.remove_seat(player, msg.seat)
+        elif isinstance(msg, P.Start):
+            await table.start(player)
+        elif isinstance(msg, P.Rematch):
+            await table.rematch(player)
+
+    async def _hello(conn: Connection, msg: P.Hello) -> None:
+        if conn.table is not None:
+            raise TableError("already_hello", "this connection is already at a table")
+        table = await lobby().find(msg.table)
+        guest = tokens.check(msg.token)
+        if msg.token and guest is None:
+            raise TableError("bad_token", "the session token is not valid")
+        conn.player_id = None if msg.spectate or guest is None else guest.player_id
+        conn.table = table
+        seat = conn.seat
+        async with table.lock:
+            lobby().hub.subscribe(table.record.id, conn)
+            conn.send({"type": "welcome", "v": P.VERSION, "seat": seat, "seq": table.seq})
+            for item in table.catch_up(seat, msg.last_seq):
+                conn.send(item)
+        if seat is not None:
+            await table.connected(seat)
+
+    app.state.lobby = lobby
+    _ = asyncio  # the event loop is the server's; nothing here blocks it
+    return app

@@ -1,0 +1,65 @@
+"""Fan-out: how a table's messages reach the connections that watch it.
+
+The table renders one message per audience (each seat, and spectators) and publishes them; the
+hub delivers each connection the message of its audience.  ``LocalHub`` does this inside one
+process; a Redis pub/sub hub with the same interface lets connections on any process receive a
+table's messages (the messages are already rendered, so no other process needs the game state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+SPECTATORS = -1  # the audience of connections without a seat
+
+
+class Subscriber(Protocol):
+    """A connection as the hub sees it."""
+
+    @property
+    def seat(self) -> int | None:
+        """The seat whose messages this connection receives (None: a spectator)."""
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        """Queue a message without waiting (a connection too slow to drain is dropped)."""
+
+
+class Hub(Protocol):
+    def subscribe(self, table_id: str, subscriber: Subscriber) -> None: ...
+
+    def unsubscribe(self, table_id: str, subscriber: Subscriber) -> None: ...
+
+    def publish(self, table_id: str, messages: Mapping[int, Mapping[str, Any]]) -> None:
+        """Deliver ``messages[seat]`` to each seat's connections, ``messages[SPECTATORS]`` to
+        spectators.  A seat without a message gets nothing."""
+
+    def present(self, table_id: str) -> set[int]:
+        """Seats with at least one live connection (in this process)."""
+
+
+class LocalHub:
+    """The in-process hub: one machine, one process."""
+
+    def __init__(self) -> None:
+        self._subs: dict[str, set[Subscriber]] = {}
+
+    def subscribe(self, table_id: str, subscriber: Subscriber) -> None:
+        self._subs.setdefault(table_id, set()).add(subscriber)
+
+    def unsubscribe(self, table_id: str, subscriber: Subscriber) -> None:
+        subs = self._subs.get(table_id)
+        if subs is not None:
+            subs.discard(subscriber)
+            if not subs:
+                del self._subs[table_id]
+
+    def publish(self, table_id: str, messages: Mapping[int, Mapping[str, Any]]) -> None:
+        for sub in list(self._subs.get(table_id, ())):
+            audience = SPECTATORS if sub.seat is None else sub.seat
+            message = messages.get(audience)
+            if message is not None:
+                sub.send(message)
+
+    def present(self, table_id: str) -> set[int]:
+        return {s.seat for s in self._subs.get(table_id, ()) if s.seat is not None}

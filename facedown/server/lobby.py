@@ -1,0 +1,128 @@
+"""The lobby: creating tables, finding them by code, and bringing them back after a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from ..engine import make_ruleset
+from ..store.base import SeatRecord, Store, TableRecord
+from .hub import Hub
+from .table import BotFactory, Table, TableConfig, TableError
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
+CODE_LENGTH = 6
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+class Lobby:
+    """Owns the live tables of this process (each table has exactly one owner)."""
+
+    def __init__(
+        self,
+        store: Store,
+        hub: Hub,
+        bot_factory: BotFactory,
+        config: TableConfig,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.hub = hub
+        self.bot_factory = bot_factory
+        self.config = config
+        self.clock = clock
+        self.tables: dict[str, Table] = {}
+        self._by_code: dict[str, str] = {}
+        self._loading = asyncio.Lock()
+
+    async def recover(self) -> int:
+        """Load every table that was in the lobby or playing: after a crash, games resume."""
+        count = 0
+        for record in await self.store.active_tables():
+            await self._load(record)
+            count += 1
+        return count
+
+    async def _load(self, record: TableRecord) -> Table:
+        table = await Table.load(
+            record, self.store, self.hub, self.bot_factory, self.config, self.clock
+        )
+        self.tables[record.id] = table
+        self._by_code[record.code.upper()] = record.id
+        return table
+
+    async def find(self, code: str) -> Table:
+        """The table with this code, loaded from the store when needed."""
+        key = code.strip().upper()
+        async with self._loading:
+            table_id = self._by_code.get(key)
+            if table_id is not None:
+                return self.tables[table_id]
+            record = await self.store.find_by_code(key)
+            if record is None:
+                raise TableError("unknown_table", f"there is no table {code!r}")
+            return await self._load(record)
+
+    async def create(
+        self,
+        host_id: str,
+        host_name: str,
+        preset: str,
+        options: dict[str, Any],
+        seats: int,
+        settings: dict[str, Any],
+        bots: list[str],
+    ) -> Table:
+        try:
+            rules = make_ruleset(preset, options)
+        except ValueError as e:
+            raise TableError("bad_rules", str(e)) from None
+        if not 2 <= seats <= 8:
+            raise TableError("bad_seats", "a table has 2 to 8 seats")
+        if len(bots) > seats - 1:
+            raise TableError("bad_seats", "too many bots for the seats")
+        needed = seats * rules.hand_size + 1
+        if needed > len(rules.deck_cards):
+            raise TableError(
+                "bad_seats",
+                f"{seats} players need {needed} cards; the deck has {len(rules.deck_cards)}",
+            )
+        now = self.clock()
+        seat_records = [SeatRecord(0, "human", host_name, host_id)]
+        for i in range(1, seats):
+            level = bots[i - 1] if i - 1 < len(bots) else None
+            if level is None:
+                seat_records.append(SeatRecord(i, "open"))
+            else:
+                seat_records.append(SeatRecord(i, "bot", f"Bot ({level})", None, level))
+        for _ in range(20):
+            code = new_code()
+            if await self.store.find_by_code(code) is None:
+                break
+        record = TableRecord(
+            id=uuid.uuid4().hex,
+            code=code,
+            preset=preset,
+            rules=rules.to_json(),
+            seed=secrets.randbits(48),
+            host_id=host_id,
+            settings=settings,
+            status="lobby",
+            seats=tuple(seat_records),
+            created_at=now,
+            updated_at=now,
+        )
+        await self.store.create_table(record)
+        async with self._loading:
+            return await self._load(record)
+
+    async def close(self) -> None:
+        for table in self.tables.values():
+            await table.close()

@@ -1,0 +1,139 @@
+"""The WebSocket protocol: typed, versioned JSON messages, validated on arrival.
+
+Every message is a JSON object with a ``type``.  Client messages are parsed by
+:func:`parse_client_message` into the models below (anything else is a :class:`ProtocolError`
+with a code and a readable message).  Server messages are built by the ``*_message`` helpers;
+every one that follows a change of the table carries the table's sequence number ``seq``.
+``docs/protocol.md`` holds the JSON Schema generated from these models (``facedown docs``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+VERSION = 1
+MAX_FRAME = 8 * 1024  # bytes: larger frames are refused before they are parsed
+
+
+class ProtocolError(Exception):
+    """A client message that cannot be accepted; ``code`` is stable, ``message`` readable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Hello(_Message):
+    """First message on a connection: who you are and what you last saw."""
+
+    type: Literal["hello"]
+    v: Literal[1] = 1
+    table: str = Field(min_length=1, max_length=32, description="the table's code")
+    token: str | None = Field(None, max_length=512, description="session token of a seat")
+    last_seq: int | None = Field(None, ge=0, description="the last seq this client saw")
+    spectate: bool = False
+
+
+class ActionPayload(_Message):
+    """An engine action in its JSON form, without ``by`` (the server knows the seat)."""
+
+    do: str = Field(max_length=32)
+    slots: list[Annotated[int, Field(ge=0, le=64)]] | None = Field(None, max_length=8)
+    slot: int | None = Field(None, ge=0, le=64)
+    target: int | None = Field(None, ge=0, le=7)
+    target_slot: int | None = Field(None, ge=0, le=64)
+
+
+class ActionMessage(_Message):
+    """Play an action. ``id`` makes a resent action apply once; ``seq`` is the last seq seen."""
+
+    type: Literal["action"]
+    id: str = Field(min_length=1, max_length=64)
+    seq: int = Field(ge=0)
+    action: ActionPayload
+
+
+class Ready(_Message):
+    """Done looking at the opening peek."""
+
+    type: Literal["ready"]
+
+
+class AddBot(_Message):
+    """Host: put a bot in an open seat (the first open one when ``seat`` is left out)."""
+
+    type: Literal["add_bot"]
+    level: Literal["random", "easy", "medium", "hard", "expert"] = "medium"
+    seat: int | None = Field(None, ge=0, le=7)
+
+
+class RemoveSeat(_Message):
+    """Host: remove a seat before the match starts (its player or bot leaves)."""
+
+    type: Literal["remove_seat"]
+    seat: int = Field(ge=0, le=7)
+
+
+class Start(_Message):
+    """Host: start the match (every seat must be taken)."""
+
+    type: Literal["start"]
+
+
+class Rematch(_Message):
+    """Host: after a match, start a new one with the same seats."""
+
+    type: Literal["rematch"]
+
+
+class Ping(_Message):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    Hello | ActionMessage | Ready | AddBot | RemoveSeat | Start | Rematch | Ping,
+    Field(discriminator="type"),
+]
+_client = TypeAdapter(ClientMessage)
+CLIENT_TYPES = ("hello", "action", "ready", "add_bot", "remove_seat", "start", "rematch", "ping")
+
+
+def parse_client_message(raw: str | bytes) -> Any:
+    """Decode and validate one client frame, or raise :class:`ProtocolError`."""
+    if len(raw) > MAX_FRAME:
+        raise ProtocolError("frame_too_large", f"frames are limited to {MAX_FRAME} bytes")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ProtocolError("malformed_json", "the frame is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("malformed_message", "a message must be a JSON object")
+    kind = data.get("type")
+    if kind not in CLIENT_TYPES:
+        raise ProtocolError("unknown_type", f"unknown message type {kind!r}")
+    try:
+        return _client.validate_python(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "message"
+        raise ProtocolError("invalid_message", f"{kind}: {where}: {first['msg']}") from None
+
+
+# ---------------------------------------------------------------- server messages
+
+
+def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, **extra}
+
+
+def client_schema() -> dict[str, Any]:
+    """JSON Schema of every client message."""
+    return _client.json_schema()

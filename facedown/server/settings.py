@@ -1,0 +1,42 @@
+"""Server settings: where data lives, which database, the secret key, and the limits."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .table import TableConfig
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    data_dir: Path = Path("data")
+    database_url: str | None = None  # default: SQLite in data_dir
+    secret: str | None = None  # default: FACEDOWN_SECRET, else a key kept in data_dir
+    public_url: str = ""  # base of the links handed out (empty: relative links)
+    table: TableConfig = field(default_factory=TableConfig)
+    send_queue: int = 256  # messages waiting for a client; a client further behind is dropped
+    rate: float = 20.0  # messages per second a connection may send on average ...
+    burst: float = 40.0  # ... and at once
+    strikes: int = 20  # rate-limited messages before the connection is closed
+    hello_timeout: float = 15.0
+
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        return f"sqlite+aiosqlite:///{(self.data_dir / 'facedown.db').resolve()}"
+
+    def resolved_secret(self) -> str:
+        if self.secret:
+            return self.secret
+        if os.environ.get("FACEDOWN_SECRET"):
+            return os.environ["FACEDOWN_SECRET"]
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        path = self.data_dir / "secret.key"
+        if not path.exists():
+            path.write_text(secrets.token_hex(32), encoding="utf-8")
+            path.chmod(0o600)
+        return path.read_text(encoding="utf-8").strip()

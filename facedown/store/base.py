@@ -1,0 +1,116 @@
+"""The store's interface: what the server persists, and the one async API it persists it with.
+
+A table is stored as its ruleset, its secret seed, its settings and seats, and an append-only log
+of commands (actions and table commands) numbered by the table's sequence number.  Replaying the
+log rebuilds the table exactly; that is how a restarted server recovers every game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+TableStatus = Literal["lobby", "playing", "finished", "closed"]
+SeatKind = Literal["open", "human", "bot"]
+ACTIVE_STATUSES: tuple[TableStatus, ...] = ("lobby", "playing")  # what active_tables returns
+
+
+class StoreError(Exception):
+    """A storage operation failed (not found, conflict, or the database is unreachable)."""
+
+
+class SequenceConflict(StoreError):
+    """A log entry with this sequence number already exists for the table (another writer)."""
+
+
+class TableExists(StoreError):
+    """A table with this id or join code already exists (pick another code and retry)."""
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """One seat at a table."""
+
+    seat: int
+    kind: SeatKind = "open"
+    name: str = ""
+    player_id: str | None = None  # the guest (or later the account) holding the seat
+    bot_level: str | None = None
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    """A table's durable description. ``seed`` is secret: it never leaves the server."""
+
+    id: str
+    code: str
+    preset: str
+    rules: dict[str, Any]  # Ruleset.to_json()
+    seed: int
+    host_id: str
+    settings: dict[str, Any] = field(default_factory=dict)  # timers, rounds, mode, ...
+    status: TableStatus = "lobby"
+    seats: tuple[SeatRecord, ...] = ()
+    deadline: float | None = None  # unix time of the running timer, if any
+    deadline_kind: str | None = None  # what the timer is for ("peek", "turn", "grace:<seat>")
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One command in a table's log, in the order it was applied."""
+
+    seq: int  # 1, 2, 3, ... per table, no gaps
+    kind: str  # "action", "start", "rematch", "seat", ...
+    payload: dict[str, Any]
+    created_at: float = 0.0
+
+
+class Store(Protocol):
+    """Async persistence of tables and their logs. Every method is atomic and durable on return.
+
+    Rules, settings and payloads must be JSON (no NaN or infinity) and come back as a JSON round
+    trip returns them (tuples as lists, keys as strings); the seed must fit in a signed 64-bit
+    integer and seq be 1 to 2**31 - 1.  Anything refused, and any database failure, raises
+    StoreError and changes nothing.  Implementations: ``sql.SqlStore`` (SQLite, PostgreSQL)
+    and ``memory.MemoryStore`` (tests).
+    """
+
+    async def create_table(self, record: TableRecord) -> None:
+        """Insert a new table with its seats; raise TableExists when its id or code is taken.
+
+        Codes are stored upper-case, and a record read back carries the upper-case code.
+        """
+
+    async def get_table(self, table_id: str) -> TableRecord | None: ...
+
+    async def find_by_code(self, code: str) -> TableRecord | None:
+        """The table with this join code (codes are case-insensitive)."""
+
+    async def update_table(self, record: TableRecord) -> None:
+        """Replace the table's mutable fields: settings, status, seats, deadline, updated_at.
+
+        Every field but ``id``, ``code`` and ``created_at`` is rewritten (so preset, rules, seed
+        and host_id too), and the seats are replaced as a whole, in one transaction.  Raise
+        StoreError when there is no such table.
+        """
+
+    async def append(self, table_id: str, entry: LogEntry) -> None:
+        """Append a log entry; raise SequenceConflict when ``entry.seq`` is taken.
+
+        Raise StoreError when there is no such table.  The store does not check for gaps:
+        numbering is the table actor's job.
+        """
+
+    async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:
+        """The table's log entries with seq > ``after``, in order."""
+
+    async def active_tables(self) -> list[TableRecord]:
+        """Tables in the lobby or playing: what a restarted server must bring back.
+
+        Ordered by ``created_at``, then ``id``.
+        """
+
+    async def close(self) -> None:
+        """Release connections; any later call raises StoreError."""

@@ -1,0 +1,39 @@
+"""Whole matches through the real server: bot clients over WebSocket, SQLite on disk."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from facedown.server.settings import ServerSettings
+from facedown.server.table import TableConfig
+
+from .harness import Player, create_table, run_server, start
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def settings(tmp_path: Path) -> ServerSettings:
+    return ServerSettings(
+        data_dir=tmp_path,
+        secret="test-secret",
+        table=TableConfig(bot_delay=0.0, reveal_seconds=0.05),
+    )
+
+
+@pytest.mark.anyio
+async def test_a_match_of_humans_and_a_bot(tmp_path: Path) -> None:
+    with run_server(settings(tmp_path)) as server:
+        code, tokens = create_table(server, "kivo", 3, options={"rounds": 2}, bots=["random"])
+        players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]
+        await start(server, code, tokens[0])
+        await asyncio.gather(*(p.play() for p in players))
+        assert all(p.done for p in players)
+        last = players[0].frames[-1]
+        assert last["view"]["phase"] == "match_over"
+        assert last["view"]["winners"]
