@@ -121,6 +121,8 @@ class Player:
         legal = msg["legal"]
         taps = [a for a in legal if a["do"] == "tap"]
         others = [a for a in legal if a["do"] != "tap"]
+        if not others and rng.random() >= tap_rate:
+            return  # not our turn: tap only now and then
         pool = taps if taps and (not others or rng.random() < tap_rate) else others
         if not pool:
             return
