@@ -1,0 +1,141 @@
+"""Crashes: a server killed with SIGKILL mid-game resumes every game exactly where it was."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+
+from .harness import free_port
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _serve(port: int, data: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "FACEDOWN_SECRET": "crash-test"}
+    log = data / "server.log"
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "facedown", "serve", "--port", str(port), "--data", str(data)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError(f"the server did not start: {log.read_text()}")
+
+
+class Seat:
+    """One player's connection, read until it is in step with the table."""
+
+    def __init__(self, ws: ClientConnection, token: str) -> None:
+        self.ws = ws
+        self.token = token
+        self.last: dict[str, Any] = {}
+        self.seq = 0
+
+    async def read_until(self, seq: int) -> None:
+        while self.seq < seq or self.last.get("seq") != seq:
+            msg = json.loads(await asyncio.wait_for(self.ws.recv(), 10))
+            if msg["type"] in ("event", "snapshot"):
+                self.last = msg
+            if "seq" in msg:
+                self.seq = max(self.seq, msg["seq"])
+
+
+async def _connect(url: str, code: str, token: str, last_seq: int | None) -> Seat:
+    ws = await connect(url)
+    await ws.send(
+        json.dumps({"type": "hello", "table": code, "token": token, "last_seq": last_seq})
+    )
+    seat = Seat(ws, token)
+    return seat
+
+
+async def _play(seats: list[Seat], steps: int, rng: random.Random) -> int:
+    """Play ``steps`` actions (or to the match's end) one at a time; returns the table's seq."""
+    seq = max(s.seq for s in seats)
+    for n in range(steps):
+        for s in seats:
+            await s.read_until(seq)
+        if seats[0].last["view"]["phase"] == "match_over":
+            break
+        movers = [s for s in seats if [a for a in s.last["legal"] if a["do"] != "tap"]]
+        mover = rng.choice(movers)
+        action = rng.choice([a for a in mover.last["legal"] if a["do"] != "tap"])
+        action.pop("by", None)
+        message = {"type": "action", "id": f"a{seq}-{n}", "seq": seq, "action": action}
+        await mover.ws.send(json.dumps(message))
+        seq += 1
+    for s in seats:
+        await s.read_until(seq)
+    return seq
+
+
+@pytest.mark.anyio
+async def test_kill_9_and_restart_resumes_every_table(tmp_path: Path) -> None:
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}/ws"
+    proc = _serve(port, tmp_path)
+    rng = random.Random(3)
+    tables: list[tuple[str, list[str]]] = []
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
+            for preset in ("boyo", "cabo", "kivo", "kaboom"):
+                body = {"preset": preset, "seats": 3, "name": "Ann", "turn_seconds": 600}
+                created = http.post("/api/tables", json=body).json()
+                tokens = [created["token"]]
+                for name in ("Bob", "Cid"):
+                    joined = http.post(f"/api/tables/{created['code']}/join", json={"name": name})
+                    tokens.append(joined.json()["token"])
+                tables.append((created["code"], tokens))
+        before: dict[str, list[dict[str, Any]]] = {}
+        for code, tokens in tables:
+            seats = [await _connect(url, code, t, None) for t in tokens]
+            await seats[0].ws.send(json.dumps({"type": "start"}))
+            for s in seats:
+                await s.read_until(1)  # the match starts at seq 1
+            await _play(seats, rng.randint(8, 25), rng)
+            before[code] = [s.last for s in seats]
+        # SIGKILL: no shutdown, no flush; only what was acknowledged is on disk.
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        proc = _serve(port, tmp_path)
+        for code, tokens in tables:
+            seats = []
+            for token, old in zip(tokens, before[code], strict=True):
+                seat = await _connect(url, code, token, old["seq"])
+                await seat.read_until(old["seq"])
+                # The same state, the same legal actions, the same stored deadline.
+                assert seat.last["view"] == old["view"]
+                assert seat.last["legal"] == old["legal"]
+                assert seat.last["deadline"] == pytest.approx(old["deadline"])
+                seats.append(seat)
+            await _play(seats, 2000, rng)  # and the match plays on to its end
+            assert seats[0].last["view"]["phase"] == "match_over"
+            for s in seats:
+                await s.ws.close()
+    finally:
+        proc.kill()
+        proc.wait(10)
