@@ -55,18 +55,22 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    from .docs import rulesets_markdown
+    from .docs import GENERATED
 
-    text = rulesets_markdown()
-    if args.check:
-        current = (
-            Path(args.output).read_text(encoding="utf-8") if Path(args.output).exists() else ""
-        )
-        if current != text:
-            print(f"{args.output} is out of date: run 'facedown docs'", file=sys.stderr)
-            return 1
-        return 0
-    Path(args.output).write_text(text, encoding="utf-8")
+    folder = Path(args.output)
+    stale = []
+    for name, make in GENERATED.items():
+        path = folder / name
+        text = make()
+        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        if args.check:
+            if current != text:
+                stale.append(str(path))
+        elif current != text:
+            path.write_text(text, encoding="utf-8")
+    if stale:
+        print(f"out of date: {', '.join(stale)}: run 'facedown docs'", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -194,8 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_sim)
 
-    p = sub.add_parser("docs", help="write docs/rulesets.md from the code")
-    p.add_argument("--output", default="docs/rulesets.md")
+    p = sub.add_parser("docs", help="regenerate docs/rulesets.md, protocol.md, openapi.json")
+    p.add_argument("--output", default="docs", help="the docs folder")
     p.add_argument("--check", action="store_true", help="fail when the file is out of date")
     p.set_defaults(func=cmd_docs)
 

@@ -106,14 +106,23 @@ _client = TypeAdapter(ClientMessage)
 CLIENT_TYPES = ("hello", "action", "ready", "add_bot", "remove_seat", "start", "rematch", "ping")
 
 
+def frame_size(raw: str | bytes) -> int:
+    """A frame's size in bytes as it crossed the wire (text frames are UTF-8)."""
+    if isinstance(raw, bytes) or len(raw) > MAX_FRAME:
+        return len(raw)  # a character is at least one byte: no need to encode
+    return len(raw.encode("utf-8", "surrogatepass"))
+
+
 def parse_client_message(raw: str | bytes) -> Any:
     """Decode and validate one client frame, or raise :class:`ProtocolError`."""
-    if len(raw) > MAX_FRAME:
+    if frame_size(raw) > MAX_FRAME:
         raise ProtocolError("frame_too_large", f"frames are limited to {MAX_FRAME} bytes")
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:  # UnicodeDecodeError is a ValueError
         raise ProtocolError("malformed_json", "the frame is not valid JSON") from None
+    except RecursionError:  # "[[[[..." nested deeper than the decoder's stack
+        raise ProtocolError("malformed_json", "the frame is nested too deeply") from None
     if not isinstance(data, dict):
         raise ProtocolError("malformed_message", "a message must be a JSON object")
     kind = data.get("type")
@@ -137,3 +146,105 @@ def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:
 def client_schema() -> dict[str, Any]:
     """JSON Schema of every client message."""
     return _client.json_schema()
+
+
+# ---------------------------------------------------------------- server message shapes
+# The server builds its messages as plain dicts (the view and events come from the engine);
+# these models document them, give the JSON Schema, and let tests check every frame sent.
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Welcome(_Out):
+    """Answer to hello: your seat (null for a spectator) and the table's seq."""
+
+    type: Literal["welcome"]
+    v: int
+    seat: int | None
+    seq: int
+
+
+class SeatInfo(_Out):
+    seat: int
+    kind: Literal["open", "human", "bot"]
+    name: str
+    level: str | None
+    connected: bool
+    bot_standin: bool = Field(description="a bot plays this seat while its player is away")
+
+
+class TableInfo(_Out):
+    code: str
+    preset: str
+    status: Literal["lobby", "playing", "finished", "closed"]
+    settings: dict[str, Any]
+    host_seat: int | None
+    match: int
+    seats: list[SeatInfo]
+
+
+class TableMessage(_Out):
+    """The table's public facts: seats, who is connected, status.  Sent on every change."""
+
+    type: Literal["table"]
+    seq: int
+    table: TableInfo
+
+
+class StateMessage(_Out):
+    """Your view and legal actions after a change (event) or on (re)connection (snapshot).
+
+    ``view`` is the engine's view for your seat (see docs/engine.md); ``events`` say what just
+    happened, as you may see it; ``deadline`` is the unix time the current timer ends.
+    """
+
+    type: Literal["event", "snapshot"]
+    seq: int
+    view: dict[str, Any]
+    legal: list[dict[str, Any]]
+    deadline: float | None
+    events: list[dict[str, Any]] | None = None
+
+
+class Missed(_Out):
+    """On reconnection: the events of one seq you missed (a snapshot follows them)."""
+
+    type: Literal["missed"]
+    seq: int
+    events: list[dict[str, Any]]
+
+
+class Ack(_Out):
+    """Your action (by id) was applied at ``seq``, or your READY was heard."""
+
+    type: Literal["ack"]
+    seq: int
+    id: str | None = None
+
+
+class ErrorMessage(_Out):
+    """A refusal: nothing changed.  ``code`` is stable (e.g. ``stale``, ``illegal:not_your_turn``,
+    ``rate_limited``, ``unknown_table``); ``id`` names the refused action."""
+
+    type: Literal["error"]
+    code: str
+    message: str
+    id: str | None = None
+
+
+class Pong(_Out):
+    type: Literal["pong"]
+
+
+ServerMessage = Annotated[
+    Welcome | TableMessage | StateMessage | Missed | Ack | ErrorMessage | Pong,
+    Field(discriminator="type"),
+]
+server_messages = TypeAdapter(ServerMessage)
+
+
+def server_schema() -> dict[str, Any]:
+    """JSON Schema of every server message."""
+    return server_messages.json_schema()

@@ -16,6 +16,7 @@ import pytest
 
 from facedown.engine import SPECTATOR, Action, Game, Ruleset, view
 from facedown.engine.events import Event
+from facedown.server.protocol import server_messages
 from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig, match_seed
 from facedown.store import MemoryStore
@@ -53,6 +54,7 @@ def _known_names(game: Game, seat: int) -> list[str]:
 
 
 def _check_frame(game: Game, events: list[Event], seat: int | None, frame: dict[str, Any]) -> None:
+    server_messages.validate_python(frame)  # the documented shape
     viewer = SPECTATOR if seat is None else seat
     assert frame["view"] == view(game, viewer), "the view differs from the engine's view"
     legal = [a.to_json() for a in game.legal_actions(seat)] if seat is not None else []
@@ -93,6 +95,7 @@ async def _replay_and_check(store: MemoryStore, code: str, players: list[Player]
     checked = 0
     for player in players:
         for frame in player.frames:
+            server_messages.validate_python(frame)
             if frame["type"] in ("event", "snapshot"):
                 state, events = by_seq[frame["seq"]]
                 _check_frame(state, events, player.seat, frame)
@@ -127,7 +130,9 @@ async def test_no_frame_holds_a_card_its_seat_may_not_know(tmp_path: Path) -> No
                 tables.append((code, tokens[0], players))
             for code, host, _ in tables:
                 await start(server, code, host)
-            await asyncio.gather(*(p.play(timeout=120, tap_rate=0.2) for _, _, ps in tables for p in ps))
+            await asyncio.gather(
+                *(p.play(timeout=120, tap_rate=0.2) for _, _, ps in tables for p in ps)
+            )
             for code, _, players in tables:
                 frames += await _replay_and_check(store, code, players)
     assert frames > GAMES * 20
