@@ -31,12 +31,12 @@ async def test_matches_on_postgresql_survive_a_restart(tmp_path: Path) -> None:
             burst=1e6,
         )
         with run_server(settings) as server:
-            code, tokens = create_table(server, "cabo", 3, options={"score_limit": 30})
+            code, tokens = create_table(server, "cabo", 3, options={"score_limit": 300})
             await start(server, code, tokens[0])
             players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]
             # Play a while, then stop the server in the middle of the match.
             tasks = [asyncio.create_task(p.play(timeout=60)) for p in players]
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(0.3)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
