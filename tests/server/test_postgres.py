@@ -31,17 +31,20 @@ async def test_matches_on_postgresql_survive_a_restart(tmp_path: Path) -> None:
             burst=1e6,
         )
         with run_server(settings) as server:
-            code, tokens = create_table(server, "cabo", 3, options={"score_limit": 300})
+            code, tokens = create_table(server, "kivo", 3, options={"rounds": 4})
             await start(server, code, tokens[0])
             players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]
             # Play a while, then stop the server in the middle of the match.
             tasks = [asyncio.create_task(p.play(timeout=60)) for p in players]
-            await asyncio.sleep(0.3)
+            for _ in range(400):  # until the match is well under way
+                await asyncio.sleep(0.025)
+                if max(p.seq for p in players) >= 12:
+                    break
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
         seq_before = max(p.seq for p in players)
-        assert seq_before > 3
+        assert seq_before >= 12
         assert not any(p.done for p in players), "the match ended before the restart"
         with run_server(settings) as server:
             again = [Player(server.ws_url, code, t, seed=10 + i) for i, t in enumerate(tokens)]
