@@ -9,13 +9,19 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Iterator
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.client import ClientProtocol
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
+from websockets.http11 import Response
+from websockets.uri import parse_uri
 
 from facedown.server.app import create_app
 from facedown.server.protocol import MAX_FRAME
@@ -77,8 +83,13 @@ class Player:
     seat: int | None = None
     seq: int = 0
     done: bool = False
+    # Action ids must be unique for the seat: a reused id is taken for a resend of the old action.
+    session: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
 
-    async def play(self, timeout: float = 60.0, tap_rate: float = 0.1) -> None:
+    async def play(
+        self, timeout: float = 60.0, tap_rate: float = 0.1, stop_at: int | None = None
+    ) -> None:
+        """Play until the match is over (or the table reaches seq ``stop_at``)."""
         rng = random.Random(self.seed)
         async with connect(self.ws_url, max_size=2**22) as ws:
             await ws.send(
@@ -107,6 +118,8 @@ class Player:
                     self.errors.append(msg)
                 if "seq" in msg:
                     self.seq = max(self.seq, msg["seq"])
+                if stop_at is not None and self.seq >= stop_at:
+                    return
                 if kind in ("event", "snapshot"):
                     if msg["view"]["phase"] == "match_over":
                         self.done = True
@@ -130,7 +143,7 @@ class Player:
         action.pop("by", None)
         await ws.send(
             json.dumps(
-                {"type": "action", "id": f"{self.seat}-{n}", "seq": msg["seq"], "action": action}
+                {"type": "action", "id": f"{self.session}-{n}", "seq": msg["seq"], "action": action}
             )
         )
 
@@ -175,3 +188,249 @@ async def start(server: RunningServer, code: str, host_token: str) -> None:
                 raise RuntimeError(msg)
             if msg["type"] in ("snapshot", "event"):
                 return
+
+
+# ---------------------------------------------------------------- raw clients for protocol tests
+
+HARMLESS = ("opening_peek", "draw", "discard", "skip", "end_turn", "next_round")  # no call, no tap
+
+
+class Client:
+    """A raw WebSocket client: sends any frame, and keeps what it last saw (seq, view, legal)."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.frames: list[dict[str, Any]] = []
+        self.seat: int | None = None
+        self.seq = 0
+        self.view: dict[str, Any] = {}
+        self.legal: list[dict[str, Any]] = []
+        self.table: dict[str, Any] = {}
+
+    async def send(self, message: dict[str, Any] | str | bytes) -> None:
+        await self.ws.send(message if isinstance(message, str | bytes) else json.dumps(message))
+
+    async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
+        msg: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.frames.append(msg)
+        kind = msg.get("type")
+        if kind == "welcome":
+            self.seat = msg["seat"]
+        elif kind == "table":
+            self.table = msg["table"]
+        elif kind in ("event", "snapshot", "missed"):
+            self.seq = msg["seq"]
+        if kind in ("event", "snapshot"):
+            self.view, self.legal = msg["view"], msg["legal"]
+        return msg
+
+    async def until(self, kind: str, timeout: float = 5.0) -> dict[str, Any]:
+        """Read up to the next frame of this type; an error on the way fails the test."""
+        while True:
+            msg = await self.recv(timeout)
+            if msg["type"] == kind:
+                return msg
+            assert msg["type"] != "error", msg
+
+    async def until_seq(self, seq: int) -> None:
+        while self.seq < seq:
+            await self.recv()
+
+    async def hello(
+        self,
+        code: str,
+        token: str | None = None,
+        *,
+        last_seq: int | None = None,
+        spectate: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Join a table; returns the welcome and the catch-up (up to the snapshot in a match)."""
+        message = {"type": "hello", "table": code, "token": token, "last_seq": last_seq}
+        message = {k: v for k, v in message.items() if v is not None}
+        await self.send({**message, "spectate": spectate})
+        frames = [await self.until("welcome"), await self.recv()]
+        assert frames[-1]["type"] == "table", frames
+        if frames[-1]["table"]["status"] != "lobby":
+            while frames[-1]["type"] != "snapshot":
+                frames.append(await self.recv())
+        if self.seat is not None:
+            await self.until("table")  # the table tells everyone, this client too, that it is here
+        return frames
+
+    async def pong(self) -> None:
+        """Ping: the very next frame must be the pong (the connection lives, nothing else came)."""
+        await self.send({"type": "ping"})
+        msg = await self.recv()
+        assert msg == {"type": "pong"}, f"expected only a pong, got {msg}"
+
+    async def settle(self) -> None:
+        """Read everything already sent to this client (up to the answer to a ping)."""
+        await self.send({"type": "ping"})
+        await self.until("pong")
+
+    async def act(
+        self, action: dict[str, Any], *, seq: int | None = None, action_id: str | None = None
+    ) -> dict[str, Any]:
+        """Send an action; return the ack or error answering it (events on the way are kept)."""
+        action_id = action_id or uuid.uuid4().hex[:12]
+        await self.send(
+            {
+                "type": "action",
+                "id": action_id,
+                "seq": self.seq if seq is None else seq,
+                "action": action,
+            }
+        )
+        while True:
+            msg = await self.recv()
+            if msg["type"] in ("ack", "error") and msg.get("id") == action_id:
+                return msg
+
+    async def close_code(self, timeout: float = 10.0) -> int | None:
+        """Read until the server closes the connection; its close code."""
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await self.recv(timeout)
+        return self.ws.close_code
+
+
+@contextlib.asynccontextmanager
+async def client(server: RunningServer, **options: Any) -> AsyncIterator[Client]:
+    async with connect(server.ws_url, max_size=2**22, **options) as ws:
+        yield Client(ws)
+
+
+@contextlib.asynccontextmanager
+async def seated(
+    server: RunningServer, code: str, tokens: list[str]
+) -> AsyncIterator[list[Client]]:
+    """A connection for each token, in step: every frame sent to them so far has been read."""
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(client(server)) for _ in tokens]
+        for c, token in zip(clients, tokens, strict=True):
+            await c.hello(code, token)
+        for c in clients:
+            await c.settle()
+        yield clients
+
+
+async def begin(host: Client, others: list[Client]) -> None:
+    """The host starts the match; everyone reads up to its first view."""
+    await host.send({"type": "start"})
+    for c in [host, *others]:
+        await c.until("event")
+        await c.settle()
+
+
+def harmless(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A legal action that neither calls nor taps, so a round lasts as long as a test needs."""
+    for kind in HARMLESS:
+        for action in legal:
+            if action["do"] == kind:
+                return {k: v for k, v in action.items() if k != "by"}
+    return None
+
+
+async def play_until(
+    clients: list[Client], done: Callable[[dict[str, Any]], bool], limit: int = 200
+) -> None:
+    """Play harmless actions from these connections (every seat's) until ``done(view)``."""
+    for _ in range(limit):
+        if done(clients[0].view):
+            return
+        actor = next(c for c in clients if harmless(c.legal))
+        action = harmless(actor.legal)
+        assert action is not None
+        ack = await actor.act(action)
+        assert ack["type"] == "ack", ack
+        for c in clients:
+            await c.until_seq(ack["seq"])
+    raise AssertionError("the table never got where the test wanted it")
+
+
+async def probe(server: RunningServer, code: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """The table as a newcomer sees it: seq, public view, table info (no one is told)."""
+    async with client(server) as c:
+        await c.hello(code)
+        return c.seq, c.view, c.table
+
+
+@contextlib.contextmanager
+def run_server_with_small_buffers(
+    settings: ServerSettings, store: Store | None = None, size: int = 4096
+) -> Iterator[RunningServer]:
+    """Like :func:`run_server`, with tiny kernel send buffers on the server's sockets, so a
+    client that stops reading holds up the server's writes after kilobytes, not megabytes
+    (on loopback the kernel would otherwise buffer a whole match)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)  # accepted sockets inherit it
+    sock.bind(("127.0.0.1", 0))
+    port: int = sock.getsockname()[1]
+    config = uvicorn.Config(
+        create_app(settings, store=store), log_level="warning", ws_max_size=MAX_FRAME * 8
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.02)
+    try:
+        yield RunningServer(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws", server)
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        sock.close()
+
+
+class StalledClient:
+    """A WebSocket client on a bare socket with a tiny receive buffer that reads only when the
+    test says so (a client library would keep reading into memory behind the test's back)."""
+
+    def __init__(self, server: RunningServer) -> None:
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.setblocking(False)
+        self.protocol = ClientProtocol(parse_uri(server.ws_url), max_size=2**22)
+        self.address = server.url.removeprefix("http://").split(":")
+        self.frames: list[dict[str, Any]] = []
+
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.sock_connect(self.sock, (self.address[0], int(self.address[1])))
+        self.protocol.send_request(self.protocol.connect())
+        await self._flush()
+        while not any(isinstance(e, Response) for e in self._read_events()):
+            self.protocol.receive_data(await loop.sock_recv(self.sock, 65536))
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.protocol.send_text(json.dumps(message).encode())
+        await self._flush()
+
+    async def read_to_close(self, timeout: float = 10.0) -> int | None:
+        """Read everything the server sent, up to its close frame; the close code."""
+        loop = asyncio.get_running_loop()
+        while self.protocol.close_rcvd is None:
+            data = await asyncio.wait_for(loop.sock_recv(self.sock, 65536), timeout)
+            if not data:
+                break
+            self.protocol.receive_data(data)
+            self._read_events()
+        await self._flush()  # the answer to the close
+        self.sock.close()
+        return None if self.protocol.close_rcvd is None else self.protocol.close_rcvd.code
+
+    def _read_events(self) -> list[Any]:
+        events = self.protocol.events_received()
+        for event in events:
+            if isinstance(event, Frame) and event.opcode == Opcode.TEXT:
+                self.frames.append(json.loads(event.data))
+        return events
+
+    async def _flush(self) -> None:
+        for data in self.protocol.data_to_send():
+            if data:
+                await asyncio.get_running_loop().sock_sendall(self.sock, data)

@@ -35,14 +35,7 @@ async def test_matches_on_postgresql_survive_a_restart(tmp_path: Path) -> None:
             await start(server, code, tokens[0])
             players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]
             # Play a while, then stop the server in the middle of the match.
-            tasks = [asyncio.create_task(p.play(timeout=60)) for p in players]
-            for _ in range(400):  # until the match is well under way
-                await asyncio.sleep(0.025)
-                if max(p.seq for p in players) >= 12:
-                    break
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*(p.play(timeout=60, stop_at=12) for p in players))
         seq_before = max(p.seq for p in players)
         assert seq_before >= 12
         assert not any(p.done for p in players), "the match ended before the restart"
