@@ -1,0 +1,28 @@
+"""Persistence of tables and their action logs: one async interface, SQL and in-memory stores."""
+
+from .base import (
+    ACTIVE_STATUSES,
+    LogEntry,
+    SeatRecord,
+    SequenceConflict,
+    Store,
+    StoreError,
+    TableExists,
+    TableRecord,
+)
+from .memory import MemoryStore
+from .sql import SqlStore, open_store
+
+__all__ = [
+    "ACTIVE_STATUSES",
+    "LogEntry",
+    "MemoryStore",
+    "SeatRecord",
+    "SequenceConflict",
+    "SqlStore",
+    "Store",
+    "StoreError",
+    "TableExists",
+    "TableRecord",
+    "open_store",
+]

@@ -1,0 +1,37 @@
+"""What every store refuses before it writes, so all backends fail the same way on bad records."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .base import LogEntry, StoreError, TableRecord
+
+SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1  # a BIGINT column
+SEQ_MAX = 2**31 - 1  # an INTEGER column
+
+
+def json_text(value: Any, what: str) -> str:
+    """``value`` as strict JSON (NaN and infinity are not JSON, and PostgreSQL refuses them)."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise StoreError(f"{what} is not JSON: {e}") from None
+
+
+def check_table(record: TableRecord) -> None:
+    if not record.id or not record.code:
+        raise StoreError("a table needs an id and a code")
+    if not SEED_MIN <= record.seed <= SEED_MAX:
+        raise StoreError(f"seed {record.seed} does not fit in 64 bits")
+    numbers = [seat.seat for seat in record.seats]
+    if len(set(numbers)) != len(numbers):
+        raise StoreError(f"table {record.id!r} has a seat number twice: {sorted(numbers)}")
+    json_text(record.rules, "rules")
+    json_text(record.settings, "settings")
+
+
+def check_entry(entry: LogEntry) -> None:
+    if not 1 <= entry.seq <= SEQ_MAX:
+        raise StoreError(f"seq {entry.seq} is out of range (1 to {SEQ_MAX})")
+    json_text(entry.payload, f"the payload of entry {entry.seq}")

@@ -1,0 +1,1 @@
+"""Migration scripts, one revision per file, written by hand to match :mod:`..models`."""

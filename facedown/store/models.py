@@ -1,0 +1,72 @@
+"""The database schema: three tables, declared once for the store and for the migrations.
+
+``tables`` holds a table's durable description, ``seats`` its seats, and ``table_log`` its
+append-only command log, whose primary key (table_id, seq) is what makes a second writer of the
+same sequence number fail instead of forking the game.  Times are unix seconds (floats), as in
+the records of :mod:`facedown.store.base`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Float, ForeignKey, Integer, MetaData, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+# Explicit constraint names, so migrations and every backend agree on them.
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class TableRow(Base):
+    """One game table. ``code`` is stored upper-case; ``seed`` is secret."""
+
+    __tablename__ = "tables"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    code: Mapped[str] = mapped_column(String, unique=True)
+    preset: Mapped[str] = mapped_column(String)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    host_id: Mapped[str] = mapped_column(String)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String, index=True)
+    deadline: Mapped[float | None] = mapped_column(Float)
+    deadline_kind: Mapped[str | None] = mapped_column(String)
+    created_at: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+    seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.seat", lazy="raise")
+
+
+class SeatRow(Base):
+    """One seat at a table."""
+
+    __tablename__ = "seats"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String)
+    player_id: Mapped[str | None] = mapped_column(String)
+    bot_level: Mapped[str | None] = mapped_column(String)
+
+
+class LogRow(Base):
+    """One entry of a table's command log."""
+
+    __tablename__ = "table_log"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[float] = mapped_column(Float)

@@ -1,0 +1,267 @@
+"""The store on SQLAlchemy 2 (async): SQLite in a file by default, PostgreSQL by URL.
+
+Writes are Core statements in short transactions: on PostgreSQL one transaction per write, on
+SQLite the writes waiting at a moment share one (group commit, see :mod:`.writer`).  Every write
+returns only once committed.  Reads go through the ORM for typed rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, delete, insert, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.orm import selectinload
+
+from .base import (
+    ACTIVE_STATUSES,
+    LogEntry,
+    SeatKind,
+    SeatRecord,
+    SequenceConflict,
+    StoreError,
+    TableExists,
+    TableRecord,
+    TableStatus,
+)
+from .checks import check_entry, check_table
+from .database import (
+    database_errors,
+    integrity_kind,
+    make_engine,
+    make_sqlite_writer_engine,
+    shown,
+)
+from .migrate import upgrade_engine
+from .models import LogRow, SeatRow, TableRow
+from .writer import GroupCommit, Write
+
+
+async def open_store(url: str) -> SqlStore:
+    """Open the database at ``url``, migrated to the newest schema first.
+
+    ``url`` is ``sqlite:///path/to/facedown.db`` (the folder is created) or
+    ``postgresql://user:password@host:port/database``; the async drivers are filled in.
+    Raise StoreError when the database cannot be reached or migrated.
+    """
+    engine = make_engine(url)
+    try:
+        await upgrade_engine(engine)
+    except BaseException:
+        await engine.dispose()
+        raise
+    return SqlStore(engine)
+
+
+class SqlStore:
+    """The Store on an async SQLAlchemy engine; made by :func:`open_store`."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._closed = False
+        # SQLite has one writer at a time: writes queue for group commit.  PostgreSQL commits
+        # concurrent transactions together by itself, so each write has its own connection.
+        sqlite = engine.url.get_backend_name() == "sqlite"
+        self._writer = GroupCommit(make_sqlite_writer_engine(engine)) if sqlite else None
+
+    @property
+    def url(self) -> str:
+        """The database URL, without its password."""
+        return shown(self._engine.url)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the store is closed")
+
+    async def _write(self, write: Write) -> None:
+        """Run ``write`` in a transaction and return once it is durable."""
+        self._check_open()
+        with database_errors(self._engine.url):
+            if self._writer is not None:
+                await self._writer.run(write)
+            else:
+                async with self._engine.begin() as connection:
+                    await connection.run_sync(write)
+
+    @asynccontextmanager
+    async def _session(self) -> AsyncIterator[AsyncSession]:
+        self._check_open()
+        with database_errors(self._engine.url):
+            async with AsyncSession(self._engine, expire_on_commit=False) as session:
+                yield session
+
+    async def create_table(self, record: TableRecord) -> None:
+        check_table(record)
+        await self._write(partial(_create_table, record=record))
+
+    async def get_table(self, table_id: str) -> TableRecord | None:
+        return await self._one(TableRow.id == table_id)
+
+    async def find_by_code(self, code: str) -> TableRecord | None:
+        return await self._one(TableRow.code == code.upper())
+
+    async def update_table(self, record: TableRecord) -> None:
+        check_table(record)
+        await self._write(partial(_update_table, record=record))
+
+    async def append(self, table_id: str, entry: LogEntry) -> None:
+        check_entry(entry)
+        await self._write(partial(_append, table_id=table_id, entry=entry))
+
+    async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:
+        # Columns, not ORM objects: a restart replays every log, so this read is the bulk one.
+        query = (
+            select(LogRow.seq, LogRow.kind, LogRow.payload, LogRow.created_at)
+            .where(LogRow.table_id == table_id, LogRow.seq > after)
+            .order_by(LogRow.seq)
+        )
+        async with self._session() as session:
+            rows = await session.execute(query)
+            return [LogEntry(*row) for row in rows]
+
+    async def active_tables(self) -> list[TableRecord]:
+        query = (
+            select(TableRow)
+            .where(TableRow.status.in_(ACTIVE_STATUSES))
+            .order_by(TableRow.created_at, TableRow.id)
+            .options(selectinload(TableRow.seats))
+        )
+        async with self._session() as session:
+            return [_table_record(row) for row in await session.scalars(query)]
+
+    async def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            with database_errors(self._engine.url):
+                if self._writer is not None:
+                    await self._writer.close()
+                await self._engine.dispose()
+
+    async def _one(self, where: ColumnElement[bool]) -> TableRecord | None:
+        query = select(TableRow).where(where).options(selectinload(TableRow.seats))
+        async with self._session() as session:
+            row = await session.scalar(query)
+            return None if row is None else _table_record(row)
+
+
+# The writes.  Each refuses (StoreError) only before it has changed anything, as the group
+# commit requires: its neighbours in the transaction are committed regardless.
+
+
+def _create_table(connection: Connection, record: TableRecord) -> None:
+    try:
+        connection.execute(
+            insert(TableRow).values(
+                id=record.id,
+                code=record.code.upper(),
+                created_at=record.created_at,
+                **_mutable_fields(record),
+            )
+        )
+    except IntegrityError as e:
+        if integrity_kind(e) != "unique":
+            raise
+        taken = "code" if "code" in str(e.orig) else "id"
+        value = record.code.upper() if taken == "code" else record.id
+        raise TableExists(f"a table with {taken} {value!r} already exists") from None
+    _insert_seats(connection, record)
+
+
+def _update_table(connection: Connection, record: TableRecord) -> None:
+    # Write first: the UPDATE takes SQLite's write lock and tells whether the table exists.
+    result = connection.execute(
+        update(TableRow).where(TableRow.id == record.id).values(**_mutable_fields(record))
+    )
+    if result.rowcount == 0:
+        raise StoreError(f"no table {record.id!r}")
+    connection.execute(delete(SeatRow).where(SeatRow.table_id == record.id))
+    _insert_seats(connection, record)
+
+
+_INSERT_LOG = insert(LogRow)  # built once: append is the hot path
+
+
+def _append(connection: Connection, table_id: str, entry: LogEntry) -> None:
+    try:
+        connection.execute(
+            _INSERT_LOG,
+            {
+                "table_id": table_id,
+                "seq": entry.seq,
+                "kind": entry.kind,
+                "payload": entry.payload,
+                "created_at": entry.created_at,
+            },
+        )
+    except IntegrityError as e:
+        kind = integrity_kind(e)
+        if kind == "unique":
+            taken = f"table {table_id!r} already has log entry {entry.seq}"
+            raise SequenceConflict(taken) from None
+        if kind == "foreign_key":
+            raise StoreError(f"no table {table_id!r}") from None
+        raise
+
+
+def _mutable_fields(record: TableRecord) -> dict[str, Any]:
+    return {
+        "preset": record.preset,
+        "rules": record.rules,
+        "seed": record.seed,
+        "host_id": record.host_id,
+        "settings": record.settings,
+        "status": record.status,
+        "deadline": record.deadline,
+        "deadline_kind": record.deadline_kind,
+        "updated_at": record.updated_at,
+    }
+
+
+def _insert_seats(connection: Connection, record: TableRecord) -> None:
+    if record.seats:
+        connection.execute(
+            insert(SeatRow),
+            [
+                {
+                    "table_id": record.id,
+                    "seat": seat.seat,
+                    "kind": seat.kind,
+                    "name": seat.name,
+                    "player_id": seat.player_id,
+                    "bot_level": seat.bot_level,
+                }
+                for seat in record.seats
+            ],
+        )
+
+
+def _table_record(row: TableRow) -> TableRecord:
+    return TableRecord(
+        id=row.id,
+        code=row.code,
+        preset=row.preset,
+        rules=row.rules,
+        seed=row.seed,
+        host_id=row.host_id,
+        settings=row.settings,
+        status=cast(TableStatus, row.status),
+        seats=tuple(
+            SeatRecord(
+                seat=seat.seat,
+                kind=cast(SeatKind, seat.kind),
+                name=seat.name,
+                player_id=seat.player_id,
+                bot_level=seat.bot_level,
+            )
+            for seat in row.seats
+        ),
+        deadline=row.deadline,
+        deadline_kind=row.deadline_kind,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )

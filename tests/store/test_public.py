@@ -1,0 +1,21 @@
+"""The names ``facedown.store`` exports: changing them is an interface change for the server."""
+
+from __future__ import annotations
+
+import facedown.store
+
+
+def test_the_exported_names() -> None:
+    assert sorted(facedown.store.__all__) == [
+        "ACTIVE_STATUSES",
+        "LogEntry",
+        "MemoryStore",
+        "SeatRecord",
+        "SequenceConflict",
+        "SqlStore",
+        "Store",
+        "StoreError",
+        "TableExists",
+        "TableRecord",
+        "open_store",
+    ]
