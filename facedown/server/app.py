@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Header, HTTPException, WebSocket, WebSocketDisconnect
-from fastapi.responses import HTMLResponse
+from fastapi import FastAPI, Header, HTTPException, WebSocket
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, Field
 
 from ..bots import Bot, RandomBot
@@ -16,11 +18,18 @@ from ..engine import PRESETS
 from ..store.base import Store
 from . import protocol as P
 from .auth import Guest, Tokens
-from .connection import TOO_MANY, Connection, RateLimit
+from .connection import NO_HELLO, TOO_MANY, Connection, RateLimit
 from .hub import Hub, LocalHub
 from .lobby import Lobby
 from .settings import ServerSettings
 from .table import Table, TableError
+
+# The built web client (web/ builds into it; the package ships it).
+WEB_DIST = Path(__file__).resolve().parent.parent / "web_dist"
+_NOT_BUILT = (
+    "<!doctype html><title>Facedown</title><h1>Facedown</h1>"
+    "<p>The game server is running. The web client is not built: run ./scripts/run.sh.</p>"
+)
 
 
 def make_bot(level: str, seed: int) -> Bot:
@@ -148,45 +157,49 @@ def create_app(
         except TableError as e:
             raise HTTPException(404, {"code": e.code, "message": e.message}) from None
 
-    @app.get("/", response_class=HTMLResponse)
-    async def index() -> str:
-        return (
-            "<!doctype html><title>Facedown</title><h1>Facedown</h1>"
-            "<p>The game server is running.</p>"
-        )
-
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
         await ws.accept()
         conn = Connection(ws, settings.send_queue)
+        try:
+            await _serve(conn)
+        finally:
+            await _leave(conn)
+            await conn.finish()
+
+    async def _serve(conn: Connection) -> None:
+        """Read and answer frames until the client leaves or the connection is closed."""
         limit = RateLimit(settings.rate, settings.burst)
         strikes = 0
-        try:
-            while True:
-                message = await ws.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                raw = message.get("text")
-                if raw is None:
-                    raw = message.get("bytes") or b""
-                if not limit.allow():
-                    strikes += 1
-                    conn.send(P.error_message("rate_limited", "too many messages: slow down"))
-                    if strikes >= settings.strikes:
-                        conn.close(TOO_MANY)
-                        break
-                    continue
+        hello_by = time.monotonic() + settings.hello_timeout
+        while True:
+            wait = None if conn.table is not None else max(0.0, hello_by - time.monotonic())
+            try:
+                raw = await conn.receive(wait)
+            except TimeoutError:
+                conn.send(P.error_message("hello_timeout", "no hello in time: closing"))
+                conn.close(NO_HELLO, "no hello in time")
+                return
+            if raw is None:
+                return
+            if limit.allow():
                 await _handle(conn, raw)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            await conn.finish()
-            table = conn.table
-            if table is not None:
-                lobby().hub.unsubscribe(table.record.id, conn)
-                seat = conn.seat
-                if seat is not None:
-                    await table.disconnected(seat)
+                continue
+            strikes += 1
+            conn.send(P.error_message("rate_limited", "too many messages: slow down"))
+            if strikes >= settings.strikes:
+                conn.close(TOO_MANY, "too many messages")
+                return
+
+    async def _leave(conn: Connection) -> None:
+        """The connection is over: the table stops sending to it, and learns who left."""
+        table = conn.table
+        if table is None:
+            return
+        lobby().hub.unsubscribe(table.record.id, conn)
+        seat = conn.seat
+        if seat is not None:
+            await table.disconnected(seat)
 
     async def _handle(conn: Connection, raw: str | bytes) -> None:
         try:
@@ -248,11 +261,40 @@ def create_app(
         async with table.lock:
             lobby().hub.subscribe(table.record.id, conn)
             conn.send({"type": "welcome", "v": P.VERSION, "seat": seat, "seq": table.seq})
-            for item in table.catch_up(seat, msg.last_seq):
+            catch_up = table.catch_up(seat, msg.last_seq)
+            if len(catch_up) > conn.room():
+                # More missed events than the send queue holds would drop the client at once
+                # (and again at each reconnection): a fresh snapshot instead.
+                catch_up = table.catch_up(seat, None)
+            for item in catch_up:
                 conn.send(item)
         if seat is not None:
             await table.connected(seat)
 
+    _serve_client(app, WEB_DIST)
     app.state.lobby = lobby
     _ = asyncio  # the event loop is the server's; nothing here blocks it
     return app
+
+
+def _serve_client(app: FastAPI, dist: Path) -> None:
+    """Serve the built client below every API route: its files, and index.html for the
+    client's own routes (/t/CODE, /new, /howto/...) so that a link or a reload opens the app."""
+    root = dist.resolve()
+
+    @app.get("/{path:path}", include_in_schema=False)
+    async def client(path: str) -> Response:
+        if path == "api" or path.startswith(("api/", "ws")):
+            raise HTTPException(404, {"code": "not_found", "message": f"no route /{path}"})
+        if path:
+            target = (root / path).resolve()
+            if target.is_file() and root in target.parents:
+                immutable = path.startswith("assets/")  # file names carry a content hash
+                cache = "public, max-age=31536000, immutable" if immutable else "no-cache"
+                return FileResponse(target, headers={"cache-control": cache})
+            if path.startswith("assets/") or "." in path.rsplit("/", 1)[-1]:
+                raise HTTPException(404, {"code": "not_found", "message": f"no file /{path}"})
+        index = root / "index.html"
+        if index.is_file():
+            return FileResponse(index, headers={"cache-control": "no-cache"})
+        return HTMLResponse(_NOT_BUILT)

@@ -15,6 +15,8 @@ from .table import Table
 
 SLOW_CLIENT = 4008  # close code: the client did not drain its messages in time
 TOO_MANY = 4029  # close code: the client kept sending faster than the rate limit
+NO_HELLO = 4001  # close code: the client did not say hello in time
+CLOSE_WAIT = 10.0  # seconds a closing connection may take to deliver what is queued, then to close
 
 
 class RateLimit:
@@ -40,12 +42,15 @@ class Connection:
     """A client connection as the table and the hub see it."""
 
     def __init__(self, websocket: WebSocket, queue_size: int) -> None:
+        loop = asyncio.get_running_loop()
         self.websocket = websocket
         self.queue: asyncio.Queue[Mapping[str, Any] | None] = asyncio.Queue(queue_size)
         self.table: Table | None = None
         self.player_id: str | None = None
         self.closing = False
-        self._sender = asyncio.get_running_loop().create_task(self._send_loop())
+        self._closed: asyncio.Future[None] = loop.create_future()
+        self._closer: asyncio.Task[None] | None = None
+        self._sender = loop.create_task(self._send_loop())
 
     @property
     def seat(self) -> int | None:
@@ -54,6 +59,33 @@ class Connection:
             return None
         return self.table.seat_of(self.player_id)
 
+    async def receive(self, timeout: float | None = None) -> str | bytes | None:
+        """The client's next frame, or None once the client left or this connection closed
+        (a dropped client must not hold its handler: it may never send again).
+        Raises TimeoutError when ``timeout`` seconds pass first."""
+        if self.closing:
+            return None
+        reading = asyncio.ensure_future(self.websocket.receive())
+        either: set[asyncio.Future[Any]] = {reading, self._closed}
+        done, _ = await asyncio.wait(either, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if reading not in done:
+            reading.cancel()
+            if not done:
+                raise TimeoutError
+            return None
+        message = reading.result()
+        if self.closing or message["type"] == "websocket.disconnect":
+            return None
+        text: str | None = message.get("text")
+        if text is not None:
+            return text
+        data: bytes = message.get("bytes") or b""
+        return data
+
+    def room(self) -> int:
+        """How many more messages fit in the send queue."""
+        return self.queue.maxsize - self.queue.qsize()
+
     def send(self, message: Mapping[str, Any]) -> None:
         if self.closing:
             return
@@ -61,18 +93,26 @@ class Connection:
             self.queue.put_nowait(message)
         except asyncio.QueueFull:
             # Too far behind: drop the client; it reconnects and resyncs from its last seq.
-            self.close(SLOW_CLIENT)
+            self.close(SLOW_CLIENT, "too slow to read the table's messages")
 
-    def close(self, code: int = 1000) -> None:
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Stop serving this client and close its WebSocket (in the background)."""
         if self.closing:
             return
         self.closing = True
-        asyncio.get_running_loop().create_task(self._close(code))
+        self._closed.set_result(None)
+        self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
 
-    async def _close(self, code: int) -> None:
+    async def _close(self, code: int, reason: str) -> None:
+        if code != SLOW_CLIENT and not self.queue.full():
+            # Deliver what is queued first (the error that says why, for one).
+            self.queue.put_nowait(None)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._sender), CLOSE_WAIT)
         self._sender.cancel()
         with contextlib.suppress(Exception):
-            await self.websocket.close(code)
+            # A client that reads nothing never lets the close frame out: give up after a while.
+            await asyncio.wait_for(self.websocket.close(code, reason), CLOSE_WAIT)
 
     async def _send_loop(self) -> None:
         while True:
@@ -82,7 +122,11 @@ class Connection:
             await self.websocket.send_text(json.dumps(message, separators=(",", ":")))
 
     async def finish(self) -> None:
+        """The client is gone or closed: end the close under way, then stop sending."""
         self.closing = True
+        if self._closer is not None:
+            with contextlib.suppress(Exception):
+                await self._closer
         self._sender.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._sender

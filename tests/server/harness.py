@@ -427,7 +427,7 @@ class StalledClient:
         events = self.protocol.events_received()
         for event in events:
             if isinstance(event, Frame) and event.opcode == Opcode.TEXT:
-                self.frames.append(json.loads(event.data))
+                self.frames.append(json.loads(bytes(event.data)))
         return events
 
     async def _flush(self) -> None:
