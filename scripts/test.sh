@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Sets up .venv and runs every check: registry-host check, ruff, mypy, pytest.
+# Sets up .venv and runs every check: registry-host check, ruff, mypy, the web client's checks
+# and unit tests (svelte-check, vitest) and build, then pytest (browser tests included).
 # Extra arguments are passed to pytest, e.g. ./scripts/test.sh -k engine
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/_venv.sh
 source scripts/_venv.sh
+# shellcheck source=scripts/_web.sh
+source scripts/_web.sh
 
 ensure_venv requirements/dev.txt
 export PATH="$PWD/.venv/bin:$PATH"
@@ -32,5 +35,18 @@ echo "==> ruff format --check"
 ruff format --check .
 echo "==> mypy"
 mypy
+# The browser tests drive Debian's Chromium (never a downloaded browser build).
+if [[ ! -x /usr/bin/chromium && $(id -u) -eq 0 ]]; then
+    echo "==> installing Debian's chromium for the browser tests"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
+echo "==> web client: npm ci, svelte-check, vitest, build"
+(cd web && npm ci --no-audit --no-fund)
+sha256sum web/package-lock.json | cut -d' ' -f1 > web/node_modules/.lock-hash
+(cd web && npm run check && npm test)
+ensure_web_build
+
 echo "==> pytest"
 exec pytest -n auto "$@"

@@ -1,0 +1,87 @@
+"""Browser tests: the built web client against a real server, driven by Debian's Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+
+from facedown.server.app import WEB_DIST
+from facedown.server.settings import ServerSettings
+from facedown.server.table import TableConfig
+
+from ..server.harness import RunningServer, run_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SHOTS = Path(__file__).parent / "screenshots"
+WEB = Path(__file__).resolve().parents[2] / "web"
+
+
+def _ensure_built() -> None:
+    """The tests need the built client; scripts/test.sh builds it, this is the fallback."""
+    if (WEB_DIST / "index.html").is_file():
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("web client not built, npm missing: cd web; npm ci; npm run build")
+    if not (WEB / "node_modules").is_dir():
+        subprocess.run([npm, "ci"], cwd=WEB, check=True)
+    subprocess.run([npm, "run", "build"], cwd=WEB, check=True)
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    if not CHROMIUM.exists():
+        pytest.fail("Debian's Chromium is missing: apt-get install chromium (scripts/test.sh does)")
+    _ensure_built()
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    b = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    settings = ServerSettings(
+        data_dir=tmp_path,
+        secret="browser-test-secret",
+        table=TableConfig(bot_delay=0.25, reveal_seconds=120, grace_seconds=60),
+    )
+    with run_server(settings) as running:
+        yield running
+
+
+class Shots:
+    """Screenshots of key moments, saved under tests/web/screenshots/ (git-ignored)."""
+
+    def __init__(self, prefix: str) -> None:
+        SHOTS.mkdir(exist_ok=True)
+        self.prefix = prefix
+
+    def take(self, page: Page, name: str) -> Path:
+        path = SHOTS / f"{self.prefix}-{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+@pytest.fixture
+def shots(request: pytest.FixtureRequest) -> Shots:
+    return Shots(request.node.name.removeprefix("test_"))

@@ -1,0 +1,305 @@
+"""Whole rounds in real browsers: three players at a boyo table, a cabo round with a set,
+a reconnect in the middle of a turn, and the 360 px layout.
+
+The deals are random (a table's seed is secret), so each test plays by what the screen offers
+and loops, with a bound, until it has done what it is about: a power, a TAP, a call.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from ..server.harness import RunningServer
+from .conftest import Shots
+
+WAIT = 20_000  # ms for anything the server or a bot has to do first
+NAMES = ("Ann", "Maya", "Sam")
+
+
+def new_page(browser: Browser, width: int = 1024, height: int = 900) -> tuple[BrowserContext, Page]:
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_default_timeout(WAIT)
+    setattr(page, "js_errors", errors)  # noqa: B010 - checked at the end of each test
+    return context, page
+
+
+def no_js_errors(*pages: Page) -> None:
+    for page in pages:
+        assert getattr(page, "js_errors", []) == []
+
+
+def face(page: Page, seat: int, slot: int) -> str:
+    return page.get_by_test_id(f"card-{seat}-{slot}").get_attribute("data-face") or ""
+
+
+def wait_turn(pages: list[Page], timeout: float = 20.0) -> int:
+    """The index of the page whose player may draw now."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for i, page in enumerate(pages):
+            if page.get_by_test_id("act-draw").is_visible():
+                return i
+        time.sleep(0.1)
+    raise AssertionError("nobody's turn came")
+
+
+def log_has(page: Page, pattern: str) -> None:
+    expect(page.get_by_test_id("log")).to_contain_text(re.compile(pattern))
+
+
+def opening_peek(page: Page, seat: int) -> list[str]:
+    page.get_by_test_id(f"card-{seat}-0").click()
+    page.get_by_test_id(f"card-{seat}-1").click()
+    expect(page.get_by_test_id(f"card-{seat}-0")).not_to_have_attribute("data-face", "")
+    return [face(page, seat, 0), face(page, seat, 1)]
+
+
+def play_now(page: Page, server: RunningServer, name: str, preset: str, bots: int) -> None:
+    page.goto(server.url + "/")
+    page.get_by_test_id("name").fill(name)
+    page.get_by_test_id("preset").select_option(preset)
+    while page.locator("[data-testid^=bot-level-]").count() < bots:
+        page.get_by_role("button", name=re.compile("Add a bot")).click()
+    page.get_by_test_id("play-now").click()
+    expect(page.get_by_test_id("game")).to_be_visible()
+
+
+def test_boyo_round_three_players(browser: Browser, server: RunningServer, shots: Shots) -> None:
+    contexts, pages = zip(*(new_page(browser) for _ in range(3)), strict=True)
+    host, second, third = pages
+
+    # The host opens a private boyo table for three with one round and slow timers.
+    host.goto(server.url + "/")
+    host.get_by_test_id("open-private").click()
+    host.get_by_test_id("name").fill("Ann")
+    host.get_by_test_id("settings-preset").select_option("boyo")
+    expect(host.get_by_test_id("special-rules")).to_contain_text("TAP")
+    host.get_by_test_id("seat-count").select_option("3")
+    host.get_by_label("Rounds").fill("1")
+    host.get_by_label("Turn timer (seconds)").fill("600")
+    host.get_by_label("Opening peek (seconds)").fill("600")
+    shots.take(host, "settings")
+    host.get_by_test_id("open-table").click()
+    link = host.get_by_test_id("invite-link").input_value()
+    assert re.search(r"/t/[A-Z0-9]{6}$", link)
+
+    # Two friends follow the link, give a name and take a seat.
+    for page, name in ((second, "Maya"), (third, "Sam")):
+        page.goto(link)
+        page.get_by_test_id("join-name").fill(name)
+        page.get_by_test_id("take-seat").click()
+        expect(page.get_by_test_id("seats")).to_contain_text(name)
+    expect(host.get_by_test_id("seats")).to_contain_text("Sam")
+    shots.take(host, "lobby")
+    host.get_by_test_id("start").click()
+
+    # The opening peek: choose two, they flip; READY hides them again.
+    for page in pages:
+        expect(page.get_by_test_id("game")).to_be_visible()
+    opening_peek(host, 0)
+    shots.take(host, "opening-peek")
+    host.get_by_test_id("act-ready").click()
+    expect(host.get_by_test_id("card-0-0")).to_have_attribute("data-face", "")
+    opening_peek(second, 1)
+    opening_peek(third, 2)
+
+    power = tapped = False
+    for _ in range(40):
+        i = wait_turn(list(pages))
+        page, other = pages[i], (i + 1) % 3
+        if power and tapped:
+            break
+        page.get_by_test_id("act-draw").click()
+        expect(page.get_by_test_id("held")).to_be_visible()
+        if not power:
+            for kind in ("peek", "spy", "swap"):
+                button = page.get_by_test_id(f"act-{kind}")
+                if not button.is_visible():
+                    continue
+                button.click()
+                if kind == "peek":
+                    page.get_by_test_id(f"card-{i}-2").click()
+                    mine = page.get_by_test_id(f"card-{i}-2")
+                    expect(mine).not_to_have_attribute("data-face", "")
+                elif kind == "spy":
+                    page.get_by_test_id(f"card-{other}-2").click()
+                    expect(page.get_by_test_id(f"card-{other}-2")).not_to_have_attribute(
+                        "data-face", ""
+                    )
+                else:
+                    page.get_by_test_id(f"card-{i}-3").click()
+                    page.get_by_test_id(f"card-{other}-3").click()
+                    log_has(pages[other], "swapped their card 4 with your card 4")
+                said = {"peek": "You peeked", "spy": "You spied", "swap": "You swapped"}
+                log_has(page, said[kind])
+                shots.take(page, f"power-{kind}")
+                power = True
+                break
+        page.get_by_test_id("act-discard").click()
+        page.get_by_test_id("act-end_turn").click()
+        expect(pages[other].get_by_test_id("act-draw")).to_be_visible()
+        if not tapped:
+            # An out-of-turn TAP by the player after next: hit or miss, everyone reads it.
+            tapper = (i + 2) % 3
+            expect(pages[tapper].get_by_test_id("turn")).to_have_text(f"{NAMES[other]}'s turn")
+            pages[tapper].get_by_test_id("act-tap").click()
+            pages[tapper].get_by_test_id(f"card-{tapper}-1").click()
+            for p in pages:
+                log_has(p, r"tapped a \S+: (hit|miss, penalty card)")
+            shots.take(pages[tapper], "tap")
+            tapped = True
+    assert power and tapped
+
+    # The call: BOYO at the start of a turn; then each other player has one final turn.
+    caller = wait_turn(list(pages))
+    pages[caller].get_by_test_id("act-call").click()
+    for p in pages:
+        log_has(p, "called BOYO!")
+    expect(pages[(caller + 1) % 3].get_by_test_id("final")).to_contain_text("2 final turn")
+    shots.take(pages[(caller + 1) % 3], "final-turns")
+    for _ in range(2):
+        i = wait_turn(list(pages))
+        assert i != caller
+        pages[i].get_by_test_id("act-draw").click()
+        pages[i].get_by_test_id("act-discard").click()
+        pages[i].get_by_test_id("act-end_turn").click()
+
+    # The reveal: every hand face up, scores, the match scoreboard and the winner.
+    for p in pages:
+        expect(p.get_by_test_id("reveal")).to_be_visible()
+        expect(p.get_by_test_id("winner")).to_contain_text("Winner")
+    expect(host.locator("[data-testid^=reveal-row-]")).to_have_count(3)
+    expect(host.get_by_test_id("act-rematch")).to_be_visible()
+    expect(second.get_by_test_id("act-rematch")).to_have_count(0)
+    shots.take(host, "reveal")
+    no_js_errors(*pages)
+    for context in contexts:
+        context.close()
+
+
+def test_cabo_round_with_a_set(browser: Browser, server: RunningServer, shots: Shots) -> None:
+    context, page = new_page(browser)
+    play_now(page, server, "Cleo", "cabo", bots=2)
+    opening_peek(page, 0)
+
+    # On the first turn: draw, then offer the two peeked cards as a set for the drawn card.
+    expect(page.get_by_test_id("act-draw")).to_be_visible()
+    page.get_by_test_id("act-draw").click()
+    page.get_by_test_id("act-set").click()
+    page.get_by_test_id("card-0-0").click()
+    page.get_by_test_id("card-0-1").click()
+    expect(page.get_by_test_id("act-set-confirm")).to_have_text("Replace 2 cards")
+    shots.take(page, "set-chosen")
+    page.get_by_test_id("act-set-confirm").click()
+    # The engine decides: equal cards leave the hand, unequal ones are shown and stay.
+    log_has(page, r"You replaced your set 1, 2 with one card|Your set 1, 2 failed")
+    shots.take(page, "set-done")
+
+    # Then call Cabo at the next turn (or play out the final turns if a bot called first).
+    for _ in range(20):
+        if page.get_by_test_id("reveal").is_visible():
+            break
+        if page.get_by_test_id("act-call").is_visible():
+            page.get_by_test_id("act-call").click()
+            log_has(page, "You called Cabo!")
+        elif page.get_by_test_id("act-draw").is_visible():
+            page.get_by_test_id("act-draw").click()
+            page.get_by_test_id("act-discard").click()
+        elif page.get_by_test_id("act-skip").is_visible():
+            page.get_by_test_id("act-skip").click()
+        time.sleep(0.3)
+    expect(page.get_by_test_id("reveal")).to_be_visible()
+    expect(page.get_by_test_id("reason").first).to_be_visible()
+    shots.take(page, "reveal")
+    no_js_errors(page)
+    context.close()
+
+
+def test_reconnect_in_the_middle_of_a_turn(
+    browser: Browser, server: RunningServer, shots: Shots
+) -> None:
+    context, page = new_page(browser)
+    play_now(page, server, "Rita", "kivo", bots=2)
+    opening_peek(page, 0)
+
+    # A dropped socket while holding a drawn card: the client says hello again by itself
+    # with its token and last seq, and the turn goes on where it was, in the same seat.
+    page.get_by_test_id("act-draw").click()
+    expect(page.get_by_test_id("held")).to_be_visible()
+    held = page.get_by_test_id("held").locator("[data-face]").get_attribute("data-face")
+    assert held
+    page.evaluate("window.__facedown.drop()")
+    expect(page.get_by_test_id("net")).to_be_visible()
+    shots.take(page, "reconnecting")
+    expect(page.get_by_test_id("net")).to_have_count(0)
+    expect(page.get_by_test_id("held").locator("[data-face]")).to_have_attribute("data-face", held)
+    page.get_by_test_id("act-discard").click()
+    log_has(page, "You discarded")
+    if page.get_by_test_id("act-skip").is_visible():
+        page.get_by_test_id("act-skip").click()
+
+    # A reload (the page closed and opened again from the link) in the middle of the next turn.
+    page.get_by_test_id("act-draw").click()
+    expect(page.get_by_test_id("held")).to_be_visible()
+    held = page.get_by_test_id("held").locator("[data-face]").get_attribute("data-face")
+    url = page.url
+    page.close()
+    page = context.new_page()
+    page.set_default_timeout(WAIT)
+    page.goto(url)
+    expect(page.get_by_test_id("held").locator("[data-face]")).to_have_attribute(
+        "data-face", held or ""
+    )
+    expect(page.get_by_test_id("my-hand")).to_be_visible()
+    expect(page.get_by_test_id("card-0-0")).to_be_visible()  # seat 0: the same seat as before
+    shots.take(page, "after-reload")
+
+    # A refused action gets a clear message from the server's error frame (the table is quiet:
+    # the bots wait for this turn, so the refusal is the engine's, not a stale seq).
+    page.evaluate("window.__facedown.act({do: 'end_turn'})")
+    expect(page.get_by_test_id("error")).to_contain_text(
+        "Refused: turns on this table end by themselves"
+    )
+    shots.take(page, "refused")
+    page.get_by_test_id("card-0-3").click()  # replace: the drawn card goes in, card 4 out
+    log_has(page, "You replaced your card 4")
+
+    context.close()
+
+
+def test_360px_layout_and_german(browser: Browser, server: RunningServer, shots: Shots) -> None:
+    context, page = new_page(browser, width=360, height=740)
+    page.goto(server.url + "/")
+    shots.take(page, "home")
+    play_now(page, server, "Mo", "boyo", bots=3)
+    opening_peek(page, 0)
+    expect(page.get_by_test_id("act-draw")).to_be_visible()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"the page is {width} px wide at a 360 px viewport"
+    for button in page.locator(".controls button").all():
+        box = button.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360
+    shots.take(page, "table")
+
+    page.get_by_test_id("language").click()
+    expect(page.get_by_test_id("act-draw")).to_have_text("Ziehen")
+    expect(page.get_by_test_id("act-call")).to_have_text("BOYO")
+    page.get_by_test_id("act-draw").click()
+    expect(page.get_by_test_id("act-end_turn")).to_have_count(0)
+    page.get_by_test_id("act-discard").click()
+    expect(page.get_by_test_id("act-end_turn")).to_have_text("ZUG BEENDEN")
+    shots.take(page, "table-de")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+    page.goto(server.url + "/howto/kaboom")
+    expect(page.get_by_role("heading", level=1)).to_have_text("So spielt man Kaboom")
+    expect(page.locator("article")).to_contain_text("Harakiri")
+    shots.take(page, "howto-de")
+    no_js_errors(page)
+    context.close()

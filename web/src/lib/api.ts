@@ -1,0 +1,75 @@
+// The HTTP API (facedown/server/app.py): presets, creating and joining tables.
+
+import type { BotLevel, Ruleset, TableInfo } from "./protocol";
+
+export interface Seated {
+  code: string;
+  link: string;
+  token: string;
+  seat: number | null;
+  table: TableInfo;
+}
+
+export interface CreateTable {
+  preset: string;
+  options: Partial<Ruleset>;
+  seats: number;
+  name: string;
+  peek_seconds: number;
+  turn_seconds: number;
+  bots: BotLevel[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(path: string, init: RequestInit = {}, token: string | null = null): Promise<T> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  let response: Response;
+  try {
+    response = await fetch(path, { ...init, headers });
+  } catch {
+    throw new ApiError("network", "the server cannot be reached");
+  }
+  const body = (await response.json().catch(() => null)) as unknown;
+  if (!response.ok) throw toError(response.status, body);
+  return body as T;
+}
+
+/** FastAPI puts the table's {code, message} in ``detail``; validation errors are a list there. */
+export function toError(status: number, body: unknown): ApiError {
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  if (detail && typeof detail === "object" && !Array.isArray(detail)) {
+    const d = detail as { code?: string; message?: string };
+    return new ApiError(d.code ?? `http_${status}`, d.message ?? `error ${status}`);
+  }
+  if (Array.isArray(detail) && detail.length) {
+    const first = detail[0] as { loc?: unknown[]; msg?: string };
+    const where = (first.loc ?? []).slice(1).join(".");
+    return new ApiError("invalid", `${where}: ${first.msg ?? "invalid"}`);
+  }
+  return new ApiError(`http_${status}`, `error ${status}`);
+}
+
+export function getPresets(): Promise<Record<string, Ruleset>> {
+  return call("/api/presets");
+}
+
+export function getTable(code: string): Promise<TableInfo> {
+  return call(`/api/tables/${encodeURIComponent(code)}`);
+}
+
+export function createTable(body: CreateTable, token: string | null): Promise<Seated> {
+  return call("/api/tables", { method: "POST", body: JSON.stringify(body) }, token);
+}
+
+export function joinTable(code: string, name: string, token: string | null): Promise<Seated> {
+  return call(`/api/tables/${encodeURIComponent(code)}/join`, { method: "POST", body: JSON.stringify({ name }) }, token);
+}

@@ -1,0 +1,63 @@
+// App-wide state: the language, the presets from the server, the current route.
+
+import { getPresets } from "./api";
+import { initialLocale, translate, type Locale, type Params } from "./i18n";
+import type { Ruleset } from "./protocol";
+import { parseRoute, routePath, type Route } from "./router";
+import { browserStore, LOCALE_KEY } from "./session";
+
+export const store = browserStore();
+
+export const app = $state<{
+  locale: Locale;
+  presets: Record<string, Ruleset> | null;
+  route: Route;
+}>({
+  locale: initialLocale(store.getItem(LOCALE_KEY), typeof navigator === "undefined" ? [] : navigator.languages),
+  presets: null,
+  route: parseRoute(typeof location === "undefined" ? "/" : location.pathname),
+});
+
+/** The text for ``key`` in the current language (reactive in templates). */
+export function t(key: string, params: Params = {}): string {
+  return translate(app.locale, key, params);
+}
+
+export function setLocale(locale: Locale): void {
+  app.locale = locale;
+  store.setItem(LOCALE_KEY, locale);
+  document.documentElement.lang = locale;
+}
+
+export function navigate(route: Route, replace = false): void {
+  const path = routePath(route);
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
+  app.route = route;
+  window.scrollTo(0, 0);
+}
+
+export function listenToHistory(): void {
+  window.addEventListener("popstate", () => {
+    app.route = parseRoute(location.pathname);
+  });
+}
+
+let loading: Promise<void> | null = null;
+
+export function loadPresets(): Promise<void> {
+  loading ??= getPresets()
+    .then((p) => {
+      app.presets = p;
+    })
+    .catch(() => {
+      loading = null;
+    });
+  return loading;
+}
+
+export function presetName(name: string): string {
+  const key = `preset.${name}`;
+  const text = t(key);
+  return text === key ? name : text;
+}

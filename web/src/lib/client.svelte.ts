@@ -1,0 +1,126 @@
+// One table as this browser sees it: the connection, the reduced state, and the commands.
+
+import { Connection, type Status } from "./connection";
+import { resendAfterStale } from "./moves";
+import { wireAction, type Action, type BotLevel, type ClientMessage } from "./protocol";
+import { clearError, hideReveal, initialState, reduce, withPending, type ClientState } from "./state";
+
+export function wsUrl(loc: { protocol: string; host: string } = location): string {
+  return `${loc.protocol === "https:" ? "wss" : "ws"}://${loc.host}/ws`;
+}
+
+let counter = 0;
+
+/** An action id unique to this browser tab: a resent action is then applied once. */
+export function actionId(): string {
+  counter += 1;
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}-${counter}`;
+}
+
+export class TableClient {
+  s = $state<ClientState>(initialState());
+  status = $state<Status>({ state: "connecting" });
+  now = $state(Date.now());
+  private conn: Connection;
+  private staleAction: Action | null = null;
+  private ticker: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    readonly code: string,
+    readonly token: string | null,
+    spectate = false,
+  ) {
+    this.conn = new Connection({
+      url: wsUrl(),
+      hello: () => ({
+        type: "hello",
+        v: 1,
+        table: code,
+        token: spectate ? null : token,
+        last_seq: this.s.seq,
+        spectate,
+      }),
+      onMessage: (msg) => {
+        const pending = this.s.pending;
+        this.s = reduce(this.s, msg, Date.now());
+        if (msg.type === "error" && msg.code === "stale" && pending) this.staleAction = pending.action;
+        if (msg.type === "snapshot" && this.staleAction) {
+          const again = resendAfterStale(this.staleAction, this.s.legal);
+          this.staleAction = null;
+          if (again) this.act(again);
+        }
+      },
+      onStatus: (status) => {
+        this.status = status;
+      },
+      onWelcome: () => this.resend(),
+    });
+  }
+
+  start(): void {
+    this.conn.start();
+    this.ticker = setInterval(() => {
+      this.now = Date.now();
+    }, 250);
+    window.addEventListener("online", this.online);
+  }
+
+  stop(): void {
+    this.conn.stop();
+    if (this.ticker) clearInterval(this.ticker);
+    window.removeEventListener("online", this.online);
+  }
+
+  private online = () => this.conn.retryNow();
+
+  retryNow(): void {
+    this.conn.retryNow();
+  }
+
+  /** Drop the socket as a network failure would (the browser tests use this). */
+  drop(): void {
+    this.conn.drop();
+  }
+
+  act(action: Action): void {
+    if (this.s.pending) return;
+    const pending = { id: actionId(), seq: this.s.seq ?? 0, action: wireAction(action) };
+    this.s = withPending(this.s, pending);
+    this.send({ type: "action", id: pending.id, seq: pending.seq, action: pending.action });
+  }
+
+  /** After a reconnect: the action that got no answer is sent again, with the same id. */
+  private resend(): void {
+    const p = this.s.pending;
+    if (p) this.send({ type: "action", id: p.id, seq: p.seq, action: p.action });
+  }
+
+  ready(): void {
+    this.send({ type: "ready" });
+    this.s = hideReveal(this.s);
+  }
+
+  addBot(level: BotLevel): void {
+    this.send({ type: "add_bot", level });
+  }
+
+  removeSeat(seat: number): void {
+    this.send({ type: "remove_seat", seat });
+  }
+
+  startMatch(): void {
+    this.send({ type: "start" });
+  }
+
+  rematch(): void {
+    this.send({ type: "rematch" });
+  }
+
+  dismissError(): void {
+    this.s = clearError(this.s);
+  }
+
+  private send(msg: ClientMessage): void {
+    this.conn.send(msg);
+  }
+}

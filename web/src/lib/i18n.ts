@@ -1,0 +1,66 @@
+// Every text the player reads, in English and German.  ``translate`` falls back to English,
+// then to the key itself, so a missing German text shows up as English, never as nothing.
+
+import { de } from "./i18n_de";
+import { en } from "./i18n_en";
+
+export type Locale = "en" | "de";
+export const LOCALES: Locale[] = ["en", "de"];
+export type Params = Record<string, string | number>;
+
+const catalogs: Record<Locale, Record<string, string>> = { en, de };
+
+/** The text for ``key`` in ``locale`` with ``{name}`` placeholders filled from ``params``. */
+export function translate(locale: Locale, key: string, params: Params = {}): string {
+  const text = catalogs[locale][key] ?? catalogs.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in params ? String(params[name]) : whole,
+  );
+}
+
+/** Whether ``key`` has a text (in English, the reference catalog). */
+export function hasText(key: string): boolean {
+  return key in catalogs.en;
+}
+
+/** The keys one catalog has and the other lacks (a unit test keeps this empty). */
+export function missingKeys(locale: Locale): string[] {
+  return Object.keys(catalogs.en).filter((k) => !(k in catalogs[locale]));
+}
+
+/** The locale to start with: a saved choice, else the browser's language. */
+export function initialLocale(saved: string | null, languages: readonly string[]): Locale {
+  if (saved === "en" || saved === "de") return saved;
+  for (const lang of languages) {
+    const base = lang.toLowerCase().split("-")[0];
+    if (base === "de" || base === "en") return base;
+  }
+  return "en";
+}
+
+const SUITS: Record<string, string> = { S: "♠", H: "♥", D: "♦", C: "♣" };
+
+/** A card's short face: "7♥", "10♣", "K♦", "Joker" ("JK"), "12" (0-13 deck). */
+export function cardFace(name: string): string {
+  if (name === "JK") return "★";
+  const suit = name.slice(-1);
+  if (name.length > 1 && suit in SUITS) return name.slice(0, -1) + SUITS[suit];
+  return name;
+}
+
+/** Whether a card name is red (hearts, diamonds). */
+export function isRed(name: string): boolean {
+  return name.endsWith("H") || name.endsWith("D");
+}
+
+/** A card's name in words, for screen readers and the log: "7 of hearts", "Herz 7". */
+export function cardWords(locale: Locale, name: string): string {
+  if (name === "JK") return translate(locale, "card.joker");
+  const suit = name.slice(-1);
+  if (name.length > 1 && suit in SUITS) {
+    const rank = name.slice(0, -1);
+    const rankWord = hasText(`rank.${rank}`) ? translate(locale, `rank.${rank}`) : rank;
+    return translate(locale, "card.suited", { rank: rankWord, suit: translate(locale, `suit.${suit}`) });
+  }
+  return name;
+}

@@ -1,0 +1,99 @@
+// What this browser keeps: the seat tokens of its tables, the player's name, the language.
+
+export interface StoredSeat {
+  code: string;
+  token: string;
+  name: string;
+  preset: string;
+  at: number;
+}
+
+/** The part of localStorage used here (tests pass a Map-backed fake). */
+export interface KeyValue {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+const SEATS = "facedown.seats";
+const NAME = "facedown.name";
+export const LOCALE_KEY = "facedown.locale";
+const KEEP = 12;
+
+export function loadSeats(store: KeyValue): StoredSeat[] {
+  try {
+    const data = JSON.parse(store.getItem(SEATS) ?? "[]") as unknown;
+    return Array.isArray(data)
+      ? data.filter(
+          (s): s is StoredSeat =>
+            typeof s === "object" && s !== null && typeof s.code === "string" && typeof s.token === "string",
+        )
+      : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Remember a seat (newest first; one entry per table; the oldest are let go). */
+export function saveSeat(store: KeyValue, seat: StoredSeat): void {
+  const seats = [seat, ...loadSeats(store).filter((s) => s.code !== seat.code)].slice(0, KEEP);
+  store.setItem(SEATS, JSON.stringify(seats));
+}
+
+export function seatFor(store: KeyValue, code: string): StoredSeat | null {
+  return loadSeats(store).find((s) => s.code === normalizeCode(code)) ?? null;
+}
+
+export function forgetSeat(store: KeyValue, code: string): void {
+  store.setItem(SEATS, JSON.stringify(loadSeats(store).filter((s) => s.code !== code)));
+}
+
+/** The newest token of any table: it names the same guest to the server for a new table. */
+export function anyToken(store: KeyValue): string | null {
+  return loadSeats(store)[0]?.token ?? null;
+}
+
+export function loadName(store: KeyValue): string {
+  return store.getItem(NAME) ?? "";
+}
+
+export function saveName(store: KeyValue, name: string): void {
+  store.setItem(NAME, name);
+}
+
+/** A table code from what a player typed or pasted: a code, or a link ending in /t/CODE. */
+export function parseCode(input: string): string | null {
+  const text = input.trim();
+  const fromLink = /\/t\/([A-Za-z0-9_-]+)\/?(?:[?#].*)?$/.exec(text);
+  const code = fromLink ? fromLink[1] : text;
+  return /^[A-Za-z0-9_-]{1,32}$/.test(code) ? normalizeCode(code) : null;
+}
+
+export function normalizeCode(code: string): string {
+  return code.trim().toUpperCase();
+}
+
+/** A Map-backed stand-in for localStorage (private windows that refuse storage, tests). */
+export class MemoryStore implements KeyValue {
+  private data = new Map<string, string>();
+  getItem(key: string): string | null {
+    return this.data.get(key) ?? null;
+  }
+  setItem(key: string, value: string): void {
+    this.data.set(key, value);
+  }
+  removeItem(key: string): void {
+    this.data.delete(key);
+  }
+}
+
+export function browserStore(): KeyValue {
+  try {
+    const probe = "facedown.probe";
+    localStorage.setItem(probe, "1");
+    localStorage.removeItem(probe);
+    return localStorage;
+  } catch {
+    return new MemoryStore();
+  }
+}

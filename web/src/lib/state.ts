@@ -1,0 +1,256 @@
+// The client's state, and the one reducer that folds server messages into it.
+// Pure functions of (state, message, now): the unit tests drive them with recorded frames.
+
+import type { Action, GameEvent, RoundResult, ServerMessage, TableInfo, View } from "./protocol";
+
+/** How long a card shown to you stays face up (the opening peek: until READY or its timer). */
+export const SHOW_MS = 3500;
+export const LOG_LIMIT = 200;
+
+/** Cards shown to this seat, face up until ``until`` (ms since the epoch). */
+export interface Reveal {
+  cards: Record<string, string>;
+  until: number;
+  opening: boolean;
+}
+
+export interface LogEntry {
+  seq: number;
+  n: number;
+  event: GameEvent;
+}
+
+export interface Pending {
+  id: string;
+  seq: number;
+  action: Action;
+}
+
+export interface ClientState {
+  seat: number | null;
+  seq: number | null;
+  table: TableInfo | null;
+  view: View | null;
+  legal: Action[];
+  deadline: number | null;
+  /** Seconds the server's clock is ahead of this one (estimated from fresh deadlines). */
+  skew: number;
+  log: LogEntry[];
+  logCount: number;
+  pending: Pending | null;
+  error: { code: string; message: string } | null;
+  reveal: Reveal | null;
+  welcomed: boolean;
+  /** Every round result this client has seen in this match, by round number: the scoreboard. */
+  rounds: Record<number, RoundResult>;
+}
+
+export function initialState(): ClientState {
+  return {
+    seat: null,
+    seq: null,
+    table: null,
+    view: null,
+    legal: [],
+    deadline: null,
+    skew: 0,
+    log: [],
+    logCount: 0,
+    pending: null,
+    error: null,
+    reveal: null,
+    welcomed: false,
+    rounds: {},
+  };
+}
+
+/** Events after which a card shown earlier no longer lies where it was shown. */
+function movedPlaces(ev: GameEvent): string[] | "all" {
+  const by = ev.by ?? -1;
+  switch (ev.type) {
+    case "round_started":
+      return "all";
+    case "replaced":
+    case "tap_hit":
+      return ["held", ...(ev.slots ?? []).map((s) => `${by}:${s}`)];
+    case "swapped":
+      return [...(ev.slots ?? []).map((s) => `${by}:${s}`), `${ev.target}:${ev.target_slot}`];
+    case "discarded":
+    case "kept":
+    case "set_failed":
+      return ["held"];
+    default:
+      return [];
+  }
+}
+
+function forget(reveal: Reveal | null, events: GameEvent[]): Reveal | null {
+  if (!reveal) return null;
+  const cards = { ...reveal.cards };
+  for (const ev of events) {
+    const moved = movedPlaces(ev);
+    if (moved === "all") return null;
+    for (const place of moved) delete cards[place];
+  }
+  return Object.keys(cards).length ? { ...reveal, cards } : null;
+}
+
+function sameCards(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+/** How long a round phase's timer runs when it starts fresh (null: not known to the client). */
+function freshLength(view: View, table: TableInfo | null): number | null {
+  if (!table) return null;
+  if (view.phase === "opening") return Number(table.settings.peek_seconds);
+  if (view.to_act !== null) return Number(table.settings.turn_seconds);
+  return null;
+}
+
+/** A round_over event as the round result it carries. */
+export function roundOf(ev: GameEvent): RoundResult | null {
+  if (ev.type !== "round_over" || ev.round === undefined || !ev.hands) return null;
+  return {
+    round: ev.round,
+    hands: ev.hands,
+    hand_totals: ev.hand_totals ?? [],
+    round_scores: ev.round_scores ?? [],
+    totals: ev.totals ?? [],
+    caller: ev.caller ?? null,
+    reasons: ev.reasons ?? [],
+  };
+}
+
+function keepRounds(state: ClientState, events: GameEvent[]): void {
+  for (const ev of events) {
+    const result = roundOf(ev);
+    if (result) state.rounds = { ...state.rounds, [result.round]: result };
+  }
+}
+
+function appendLog(state: ClientState, seq: number, events: GameEvent[]): void {
+  keepRounds(state, events);
+  if (!events.length) return;
+  let n = state.logCount;
+  const added = events.map((event) => ({ seq, n: n++, event }));
+  state.logCount = n;
+  state.log = [...state.log, ...added].slice(-LOG_LIMIT);
+}
+
+function takeView(
+  state: ClientState,
+  msg: { seq: number; view: View; legal: Action[]; deadline: number | null },
+  fresh: boolean,
+  now: number,
+  events: GameEvent[] = [],
+): void {
+  const before = state.deadline;
+  state.view = msg.view;
+  state.legal = msg.legal;
+  state.deadline = msg.deadline;
+  state.seq = msg.seq;
+  if (msg.view.seat !== null) state.seat = msg.view.seat;
+  if (msg.view.round === 1 && msg.view.phase === "opening") state.rounds = {};
+  const last = msg.view.last_round;
+  if (last && !state.rounds[last.round]) state.rounds = { ...state.rounds, [last.round]: last };
+  if (fresh && msg.deadline !== null && msg.deadline !== before) {
+    // A timer that just (re)started ran for its full length on the server: that tells the skew.
+    const length = freshLength(msg.view, state.table);
+    if (length !== null) state.skew = msg.deadline - length - now / 1000;
+  }
+  const shown = msg.view.shown;
+  if (shown && Object.keys(shown).length) {
+    if (!state.reveal || !sameCards(state.reveal.cards, shown) || fresh) {
+      // The opening peek stays up until READY or the opening timer; when this look was the
+      // last one, play has started and the cards stay up a little longer than a moment.
+      const lastLook = events.some((e) => e.type === "opening_peeked" && e.by === state.seat);
+      const opening = msg.view.phase === "opening" || lastLook;
+      const openingEnd =
+        msg.view.phase === "opening" && msg.deadline !== null
+          ? (msg.deadline - state.skew) * 1000
+          : now + 3 * SHOW_MS;
+      state.reveal = {
+        cards: { ...shown },
+        opening,
+        until: opening ? Math.max(openingEnd, now + SHOW_MS) : now + SHOW_MS,
+      };
+    }
+  }
+}
+
+/** Fold one server message into the state (a new state object; the old one is unchanged). */
+export function reduce(prev: ClientState, msg: ServerMessage, now: number): ClientState {
+  const state: ClientState = { ...prev };
+  switch (msg.type) {
+    case "welcome":
+      state.welcomed = true;
+      state.seat = msg.seat;
+      return state;
+    case "table":
+      if (state.table && msg.table.match !== state.table.match) state.rounds = {};
+      state.table = msg.table;
+      return state;
+    case "missed":
+      if (state.seq === null || msg.seq > state.seq) {
+        appendLog(state, msg.seq, msg.events);
+        state.reveal = forget(state.reveal, msg.events);
+        state.seq = msg.seq;
+      }
+      return state;
+    case "snapshot":
+      if (state.seq === null || msg.seq >= state.seq || state.view === null) {
+        takeView(state, msg, false, now);
+      }
+      return state;
+    case "event": {
+      const isNew = state.seq === null || msg.seq > state.seq;
+      if (isNew) {
+        appendLog(state, msg.seq, msg.events);
+        state.reveal = forget(state.reveal, msg.events);
+      }
+      if (isNew || msg.seq === state.seq) takeView(state, msg, isNew, now, msg.events);
+      return state;
+    }
+    case "ack":
+      if (state.pending && (msg.id === undefined || msg.id === state.pending.id)) {
+        state.pending = null;
+      }
+      return state;
+    case "error":
+      if (state.pending && (msg.id === undefined || msg.id === state.pending.id)) {
+        state.pending = null;
+      }
+      state.error = { code: msg.code, message: msg.message };
+      return state;
+    default:
+      return state;
+  }
+}
+
+/** The cards face up for this seat at ``now``: a fresh reveal, and what it may remember. */
+export function visibleCards(state: ClientState, now: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (state.reveal && now < state.reveal.until) Object.assign(out, state.reveal.cards);
+  return out;
+}
+
+/** The opening peek is over for this client: READY hides the cards. */
+export function hideReveal(state: ClientState): ClientState {
+  return { ...state, reveal: null };
+}
+
+/** Seconds left on the table's timer at ``now`` (null when no timer runs). */
+export function secondsLeft(state: ClientState, now: number): number | null {
+  if (state.deadline === null) return null;
+  return Math.max(0, state.deadline - state.skew - now / 1000);
+}
+
+/** Record an action as sent and waiting for its ack. */
+export function withPending(state: ClientState, pending: Pending): ClientState {
+  return { ...state, pending, error: null };
+}
+
+export function clearError(state: ClientState): ClientState {
+  return { ...state, error: null };
+}

@@ -1,0 +1,79 @@
+// Events and actions in words: "Maya drew", "Sam tapped a 7: hit", the label of a button.
+
+import { cardFace, translate, type Locale, type Params } from "./i18n";
+import type { Action, GameEvent } from "./protocol";
+
+/** Who is who at the table, for the words: seat names, which seat is "you", the call's name. */
+export interface Cast {
+  locale: Locale;
+  me: number | null;
+  names: string[];
+  callName: string;
+}
+
+/** Seat names made distinct: two "Bot (medium)" become "Bot (medium) 2" and "Bot (medium) 3". */
+export function seatNames(names: string[]): string[] {
+  return names.map((name, seat) =>
+    name && names.filter((other) => other === name).length > 1 ? `${name} ${seat + 1}` : name,
+  );
+}
+
+export function seatName(cast: Cast, seat: number): string {
+  return cast.names[seat] || translate(cast.locale, "log.seat", { n: seat + 1 });
+}
+
+/** "You" or the seat's name. */
+export function who(cast: Cast, seat: number | undefined): string {
+  if (seat === undefined) return "";
+  return seat === cast.me ? translate(cast.locale, "log.you") : seatName(cast, seat);
+}
+
+/** "your" / "Maya's" (English), "dir" / "Maya" (German): the owner of a card. */
+export function whose(cast: Cast, seat: number | undefined): string {
+  if (seat === undefined) return "";
+  if (seat === cast.me) return translate(cast.locale, "log.your");
+  return translate(cast.locale, "log.their", { name: seatName(cast, seat) });
+}
+
+/** Slot numbers as players count them: from 1. */
+export function slotList(slots: number[] | undefined): string {
+  return (slots ?? []).map((s) => s + 1).join(", ");
+}
+
+export function cardList(cards: (string | null)[] | undefined): string {
+  return (cards ?? []).filter((c): c is string => c !== null).map(cardFace).join(", ");
+}
+
+/** One event as a line of the log, or "" for events not worth a line. */
+export function describeEvent(cast: Cast, ev: GameEvent): string {
+  const mine = ev.by !== undefined && ev.by === cast.me;
+  let key = `log.${ev.type}`;
+  if (ev.type === "replaced" && (ev.slots?.length ?? 0) > 1) key = "log.replaced.set";
+  const params: Params = {
+    p: who(cast, ev.by),
+    slots: slotList(ev.slots),
+    cards: cardList(ev.cards),
+    seen: cardList(ev.seen),
+    t: whose(cast, ev.target),
+    ts: ev.target_slot !== undefined ? ev.target_slot + 1 : "",
+    call: cast.callName,
+    round: ev.round ?? "",
+    winners: (ev.winners ?? []).map((s) => who(cast, s)).join(", "),
+  };
+  if (ev.type === "spied") {
+    // A spy names the target's slot in ``target_slot`` (events.py), the spy's own in none.
+    params.ts = ev.target_slot !== undefined ? ev.target_slot + 1 : slotList(ev.slots);
+  }
+  if (mine) {
+    const own = translate(cast.locale, `${key}.you`, params);
+    if (own !== `${key}.you`) return own;
+  }
+  const text = translate(cast.locale, key, params);
+  return text === key ? "" : text;
+}
+
+/** The label of a simple action button (draw, discard, skip, END TURN, the call, ...). */
+export function actionLabel(cast: Cast, action: Action): string {
+  if (action.do === "call") return translate(cast.locale, "act.call", { call: cast.callName });
+  return translate(cast.locale, `act.${action.do}`);
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { BACKOFF_MAX_MS, Connection, backoffDelay, type SocketLike, type Status } from "../src/lib/connection";
+import type { ClientMessage, ServerMessage } from "../src/lib/protocol";
+
+describe("backoffDelay", () => {
+  it("doubles from half a second and stops at the ceiling", () => {
+    const top = () => 1; // the random part at its largest
+    expect([0, 1, 2, 3, 4].map((a) => backoffDelay(a, top))).toEqual([500, 1000, 2000, 4000, 8000]);
+    expect(backoffDelay(30, top)).toBe(BACKOFF_MAX_MS);
+  });
+
+  it("keeps at least half of the wait when the random part is nothing", () => {
+    expect(backoffDelay(3, () => 0)).toBe(2000);
+  });
+});
+
+class FakeSocket implements SocketLike {
+  readyState = 0;
+  sent: ClientMessage[] = [];
+  onopen: ((ev: unknown) => void) | null = null;
+  onmessage: ((ev: { data: unknown }) => void) | null = null;
+  onclose: ((ev: unknown) => void) | null = null;
+  onerror: ((ev: unknown) => void) | null = null;
+  send(data: string) {
+    this.sent.push(JSON.parse(data) as ClientMessage);
+  }
+  close() {
+    this.readyState = 3;
+    this.onclose?.({});
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.({});
+  }
+  receive(msg: ServerMessage) {
+    this.onmessage?.({ data: JSON.stringify(msg) });
+  }
+}
+
+function harness(lastSeq: () => number | null) {
+  const sockets: FakeSocket[] = [];
+  const timers: { fn: () => void; ms: number }[] = [];
+  const statuses: Status[] = [];
+  const messages: ServerMessage[] = [];
+  let welcomes = 0;
+  const conn = new Connection({
+    url: "ws://test/ws",
+    hello: () => ({ type: "hello", v: 1, table: "ABC234", token: "tok", last_seq: lastSeq() }),
+    onMessage: (m) => messages.push(m),
+    onStatus: (s) => statuses.push(s),
+    onWelcome: () => welcomes++,
+    socket: () => {
+      const s = new FakeSocket();
+      sockets.push(s);
+      return s;
+    },
+    random: () => 1,
+    now: () => 0,
+    setTimer: (fn, ms) => {
+      const t = { fn, ms };
+      timers.push(t);
+      return t;
+    },
+    clearTimer: (h) => {
+      const i = timers.indexOf(h as { fn: () => void; ms: number });
+      if (i >= 0) timers.splice(i, 1);
+    },
+  });
+  return { conn, sockets, timers, statuses, messages, welcomes: () => welcomes };
+}
+
+describe("Connection", () => {
+  it("says hello with the token and the last seq, and again after a drop, backing off", () => {
+    let seq: number | null = null;
+    const h = harness(() => seq);
+    h.conn.start();
+    h.sockets[0].open();
+    expect(h.sockets[0].sent[0]).toEqual({ type: "hello", v: 1, table: "ABC234", token: "tok", last_seq: null });
+    h.sockets[0].receive({ type: "welcome", v: 1, seat: 1, seq: 4 });
+    expect(h.welcomes()).toBe(1);
+    seq = 4;
+
+    h.sockets[0].close(); // the network drops
+    expect(h.statuses.at(-1)).toEqual({ state: "waiting", retryAt: 500 });
+    const retry = h.timers.find((t) => t.ms === 500)!;
+    retry.fn();
+    h.sockets[1].close(); // the server is still away: the wait doubles
+    expect(h.statuses.at(-1)).toEqual({ state: "waiting", retryAt: 1000 });
+    h.timers.find((t) => t.ms === 1000)!.fn();
+    h.sockets[2].open();
+    expect(h.sockets[2].sent[0]).toMatchObject({ type: "hello", last_seq: 4, token: "tok" });
+    h.sockets[2].receive({ type: "welcome", v: 1, seat: 1, seq: 6 });
+    expect(h.conn.attempts).toBe(0); // a welcome resets the backoff
+    expect(h.welcomes()).toBe(2);
+  });
+
+  it("stops for good on an unknown table or a bad token", () => {
+    const h = harness(() => null);
+    h.conn.start();
+    h.sockets[0].open();
+    h.sockets[0].receive({ type: "error", code: "unknown_table", message: "there is no table" });
+    expect(h.statuses.at(-1)).toEqual({ state: "closed", code: "unknown_table" });
+    expect(h.sockets).toHaveLength(1);
+    expect(h.timers.filter((t) => t.ms !== 20_000)).toHaveLength(0);
+  });
+
+  it("does not reconnect after stop()", () => {
+    const h = harness(() => null);
+    h.conn.start();
+    h.sockets[0].open();
+    h.conn.stop();
+    expect(h.sockets).toHaveLength(1);
+    expect(h.statuses.at(-1)).toEqual({ state: "closed" });
+  });
+
+  it("refuses to send while the socket is not open", () => {
+    const h = harness(() => null);
+    h.conn.start();
+    expect(h.conn.send({ type: "ping" })).toBe(false);
+    h.sockets[0].open();
+    expect(h.conn.send({ type: "ping" })).toBe(true);
+  });
+});

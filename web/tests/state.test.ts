@@ -1,0 +1,194 @@
+import { describe, expect, it } from "vitest";
+import type { ServerMessage, TableInfo, View } from "../src/lib/protocol";
+import { SHOW_MS, hideReveal, initialState, reduce, secondsLeft, visibleCards, withPending } from "../src/lib/state";
+
+// A view as engine/views.py renders it (shape taken from tests/goldens/boyo-3p-seed1.txt).
+function view(over: Partial<View> = {}): View {
+  return {
+    seat: 0,
+    preset: "boyo",
+    players: 3,
+    round: 1,
+    phase: "turn_start",
+    to_act: 0,
+    first: 0,
+    hands: [
+      [true, true, true, true],
+      [true, true, true, true],
+      [true, true, true, true],
+    ],
+    top_discard: "4D",
+    discard_size: 1,
+    draw_size: 41,
+    caller: null,
+    final_turns_left: null,
+    totals: [0, 0, 0],
+    peeked: [true, true, true],
+    ...over,
+  };
+}
+
+const table: TableInfo = {
+  code: "ABC234",
+  preset: "boyo",
+  status: "playing",
+  settings: { peek_seconds: 20, turn_seconds: 60 },
+  host_seat: 0,
+  match: 1,
+  seats: [],
+};
+
+function run(messages: ServerMessage[], now = 1_000_000) {
+  return messages.reduce((s, m) => reduce(s, m, now), initialState());
+}
+
+describe("reduce", () => {
+  it("takes the seat from welcome and the table from table messages without moving seq", () => {
+    const s = run([
+      { type: "welcome", v: 1, seat: 2, seq: 7 },
+      { type: "table", seq: 7, table },
+    ]);
+    expect(s.seat).toBe(2);
+    expect(s.table?.code).toBe("ABC234");
+    expect(s.seq).toBeNull(); // seq comes only from events and snapshots
+  });
+
+  it("logs each event batch once, in order, and keeps the newest view", () => {
+    const ev1: ServerMessage = {
+      type: "event",
+      seq: 3,
+      events: [{ type: "drew", by: 1 }],
+      view: view({ phase: "holding", to_act: 1 }),
+      legal: [],
+      deadline: null,
+    };
+    const s = run([ev1, ev1, { ...ev1, seq: 4, events: [{ type: "discarded", by: 1, cards: ["7H"] }] }]);
+    expect(s.log.map((e) => e.event.type)).toEqual(["drew", "discarded"]);
+    expect(s.seq).toBe(4);
+  });
+
+  it("appends missed events and then takes the snapshot after a reconnect", () => {
+    const s = run([
+      { type: "snapshot", seq: 2, view: view(), legal: [], deadline: null },
+      { type: "missed", seq: 3, events: [{ type: "drew", by: 1 }] },
+      { type: "missed", seq: 4, events: [{ type: "discarded", by: 1, cards: ["9S"] }] },
+      { type: "snapshot", seq: 4, view: view({ top_discard: "9S" }), legal: [{ by: 0, do: "draw" }], deadline: null },
+    ]);
+    expect(s.log).toHaveLength(2);
+    expect(s.view?.top_discard).toBe("9S");
+    expect(s.legal).toEqual([{ by: 0, do: "draw" }]);
+  });
+
+  it("clears the pending action on its ack or its error, and keeps the error to show", () => {
+    let s = withPending(initialState(), { id: "a1", seq: 3, action: { do: "draw" } });
+    s = reduce(s, { type: "ack", id: "a1", seq: 4 }, 0);
+    expect(s.pending).toBeNull();
+    s = withPending(s, { id: "a2", seq: 4, action: { do: "tap", slot: 1 } });
+    s = reduce(s, { type: "error", id: "a2", code: "stale", message: "the table moved on" }, 0);
+    expect(s.pending).toBeNull();
+    expect(s.error?.code).toBe("stale");
+  });
+
+  it("shows a card shown to this seat for a moment, then hides it", () => {
+    const now = 5_000_000;
+    const s = reduce(
+      initialState(),
+      {
+        type: "event",
+        seq: 9,
+        events: [{ type: "peeked", by: 0, slots: [2], seen: ["KS"] }],
+        view: view({ phase: "turn_end", shown: { "0:2": "KS" } }),
+        legal: [],
+        deadline: null,
+      },
+      now,
+    );
+    expect(visibleCards(s, now + 10)).toEqual({ "0:2": "KS" });
+    expect(visibleCards(s, now + SHOW_MS + 1)).toEqual({});
+  });
+
+  it("keeps the opening peek up until READY or the opening timer", () => {
+    const now = 1_000_000_000; // ms
+    const deadline = now / 1000 + 20;
+    let s = reduce(initialState(), { type: "table", seq: 1, table }, now);
+    s = reduce(
+      s,
+      {
+        type: "event",
+        seq: 2,
+        events: [{ type: "opening_peeked", by: 0, slots: [1, 3], seen: ["7H", "10C"] }],
+        view: view({ phase: "opening", to_act: null, shown: { "0:1": "7H", "0:3": "10C" } }),
+        legal: [],
+        deadline,
+      },
+      now,
+    );
+    expect(s.reveal?.opening).toBe(true);
+    expect(Object.keys(visibleCards(s, now + 15_000))).toHaveLength(2);
+    expect(visibleCards(hideReveal(s), now + 1)).toEqual({});
+  });
+
+  it("forgets a shown card once it is swapped away", () => {
+    const now = 0;
+    let s = reduce(
+      initialState(),
+      {
+        type: "event",
+        seq: 2,
+        events: [{ type: "spied", by: 0, target: 1, target_slot: 2, seen: ["5C"] }],
+        view: view({ shown: { "1:2": "5C" } }),
+        legal: [],
+        deadline: null,
+      },
+      now,
+    );
+    s = reduce(
+      s,
+      {
+        type: "event",
+        seq: 3,
+        events: [{ type: "swapped", by: 2, slots: [0], target: 1, target_slot: 2 }],
+        view: view(),
+        legal: [],
+        deadline: null,
+      },
+      now + 10,
+    );
+    expect(visibleCards(s, now + 20)).toEqual({});
+  });
+
+  it("estimates the server clock from a fresh turn timer", () => {
+    const now = 2_000_000; // ms: the client's clock is 1000 s behind the server's
+    let s = reduce(initialState(), { type: "table", seq: 1, table }, now);
+    const serverNow = now / 1000 + 1000;
+    s = reduce(
+      s,
+      { type: "event", seq: 2, events: [{ type: "turn_started", by: 1 }], view: view({ to_act: 1 }), legal: [], deadline: serverNow + 60 },
+      now,
+    );
+    expect(Math.round(secondsLeft(s, now + 5000)!)).toBe(55);
+  });
+
+  it("keeps every round result for the scoreboard", () => {
+    const result = {
+      round: 1,
+      hands: [["6", "2"], ["10", "9"]],
+      hand_totals: [8, 19],
+      round_scores: [0, 19],
+      totals: [0, 19],
+      caller: 0,
+      reasons: [["lowest_scores_zero"], []],
+    };
+    const s = run([
+      { type: "missed", seq: 5, events: [{ type: "round_over", ...result }] },
+      {
+        type: "snapshot",
+        seq: 6,
+        view: view({ round: 2, last_round: { ...result, round: 2 } }),
+        legal: [],
+        deadline: null,
+      },
+    ]);
+    expect(Object.keys(s.rounds)).toEqual(["1", "2"]);
+  });
+});

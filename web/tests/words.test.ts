@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { cardFace, cardWords, initialLocale, missingKeys, translate } from "../src/lib/i18n";
+import { actionLabel, describeEvent, seatNames, type Cast } from "../src/lib/words";
+
+const cast: Cast = { locale: "en", me: 1, names: ["Maya", "Ann", "Sam"], callName: "BOYO" };
+
+describe("i18n", () => {
+  it("has every English text in German too", () => {
+    expect(missingKeys("de")).toEqual([]);
+  });
+
+  it("fills placeholders and falls back to the key", () => {
+    expect(translate("en", "table.theirTurn", { name: "Sam" })).toBe("Sam's turn");
+    expect(translate("de", "table.theirTurn", { name: "Sam" })).toBe("Sam ist dran");
+    expect(translate("de", "no.such.key")).toBe("no.such.key");
+  });
+
+  it("starts in the saved language, else the browser's", () => {
+    expect(initialLocale("de", ["en-US"])).toBe("de");
+    expect(initialLocale(null, ["de-AT", "en"])).toBe("de");
+    expect(initialLocale(null, ["fr"])).toBe("en");
+  });
+
+  it("names cards for the eye and for screen readers", () => {
+    expect(cardFace("10C")).toBe("10♣");
+    expect(cardFace("12")).toBe("12");
+    expect(cardWords("en", "KH")).toBe("King of hearts");
+    expect(cardWords("de", "QS")).toBe("Pik Dame");
+    expect(cardWords("en", "JK")).toBe("Joker");
+  });
+});
+
+describe("describeEvent", () => {
+  it("says what others did in words", () => {
+    expect(describeEvent(cast, { type: "drew", by: 0 })).toBe("Maya drew");
+    expect(describeEvent(cast, { type: "swapped", by: 0, slots: [2], target: 1, target_slot: 1 })).toBe(
+      "Maya swapped their card 3 with your card 2",
+    );
+    expect(describeEvent(cast, { type: "tap_hit", by: 2, slots: [0], cards: ["7S"] })).toBe("Sam tapped a 7♠: hit");
+    expect(describeEvent(cast, { type: "tap_missed", by: 2, slots: [0], cards: ["7"] })).toBe(
+      "Sam tapped a 7: miss, penalty card",
+    );
+    expect(describeEvent(cast, { type: "called", by: 2 })).toBe("Sam called BOYO!");
+  });
+
+  it("tells you what you saw, and only you", () => {
+    expect(describeEvent(cast, { type: "drew", by: 1, seen: ["QH"] })).toBe("You drew Q♥");
+    expect(describeEvent(cast, { type: "spied", by: 1, target: 2, target_slot: 3, seen: ["4C"] })).toBe(
+      "You spied on Sam's card 4: 4♣",
+    );
+    expect(describeEvent(cast, { type: "opening_peeked", by: 0, slots: [0, 1] })).toBe("Maya looked at two cards");
+  });
+
+  it("speaks German", () => {
+    const de: Cast = { ...cast, locale: "de", callName: "KABOOM" };
+    expect(describeEvent(de, { type: "drew", by: 0 })).toBe("Maya hat gezogen");
+    expect(describeEvent(de, { type: "called", by: 1 })).toBe("Du sagst KABOOM an!");
+  });
+
+  it("names sets and failed sets", () => {
+    expect(describeEvent(cast, { type: "replaced", by: 0, slots: [0, 2], cards: ["5", "5"] })).toBe(
+      "Maya replaced the set 1, 3 with one card: 5, 5 to the pile",
+    );
+    expect(describeEvent(cast, { type: "set_failed", by: 1, slots: [0, 1], cards: ["5", "6"] })).toBe(
+      "Your set 1, 2 failed: 5, 6 do not match",
+    );
+  });
+});
+
+describe("labels", () => {
+  it("names the call button after the preset's call", () => {
+    expect(actionLabel({ ...cast, callName: "Cabo" }, { do: "call" })).toBe("Cabo");
+    expect(actionLabel(cast, { do: "end_turn" })).toBe("END TURN");
+    expect(actionLabel({ ...cast, locale: "de" }, { do: "draw" })).toBe("Ziehen");
+  });
+
+  it("tells apart seats of the same name", () => {
+    expect(seatNames(["Ann", "Bot (easy)", "Bot (easy)"])).toEqual(["Ann", "Bot (easy) 2", "Bot (easy) 3"]);
+  });
+});
