@@ -7,6 +7,7 @@ tests, the wire and the command line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -53,6 +54,9 @@ _SLOT_COUNT: dict[str, int | None] = {
 _TARGETED = (SPY, SWAP)
 
 
+_INT = re.compile(r"-?[0-9]+")
+
+
 class ActionFormatError(ValueError):
     """An action's text or JSON form cannot be read."""
 
@@ -90,7 +94,7 @@ class Action(NamedTuple):
     @classmethod
     def from_text(cls, text: str) -> Action:
         words = text.split()
-        if len(words) < 2 or not words[0].lstrip("-").isdigit() or words[1] not in KINDS:
+        if len(words) < 2 or not _INT.fullmatch(words[0]) or words[1] not in KINDS:
             raise ActionFormatError(f"not an action: {text!r}")
         player, kind, args = int(words[0]), words[1], words[2:]
         try:

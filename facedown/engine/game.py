@@ -313,6 +313,8 @@ class Game:
         cached = self._legal_cache.get(seat)
         if cached is not None:
             return cached
+        if not (type(seat) is int and 0 <= seat < self.players):
+            return ()  # spectators and strangers may do nothing
         phase = self.phase
         out: Actions
         if TURN_START <= phase <= TURN_END:
@@ -456,9 +458,11 @@ class Game:
         return found
 
     def is_legal(self, action: Action) -> bool:
-        if not 0 <= action.player < self.players:
+        """Whether :meth:`apply` would accept ``action`` now."""
+        if not (type(action.player) is int and 0 <= action.player < self.players):
             return False
-        return action in self.legal_actions(action.player)
+        legal = self.legal_actions(action.player)
+        return action in legal or _canonical(action) in legal
 
     # ------------------------------------------------------------------ transitions
     def apply(self, action: Action) -> list[Event]:
@@ -470,8 +474,7 @@ class Game:
                 raise InvalidTarget(f"there is no seat {p!r} at this table")
             legal = self.legal_actions(p)
         if action not in legal:
-            if action.kind == A.REPLACE or action.kind == A.OPENING_PEEK:
-                action = action._replace(slots=tuple(sorted(action.slots)))
+            action = _canonical(action)
             if action not in legal:
                 raise self._refusal(action)
         events: list[Event] = []
@@ -705,6 +708,8 @@ class Game:
             self._set_occ(p)
             self.discard_pile.append(card)
             self._events.append(_ev(Event, (E.TAP_HIT, p, a.slots, -1, -1, (card,), (), None)))
+            if self.phase == TURN_START:
+                self._check_stuck()  # a hit can empty the turn player's hand
             return
         self.public |= 1 << card
         self.shown = (E.EVERYONE, ((p, s, card),))
@@ -716,6 +721,8 @@ class Game:
             hand.append(extra)
             self._events.append(_ev(Event, (E.PENALTY, p, (len(hand) - 1,), -1, -1, (), (), None)))
         self._set_occ(p)
+        if self.phase == TURN_START:
+            self._check_stuck()  # a tap can leave the turn player with nothing left to do
 
     # -- the end of a round
     def _end_round(self) -> None:
@@ -746,6 +753,9 @@ class Game:
         rules, p, kind, phase = self.rules, a.player, a.kind, self.phase
         if kind not in _HANDLERS:
             return IllegalAction(f"there is no action {kind!r}")
+        malformed = _shape_refusal(a)
+        if malformed is not None:
+            return malformed
         if phase == MATCH_OVER:
             return WrongPhase("the match is over")
         if phase == ROUND_OVER:
@@ -806,8 +816,8 @@ class Game:
                 return InvalidTarget(f"{kind} needs another player at this table")
             if kind == A.SPY:
                 return self._slot_refusal(a.target, a.slots, "spy at")
-            own = self._slot_refusal(p, a.slots, "swap")
-            if isinstance(own, InvalidSlot):
+            own = self._slot_refusal(p, a.slots, kind)
+            if isinstance(own, InvalidSlot) or kind == A.PEEK:
                 return own
             return self._slot_refusal(a.target, (a.target_slot,), "swap with")
         if kind == A.SKIP:
@@ -906,6 +916,36 @@ class Game:
         if cards != list(range(len(game.deck))):
             raise ValueError("a snapshot must hold every card of the deck exactly once")
         return game
+
+
+def _canonical(action: Action) -> Action:
+    """Slots of a set or an opening peek are a set: their order does not matter."""
+    if action.kind in (A.REPLACE, A.OPENING_PEEK) and len(action.slots) > 1:
+        return action._replace(slots=tuple(sorted(action.slots)))
+    return action
+
+
+# Which fields each kind of action takes: (slots, target, target_slot).
+_SHAPES: dict[str, tuple[bool, bool, bool]] = {
+    A.OPENING_PEEK: (True, False, False),
+    A.REPLACE: (True, False, False),
+    A.PEEK: (True, False, False),
+    A.TAP: (True, False, False),
+    A.SPY: (True, True, False),
+    A.SWAP: (True, True, True),
+}
+
+
+def _shape_refusal(a: Action) -> IllegalAction | None:
+    """An action carrying fields its kind does not take is malformed, whatever the moment."""
+    slots, target, target_slot = _SHAPES.get(a.kind, (False, False, False))
+    if not slots and a.slots:
+        return IllegalAction(f"{a.kind} takes no slot")
+    if not target and a.target != -1:
+        return IllegalAction(f"{a.kind} takes no target player")
+    if not target_slot and a.target_slot != -1:
+        return IllegalAction(f"{a.kind} takes no target slot")
+    return None
 
 
 def _rng(seed: int, round_no: int, reshuffle: int) -> random.Random:

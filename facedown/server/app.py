@@ -13,7 +13,7 @@ from fastapi import FastAPI, Header, HTTPException, WebSocket
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, Field
 
-from ..bots import Bot, RandomBot
+from ..bots import Bot, make_bot
 from ..engine import PRESETS
 from ..store.base import Store
 from . import protocol as P
@@ -32,14 +32,12 @@ _NOT_BUILT = (
 )
 
 
-def make_bot(level: str, seed: int) -> Bot:
-    """A bot of the given level (the bots package decides what each level is)."""
-    try:
-        from ..bots import make_bot as factory  # type: ignore[attr-defined]
-    except ImportError:  # pragma: no cover - before the levels exist
-        return RandomBot(seed)
-    bot: Bot = factory(level, seed)
-    return bot
+STRIKES_FORGIVEN = 10.0  # seconds without a rate-limited message that wipe the strikes
+
+
+def bot_for_seat(level: str, seed: int) -> Bot:
+    """A bot of the given level for one seat (the bots package decides what a level is)."""
+    return make_bot(level, seed)
 
 
 class CreateTable(BaseModel):
@@ -82,7 +80,7 @@ def create_app(
             owned = True
         else:
             owned = False
-        lobby = Lobby(store, hub or LocalHub(), make_bot, settings.table)
+        lobby = Lobby(store, hub or LocalHub(), bot_for_seat, settings.table)
         state["lobby"] = lobby
         await lobby.recover()
         yield
@@ -171,6 +169,7 @@ def create_app(
         """Read and answer frames until the client leaves or the connection is closed."""
         limit = RateLimit(settings.rate, settings.burst)
         strikes = 0
+        last_strike = 0.0
         hello_by = time.monotonic() + settings.hello_timeout
         while True:
             wait = None if conn.table is not None else max(0.0, hello_by - time.monotonic())
@@ -185,7 +184,11 @@ def create_app(
             if limit.allow():
                 await _handle(conn, raw)
                 continue
+            now = time.monotonic()
+            if now - last_strike > STRIKES_FORGIVEN:
+                strikes = 0  # an old burst is forgiven: only sustained flooding closes
             strikes += 1
+            last_strike = now
             conn.send(P.error_message("rate_limited", "too many messages: slow down"))
             if strikes >= settings.strikes:
                 conn.close(TOO_MANY, "too many messages")

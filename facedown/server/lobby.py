@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import make_ruleset
-from ..store.base import SeatRecord, Store, TableRecord
+from ..store.base import SeatRecord, Store, TableExists, TableRecord
 from .hub import Hub
 from .table import BotFactory, Table, TableConfig, TableError
 
@@ -102,24 +102,26 @@ class Lobby:
                 seat_records.append(SeatRecord(i, "open"))
             else:
                 seat_records.append(SeatRecord(i, "bot", f"Bot ({level})", None, level))
-        for _ in range(20):
-            code = new_code()
-            if await self.store.find_by_code(code) is None:
+        for attempt in range(20):
+            record = TableRecord(
+                id=uuid.uuid4().hex,
+                code=new_code(),
+                preset=preset,
+                rules=rules.to_json(),
+                seed=secrets.randbits(48),
+                host_id=host_id,
+                settings=settings,
+                status="lobby",
+                seats=tuple(seat_records),
+                created_at=now,
+                updated_at=now,
+            )
+            try:
+                await self.store.create_table(record)
                 break
-        record = TableRecord(
-            id=uuid.uuid4().hex,
-            code=code,
-            preset=preset,
-            rules=rules.to_json(),
-            seed=secrets.randbits(48),
-            host_id=host_id,
-            settings=settings,
-            status="lobby",
-            seats=tuple(seat_records),
-            created_at=now,
-            updated_at=now,
-        )
-        await self.store.create_table(record)
+            except TableExists:
+                if attempt == 19:  # 32**6 codes: twenty collisions in a row mean something else
+                    raise
         async with self._loading:
             return await self._load(record)
 

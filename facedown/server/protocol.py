@@ -181,6 +181,7 @@ class TableInfo(_Out):
     status: Literal["lobby", "playing", "finished", "closed"]
     settings: dict[str, Any]
     host_seat: int | None
+    rules: dict[str, Any] = Field(description="the table's ruleset (docs/rulesets.md)")
     match: int
     seats: list[SeatInfo]
 
@@ -190,6 +191,7 @@ class TableMessage(_Out):
 
     type: Literal["table"]
     seq: int
+    seat: int | None = Field(description="the receiver's seat now (seats move in the lobby)")
     table: TableInfo
 
 
@@ -205,6 +207,7 @@ class StateMessage(_Out):
     view: dict[str, Any]
     legal: list[dict[str, Any]]
     deadline: float | None
+    now: float = Field(description="the server's clock when it sent this (unix time)")
     events: list[dict[str, Any]] | None = None
 
 

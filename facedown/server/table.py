@@ -48,6 +48,10 @@ class TableConfig:
 DEFAULT_SETTINGS: dict[str, Any] = {"peek_seconds": 20, "turn_seconds": 60}
 
 
+# Moves whose meaning does not depend on what others did since: no stale-seq check for them.
+_INDEPENDENT = frozenset({"opening_peek", "next_round"})
+
+
 def _timer_key(game: Game) -> tuple[int, int, int]:
     phase = game.phase
     if TURN_START <= phase <= TURN_END:
@@ -85,7 +89,8 @@ class Table:
         self.match_no = 0
         self.deadline: float | None = None
         self.recent: deque[tuple[int, list[Event]]] = deque(maxlen=config.recent)
-        self.action_ids: dict[tuple[int, str], int] = {}
+        self.action_ids: dict[tuple[int, str], int] = {}  # this match's (seat, id) -> seq
+        self.last_action = ""  # the text form of the last action applied (public)
         self.bots: dict[int, Bot] = {}
         self.away: dict[int, float] = {}  # seat -> when its grace period ends
         self.standins: set[int] = set()  # human seats a bot plays while their player is away
@@ -122,6 +127,7 @@ class Table:
         payload = entry.payload
         if entry.kind == "start":
             self.match_no = int(payload["match"])
+            self.action_ids.clear()
             self.game = Game(
                 self.rules, int(payload["players"]), match_seed(self.record.seed, self.match_no)
             )
@@ -129,6 +135,7 @@ class Table:
             assert self.game is not None
             action = Action.from_json(payload["action"])
             self.game.apply(action)
+            self.last_action = action.text()
             if payload.get("id"):
                 self.action_ids[action.player, str(payload["id"])] = entry.seq
         self.deadline = payload.get("deadline")
@@ -239,6 +246,7 @@ class Table:
         await self.store.update_table(self.record)
         self.seq += 1
         self.match_no = match_no
+        self.action_ids.clear()  # ids are unique within a match
         self.game = game
         self.deadline = deadline
         self.recent.clear()
@@ -256,16 +264,17 @@ class Table:
             game = self.game
             if game is None or self.record.status != "playing":
                 raise TableError("not_playing", "no match is being played at this table")
-            if seen_seq is not None and seen_seq != self.seq:
-                raise TableError(
-                    "stale",
-                    f"the table moved on (you saw {seen_seq}, it is at {self.seq}): "
-                    "here is the current state",
-                )
             try:
                 action = Action.from_json(data, player=seat)
             except ActionFormatError as e:
                 raise TableError("bad_action", str(e)) from None
+            if seen_seq is not None and seen_seq != self.seq and action.kind not in _INDEPENDENT:
+                last = f"; last: {self.last_action}" if self.last_action else ""
+                raise TableError(
+                    "stale",
+                    f"the table moved on before your action arrived (you saw {seen_seq}, "
+                    f"it is at {self.seq}{last}): here is the current state",
+                )
             return await self._apply(game, action, action_id, auto=False)
 
     async def _apply(self, game: Game, action: Action, action_id: str | None, *, auto: bool) -> int:
@@ -291,6 +300,7 @@ class Table:
         self.deadline = deadline
         if action_id is not None:
             self.action_ids[action.player, action_id] = self.seq
+        self.last_action = action.text()
         if after.is_match_over:
             self.record = replace(self.record, status="finished", updated_at=self.clock())
             await self.store.update_table(self.record)
@@ -322,6 +332,7 @@ class Table:
             "view": view(game, viewer),
             "legal": [a.to_json() for a in game.legal_actions(seat)] if seat is not None else [],
             "deadline": self.deadline,
+            "now": self.clock(),
         }
         if events is not None:
             message["events"] = [e.to_json(game.deck, viewer) for e in events]
@@ -345,6 +356,7 @@ class Table:
             "status": self.record.status,
             "settings": {**DEFAULT_SETTINGS, **self.record.settings},
             "host_seat": self.host_seat(),
+            "rules": self.record.rules,
             "match": self.match_no,
             "seats": [
                 {
@@ -359,17 +371,22 @@ class Table:
             ],
         }
 
-    def table_message(self) -> dict[str, Any]:
-        return {"type": "table", "seq": self.seq, "table": self.table_info()}
+    def table_message(self, seat: int | None) -> dict[str, Any]:
+        """The table's public facts, and which seat (if any) the receiver holds now."""
+        return {"type": "table", "seq": self.seq, "seat": seat, "table": self.table_info()}
 
     def _publish_table(self) -> None:
-        message = self.table_message()
-        audiences = [SPECTATORS, *range(len(self.record.seats))]
-        self.hub.publish(self.record.id, dict.fromkeys(audiences, message))
+        info = self.table_info()
+        messages: dict[int, dict[str, Any]] = {
+            SPECTATORS: {"type": "table", "seq": self.seq, "seat": None, "table": info}
+        }
+        for seat in range(len(self.record.seats)):
+            messages[seat] = {"type": "table", "seq": self.seq, "seat": seat, "table": info}
+        self.hub.publish(self.record.id, messages)
 
     def catch_up(self, seat: int | None, last_seq: int | None) -> list[dict[str, Any]]:
         """What a (re)connecting client needs: exactly what it missed, or a fresh snapshot."""
-        out = [self.table_message()]
+        out = [self.table_message(seat)]
         if self.game is None:
             return out
         if last_seq is not None and last_seq <= self.seq:
@@ -436,9 +453,8 @@ class Table:
 
     def _bot_turn(self, game: Game) -> int | None:
         for seat in self._automatic_seats():
-            if game.legal_actions(seat) and (
-                game.to_act == seat or game.phase in (OPENING, ROUND_OVER)
-            ):
+            # Bots never press next_round: the reveal stays up for reveal_seconds.
+            if game.legal_actions(seat) and (game.to_act == seat or game.phase == OPENING):
                 if game.phase == OPENING and game.peeked[seat]:
                     continue
                 return seat

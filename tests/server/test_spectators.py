@@ -32,8 +32,11 @@ def anyio_backend() -> str:
 
 
 def keys(value: Any) -> set[str]:
+    """Every key in a message, except inside the table's ruleset (public rules data that
+    has fields named ``deck`` and ``powers``)."""
     if isinstance(value, dict):
-        return set(value) | {k for v in value.values() for k in keys(v)}
+        inner = {k for name, v in value.items() if name != "rules" for k in keys(v)}
+        return set(value) | inner
     if isinstance(value, list):
         return {k for v in value for k in keys(v)}
     return set()
