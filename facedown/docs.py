@@ -68,10 +68,13 @@ suite fails when this file is out of date). Version {version}.
    `missed` events since `last_seq` followed by a `snapshot`, or only a fresh `snapshot`.
 4. Each change of the table is one `event` message per audience: your view, your legal actions
    and what happened, as you may see it, with the table's new `seq`.
-5. Send `action` with a unique `id` and the `seq` you last saw. The answer is `ack` (the seq at
-   which it was applied: a resent id is applied once and acknowledged again) or `error`. An action
-   against a stale `seq` gets the error `stale` and a fresh `snapshot`, never silence; racing TAPs
-   are applied in arrival order, and the loser is told why.
+5. Send `action` with an `id` unique for your seat in this match (a UUID does) and the `seq`
+   you last saw. The answer is `ack` (the seq at which it was applied: a resent id is applied once
+   and acknowledged again) or `error`. An action against a stale `seq` gets the error `stale`
+   (naming the last action applied) and a fresh `snapshot`, never silence; racing TAPs are
+   applied in arrival order, and the loser is told why. Opening peeks and `next_round` do not
+   depend on what others did, so they are accepted whatever `seq` they carry.
+6. A connection that has not said `hello` within 15 seconds is closed (code 4001).
 
 Every message is a JSON object with a `type`. Frames over {max_frame} bytes are refused;
 malformed JSON, unknown types, wrong field types (types are strict: `"1"` is not a number),
