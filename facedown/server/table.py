@@ -250,6 +250,10 @@ class Table:
         self.game = game
         self.deadline = deadline
         self.recent.clear()
+        present = self.hub.present(self.record.id)
+        for seat in self.human_seats():
+            if seat not in present:  # not here when the match starts: the grace period runs
+                self.away.setdefault(seat, self.clock() + self.config.grace_seconds)
         self._publish_table()
         self._publish([])
         self._schedule()

@@ -170,7 +170,8 @@ async def test_a_stale_action_gets_an_error_and_a_resync(tmp_path: Path) -> None
                 error = await mover.act({"do": "draw"}, seq=seen, action_id=f"stale-{seen}")
                 assert error["code"] == "stale"
                 assert error["message"].startswith(
-                    f"the table moved on before your action arrived (you saw {seen}, it is at {mover.seq}"
+                    "the table moved on before your action arrived "
+                    f"(you saw {seen}, it is at {mover.seq}"
                 )
                 resync = await mover.recv()
                 assert resync["type"] == "snapshot"

@@ -1,0 +1,109 @@
+"""Timers and absent players: defaults when time runs out, stand-in bots after the grace."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from facedown.bots import make_bot
+from facedown.server.hub import LocalHub
+from facedown.server.lobby import Lobby
+from facedown.server.table import Table, TableConfig
+from facedown.store import MemoryStore
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Listener:
+    """A subscriber that keeps what it is sent."""
+
+    def __init__(self, seat: int | None) -> None:
+        self._seat = seat
+        self.messages: list[Mapping[str, Any]] = []
+
+    @property
+    def seat(self) -> int | None:
+        return self._seat
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        self.messages.append(message)
+
+
+async def _table(config: TableConfig, settings: dict[str, Any]) -> tuple[MemoryStore, Table]:
+    store = MemoryStore()
+    lobby = Lobby(store, LocalHub(), make_bot, config)
+    table = await lobby.create("host", "Ann", "kivo", {"rounds": 1}, 2, settings, [])
+    await table.join("guest", "Bob")
+    return store, table
+
+
+@pytest.mark.anyio
+async def test_when_time_runs_out_the_server_plays_a_default_move() -> None:
+    # The opening peek and every turn have a time limit; at its end the server plays a
+    # harmless move for whoever is being waited for (never a TAP), and play goes on.
+    config = TableConfig(bot_delay=0.0, reveal_seconds=0.05)
+    store, table = await _table(config, {"peek_seconds": 0.05, "turn_seconds": 0.05})
+    await table.start("host")
+    await table.connected(0)
+    await table.connected(1)  # both "present": no stand-in bot, only the timers act
+    for _ in range(400):
+        await asyncio.sleep(0.025)
+        log = await store.log(table.record.id)
+        if sum(1 for e in log if e.payload.get("auto")) >= 8:
+            break
+    autos = [e for e in log if e.payload.get("auto")]
+    assert len(autos) >= 8 and all(e.kind == "action" for e in autos)
+    kinds = {e.payload["action"]["do"] for e in autos}
+    assert {"opening_peek", "draw", "discard"} <= kinds and "tap" not in kinds
+    assert table.game is not None and table.game.turn in (0, 1)
+    await table.close()
+
+
+@pytest.mark.anyio
+async def test_a_deadline_survives_a_reload() -> None:
+    # Deadlines are in the log: a table loaded again (as after a restart) keeps its timer.
+    config = TableConfig(bot_delay=0.0)
+    store, table = await _table(config, {"peek_seconds": 600, "turn_seconds": 600})
+    await table.start("host")
+    deadline = table.deadline
+    assert deadline is not None
+    await table.close()
+    record = await store.get_table(table.record.id)
+    assert record is not None
+    again = await Table.load(record, store, LocalHub(), make_bot, config)
+    assert again.deadline == pytest.approx(deadline)
+    assert again.seq == table.seq
+    await again.close()
+
+
+@pytest.mark.anyio
+async def test_an_absent_player_is_played_by_a_bot_after_the_grace_period() -> None:
+    # A player who leaves keeps the seat for the grace period; then a bot plays it until the
+    # player comes back.
+    config = TableConfig(bot_delay=0.0, grace_seconds=0.1, reveal_seconds=60)
+    _, table = await _table(config, {"peek_seconds": 600, "turn_seconds": 600})
+    watcher = Listener(None)
+    table.hub.subscribe(table.record.id, watcher)
+    await table.start("host")
+    await table.connected(0)
+    await table.connected(1)
+    await table.disconnected(1)  # Bob leaves: seat 1 is not present on the hub
+    await asyncio.sleep(0.05)
+    assert 1 not in table.standins  # still within the grace period
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if 1 in table.standins and table.game is not None and table.game.peeked[1]:
+            break
+    assert 1 in table.standins
+    assert table.game is not None and table.game.peeked[1]  # the stand-in looked for Bob
+    infos = [m["table"] for m in watcher.messages if m["type"] == "table"]
+    assert any(s["bot_standin"] for i in infos for s in i["seats"] if s["seat"] == 1)
+    await table.connected(1)  # Bob is back: the seat is his again
+    assert 1 not in table.standins
+    await table.close()
