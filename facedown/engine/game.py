@@ -352,15 +352,18 @@ class Game:
         rules = self.rules
         phase = self.phase
         if phase == TURN_START:
+            discard = self.discard_pile
             key: tuple[Any, ...] = (
                 TURN_START,
                 p,
-                self.can_draw(),
-                bool(self.discard_pile and (self.occ[p] or rules.return_taken_discard)),
+                bool(self.draw_pile) or len(discard) >= 2,
+                bool(discard and (self.occ[p] or rules.return_taken_discard)),
                 rules.call_at_turn_start and self.caller < 0,
             )
         elif phase == HOLDING:
-            key = (HOLDING, p, self.occ[p], rules.set_replace, self.pending, tuple(self.occ))
+            pending = self.pending
+            others = tuple(self.occ) if pending else ()  # targets matter only for powers
+            key = (HOLDING, p, self.occ[p], rules.set_replace, pending, others)
         elif phase == TAKEN:
             key = (
                 TAKEN,
