@@ -68,7 +68,14 @@ class StackedDeal:
 
 
 class _Tables:
-    """Interned action objects and action lists, shared by a game and its clones."""
+    """Interned action objects and action lists, shared by a game and its clones.
+
+    The lists are a memo with a bounded size: hands that grow large (failed sets, penalty
+    cards) make many distinct lists, and a long-lived process must not keep them all.
+    """
+
+    LIMIT = 1024  # lists kept
+    LONGEST = 128  # longer lists (large hands with sets) are rare: built each time, not kept
 
     def __init__(self, players: int) -> None:
         self.simple: dict[tuple[int, str], Action] = {}
@@ -78,8 +85,17 @@ class _Tables:
                 self.simple[p, kind] = Action(p, kind)
             self.simple[p, A.NEXT_ROUND] = Action(p, A.NEXT_ROUND)
 
+    def keep(self, key: Any, actions: Actions) -> Actions:
+        if len(actions) > self.LONGEST:
+            return actions
+        if len(self.lists) >= self.LIMIT:
+            self.lists.clear()  # rare; the common lists are rebuilt at once
+        self.lists[key] = actions
+        return actions
+
 
 _TABLES: dict[tuple[int, str], _Tables] = {}
+_TABLES_LIMIT = 64
 
 
 def _tables_for(players: int, rules: Ruleset) -> _Tables:
@@ -87,6 +103,8 @@ def _tables_for(players: int, rules: Ruleset) -> _Tables:
     key = (players, rules.fingerprint)
     found = _TABLES.get(key)
     if found is None:
+        if len(_TABLES) >= _TABLES_LIMIT:
+            _TABLES.clear()  # many custom rulesets: start again rather than grow
         found = _TABLES[key] = _Tables(players)
     return found
 
@@ -379,7 +397,7 @@ class Game:
             key = (TURN_END, p, rules.call_after_action and self.caller < 0)
         found = self._tables.lists.get(key)
         if found is None:
-            found = self._tables.lists[key] = self._make_turn_actions(p)
+            found = self._tables.keep(key, self._make_turn_actions(p))
         return found
 
     def _make_turn_actions(self, p: int) -> Actions:
@@ -415,7 +433,7 @@ class Game:
         key = (kind, p, self.occ[p])
         found = self._tables.lists.get(key)
         if found is None:
-            found = self._tables.lists[key] = tuple(Action(p, kind, (s,)) for s in self.occ[p])
+            found = self._tables.keep(key, tuple(Action(p, kind, (s,)) for s in self.occ[p]))
         return found
 
     def _replace_actions(self, p: int) -> Actions:
@@ -425,7 +443,7 @@ class Game:
             occ = self.occ[p]
             sizes = range(1, MAX_SET + 1) if self.rules.set_replace else (1,)
             found = tuple(Action(p, A.REPLACE, c) for k in sizes for c in combinations(occ, k))
-            self._tables.lists[key] = found
+            self._tables.keep(key, found)
         return found
 
     def _opening_actions(self, p: int) -> Actions:
@@ -436,7 +454,7 @@ class Game:
                 Action(p, A.OPENING_PEEK, c)
                 for c in combinations(self.occ[p], self.rules.opening_peek)
             )
-            self._tables.lists[key] = found
+            self._tables.keep(key, found)
         return found
 
     def _power_actions(self, p: int) -> Actions:
@@ -457,7 +475,7 @@ class Game:
                         for t in others
                         for ts in self.occ[t]
                     ]
-            found = self._tables.lists[key] = tuple(made)
+            found = self._tables.keep(key, tuple(made))
         return found
 
     def is_legal(self, action: Action) -> bool:

@@ -174,6 +174,9 @@ class Ruleset:
     def from_json(cls, data: Mapping[str, Any]) -> Ruleset:
         """A ruleset from :meth:`to_json` output, validated."""
         fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - fields)
+        if unknown:
+            raise RulesetError(f"unknown ruleset field(s): {', '.join(unknown)}")
         missing = sorted(fields - set(data))
         if missing:
             raise RulesetError(f"missing ruleset field(s): {', '.join(missing)}")
