@@ -88,7 +88,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"Facedown: http://{args.host}:{args.port}/ (data in {settings.data_dir})", flush=True)
     # Frames a little over the protocol's limit still get a clear error; far larger ones
     # are cut off by the WebSocket layer.
-    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_FRAME * 8, log_level="warning")
+    # No per-message compression: the frames are small, and zlib costs CPU and ~50 kB of
+    # memory per connection.
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        ws_max_size=MAX_FRAME * 8,
+        ws_per_message_deflate=False,
+        log_level="warning",
+    )
     return 0
 
 

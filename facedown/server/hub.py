@@ -37,6 +37,10 @@ class Hub(Protocol):
     def present(self, table_id: str) -> set[int]:
         """Seats with at least one live connection (in this process)."""
 
+    def audiences(self, table_id: str) -> set[int]:
+        """Audiences with a live connection: seats, and SPECTATORS when anyone watches.
+        The table renders messages for these only."""
+
 
 class LocalHub:
     """The in-process hub: one machine, one process."""
@@ -63,3 +67,6 @@ class LocalHub:
 
     def present(self, table_id: str) -> set[int]:
         return {s.seat for s in self._subs.get(table_id, ()) if s.seat is not None}
+
+    def audiences(self, table_id: str) -> set[int]:
+        return {SPECTATORS if s.seat is None else s.seat for s in self._subs.get(table_id, ())}

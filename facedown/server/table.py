@@ -94,8 +94,9 @@ class Table:
         self.bots: dict[int, Bot] = {}
         self.away: dict[int, float] = {}  # seat -> when its grace period ends
         self.standins: set[int] = set()  # human seats a bot plays while their player is away
-        self._timer: asyncio.Task[None] | None = None
-        self._bot_task: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[None]] = set()  # wake-ups under way
+        self._thinking = False  # a bot is choosing a move
         self.closed = False
 
     # ------------------------------------------------------------------ loading
@@ -345,10 +346,10 @@ class Table:
     def _publish(self, events: list[Event]) -> None:
         if self.game is None:
             return
-        messages: dict[int, dict[str, Any]] = {
-            seat: self.render(seat, events) for seat in range(self.game.players)
-        }
-        messages[SPECTATORS] = self.render(None, events)
+        messages: dict[int, dict[str, Any]] = {}
+        for audience in self.hub.audiences(self.record.id):  # render only for who listens
+            seat = None if audience == SPECTATORS else audience
+            messages[audience] = self.render(seat, events)
         self.hub.publish(self.record.id, messages)
 
     def table_info(self) -> dict[str, Any]:
@@ -429,31 +430,40 @@ class Table:
     # ------------------------------------------------------------------ timers and bots
     def _schedule(self) -> None:
         """(Re)arm the one timer: the next deadline, grace end, or bot move."""
-        if self.closed:
-            return
         if self._timer is not None:
             self._timer.cancel()
-        self._timer = asyncio.get_running_loop().create_task(self._tick())
+            self._timer = None
+        if self.closed:
+            return
+        wait = self._next_wait()
+        if wait is not None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(max(0.0, wait), self._fire)
 
-    def _automatic_seats(self) -> list[int]:
-        """Seats a bot plays now: bot seats, and humans away past their grace period."""
-        return sorted(set(self.bots) | self.standins)
-
-    async def _tick(self) -> None:
+    def _next_wait(self) -> float | None:
         game = self.game
         waits = []
         now = self.clock()
         if game is not None and not game.is_match_over and self.record.status == "playing":
-            if self._bot_turn(game) is not None:
+            if not self._thinking and self._bot_turn(game) is not None:
                 waits.append(self.config.bot_delay)
             if self.deadline is not None:
                 waits.append(self.deadline - now)
         waits += [end - now for end in self.away.values()]
-        if not waits:
-            return
-        await asyncio.sleep(max(0.0, min(waits)))
+        return min(waits) if waits else None
+
+    def _fire(self) -> None:
+        self._timer = None
+        self._tasks.add(task := asyncio.get_running_loop().create_task(self._wake_safely()))
+        task.add_done_callback(self._tasks.discard)
+
+    async def _wake_safely(self) -> None:
         with contextlib.suppress(TableError):
             await self._wake()
+
+    def _automatic_seats(self) -> list[int]:
+        """Seats a bot plays now: bot seats, and humans away past their grace period."""
+        return sorted(set(self.bots) | self.standins)
 
     def _bot_turn(self, game: Game) -> int | None:
         for seat in self._automatic_seats():
@@ -466,7 +476,6 @@ class Table:
 
     async def _wake(self) -> None:
         async with self.lock:
-            self._timer = None
             game = self.game
             now = self.clock()
             for away, end in list(self.away.items()):
@@ -475,16 +484,27 @@ class Table:
                     self.standins.add(away)
                     self._publish_table()
             if game is None or game.is_match_over or self.record.status != "playing":
+                self._schedule()
                 return
-            seat = self._bot_turn(game)
-            if seat is not None:
-                bot = self.bots.get(seat) or self._standin(seat)
-                action = bot.choose(seat_info(game, seat))
-                await self._apply(game, action, None, auto=True)
+            seat = None if self._thinking else self._bot_turn(game)
+            if seat is None:
+                if self.deadline is not None and self.deadline <= now:
+                    await self._expire(game)
+                self._schedule()
                 return
-            if self.deadline is not None and self.deadline <= now:
-                await self._expire(game)
-        self._schedule()
+            bot = self.bots.get(seat) or self._standin(seat)
+            info, seq = seat_info(game, seat), self.seq
+            self._thinking = True
+        try:
+            # The bot thinks off the event loop (a search bot takes its whole budget), and
+            # without the lock: the table may move on meanwhile, and then the move is dropped.
+            action = await asyncio.to_thread(bot.choose, info)
+        finally:
+            self._thinking = False
+        async with self.lock:
+            if self.seq == seq and self.game is not None:
+                await self._apply(self.game, action, None, auto=True)
+            self._schedule()
 
     def _standin(self, seat: int) -> Bot:
         return self.bot_factory("medium", self.record.seed + 100 + seat)
@@ -508,3 +528,5 @@ class Table:
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
+        for task in list(self._tasks):
+            task.cancel()
