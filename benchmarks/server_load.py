@@ -1,0 +1,656 @@
+"""Server load: N concurrent 4-player tables of WebSocket bot clients against the real server.
+
+Starts ``facedown serve`` as a separate process (SQLite in a temporary folder), opens the tables
+over HTTP (host + 3 joins, four human seats, timers long enough never to fire), connects four
+clients per table on loopback and lets them play: about every ``--think`` seconds (exponential,
+so a table's actions arrive as a Poisson stream) one client of the table that holds legal
+non-TAP actions at the current seq plays one of them at random; when a match ends the host asks
+for a rematch.  Tables are ramped up gradually, then measured for ``--duration`` seconds after a
+warm-up.
+
+Printed: actions applied per second (acks), latency from a client's action to the resulting
+event at every client of the table (p50, p95, p99, max), errors, server RSS per table, and the
+CPU of both processes.  All clients run in this process on one event loop with one clock
+(``time.perf_counter``); the server and the clients share this machine's cores.
+
+Run: ``.venv/bin/python benchmarks/server_load.py [--tables 500] [--duration 60]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import resource
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+HOST = "127.0.0.1"
+ACK_TIMEOUT = 10.0  # seconds an action may wait for its ack or error
+SETUP_TIMEOUT = 60.0  # seconds to create, fill, connect and start one table
+SETUP_CONCURRENCY = 50  # tables being set up at once
+PEEK_SECONDS = 600.0  # the server's maximum: the opening peek never times out in a run
+TURN_SECONDS = 3600.0  # a turn never times out in a run
+LAG_TICK = 0.1  # seconds between the client event-loop lag probes
+
+
+# ------------------------------------------------------------------ measurements
+
+
+@dataclass
+class Pending:
+    """An action in flight: when it was sent and how many clients have seen its event."""
+
+    t0: float
+    seen: int = 0
+
+
+@dataclass
+class Stats:
+    """What the clients observed; latencies and counts only for the measured window."""
+
+    window: tuple[float, float] = (float("inf"), float("inf"))
+    latencies: list[float] = field(default_factory=list)
+    acks: int = 0
+    rematches: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    unseen: int = 0  # events a client never received (counted per client)
+    closed: int = 0  # client connections the server closed during the run
+    loop_lag: list[float] = field(default_factory=list)
+
+    def measured(self, t: float) -> bool:
+        return self.window[0] <= t < self.window[1]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile of sorted ``values``."""
+    if not values:
+        return float("nan")
+    rank = max(1, min(len(values), round(q / 100 * len(values) + 0.5)))
+    return values[rank - 1]
+
+
+def rss_kib(pid: int) -> int:
+    """Resident set size of a process, from /proc/PID/status (KiB)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, from /proc/PID/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def runqueue_seconds(pid: int) -> float:
+    """Time the process's main thread (its event loop) was ready to run but waited for a CPU."""
+    fields = Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()
+    return int(fields[1]) / 1e9
+
+
+def own_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+# ------------------------------------------------------------------ clients
+
+
+class SeatClient:
+    """One player's WebSocket: keeps the last seq, legal actions and phase it saw."""
+
+    def __init__(self, table: TableDriver, index: int, token: str) -> None:
+        self.table = table
+        self.index = index  # 0 is the host
+        self.token = token
+        self.ws: ClientConnection | None = None
+        self.session = uuid.uuid4().hex[:8]  # action ids are unique per client session
+        self.counter = 0
+        self.seat: int | None = None
+        self.status = ""
+        self.seq = 0  # the last seq seen (any message)
+        self.state_seq = -1  # the seq of the last event or snapshot
+        self.legal: list[dict[str, Any]] = []
+        self.phase = ""
+        self.closed = False
+        self.reader: asyncio.Task[None] | None = None
+
+    def next_id(self) -> str:
+        self.counter += 1
+        return f"{self.session}-{self.counter}"
+
+    async def open(self, ws_url: str, deflate: bool) -> None:
+        self.ws = await connect(
+            ws_url,
+            max_size=2**22,
+            compression="deflate" if deflate else None,
+            proxy=None,  # loopback only, whatever the environment says
+            ping_interval=None,  # browsers do not ping; keep the measure free of keepalives
+            open_timeout=30,
+            close_timeout=5,
+        )
+        self.reader = asyncio.create_task(self._read())
+
+    async def send(self, message: dict[str, Any]) -> None:
+        assert self.ws is not None
+        await self.ws.send(json.dumps(message))
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        try:
+            async for raw in self.ws:
+                now = time.perf_counter()  # before parsing: the frame is here
+                self.table.on_message(self, json.loads(raw), now)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closed = True
+            self.table.on_closed(self)
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+        if self.reader is not None:
+            with contextlib.suppress(Exception):
+                await self.reader
+
+
+class TableDriver:
+    """One table and its four clients; plays one action about every ``think`` seconds."""
+
+    def __init__(
+        self, index: int, code: str, tokens: list[str], stats: Stats, think: float, seed: int
+    ) -> None:
+        self.index = index
+        self.code = code
+        self.stats = stats
+        self.think = think
+        self.rng = random.Random(seed)
+        self.clients = [SeatClient(self, i, t) for i, t in enumerate(tokens)]
+        self.changed = asyncio.Event()
+        self.pending: dict[int, Pending] = {}  # expected seq -> the action sent for it
+        self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # action id -> answer
+
+    # -- receiving
+    def on_message(self, client: SeatClient, msg: dict[str, Any], now: float) -> None:
+        kind = msg.get("type")
+        if kind in ("event", "snapshot"):
+            seq = msg["seq"]
+            client.seq = client.state_seq = seq
+            client.legal = msg["legal"]
+            client.phase = msg["view"]["phase"]
+            if kind == "event":
+                pending = self.pending.get(seq)
+                if pending is not None:
+                    if self.stats.measured(pending.t0):
+                        self.stats.latencies.append(now - pending.t0)
+                    pending.seen += 1
+                    if pending.seen >= len(self.clients):
+                        del self.pending[seq]
+        elif kind == "welcome":
+            client.seat = msg["seat"]
+            client.seq = max(client.seq, msg["seq"])
+        elif kind == "table":
+            client.status = msg["table"]["status"]
+            client.seq = max(client.seq, msg["seq"])
+        elif kind in ("ack", "error"):
+            waiter = self.waiting.pop(msg.get("id") or "", None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(msg)
+            elif kind == "error" and self.stats.measured(now):
+                self.stats.errors[str(msg.get("code"))] += 1
+        self.changed.set()
+
+    def on_closed(self, client: SeatClient) -> None:
+        self.changed.set()
+
+    async def until(self, condition: Callable[[], bool], timeout: float) -> bool:
+        """Wait (bounded) until ``condition()`` holds; False on timeout."""
+        deadline = time.perf_counter() + timeout
+        while not condition():
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                return False
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), remaining)
+        return True
+
+    # -- setting up
+    async def connect(self, ws_url: str, deflate: bool) -> None:
+        await asyncio.gather(*(c.open(ws_url, deflate) for c in self.clients))
+        for c in self.clients:
+            await c.send({"type": "hello", "table": self.code, "token": c.token})
+        everyone = self.clients
+        if not await self.until(lambda: all(c.seat is not None for c in everyone), 30):
+            raise RuntimeError(f"table {self.code}: no welcome for every client")
+        await self.clients[0].send({"type": "start"})
+        if not await self.until(lambda: all(c.state_seq >= 1 for c in everyone), 30):
+            raise RuntimeError(f"table {self.code}: the match did not start for every client")
+
+    # -- playing
+    async def play(self, stop: asyncio.Event) -> None:
+        """Act until ``stop`` is set: think, then one action (or a rematch)."""
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.rng.expovariate(1 / self.think))
+            if stop.is_set() or any(c.closed for c in self.clients):
+                return
+            await self.step()
+
+    def _candidates(self) -> list[tuple[SeatClient, list[dict[str, Any]]]]:
+        top = max(c.seq for c in self.clients)
+        out = []
+        for c in self.clients:
+            if c.closed or c.state_seq != top:
+                continue
+            moves = [a for a in c.legal if a.get("do") != "tap"]  # TAPs race: never
+            if moves:
+                out.append((c, moves))
+        return out
+
+    async def step(self) -> None:
+        host = self.clients[0]
+        top = max(c.seq for c in self.clients)
+        if host.phase == "match_over" and host.state_seq == top:
+            await host.send({"type": "rematch"})
+            if await self.until(lambda: host.state_seq > top or host.closed, ACK_TIMEOUT):
+                if self.stats.measured(time.perf_counter()):
+                    self.stats.rematches += 1
+            else:
+                self.stats.errors["rematch_timeout"] += 1
+            return
+        # Everyone normally has the last event long before the think time is over.
+        if not await self.until(lambda: bool(self._candidates()), ACK_TIMEOUT):
+            self.stats.errors["nothing_to_do"] += 1
+            return
+        client, moves = self.rng.choice(self._candidates())
+        action = {k: v for k, v in self.rng.choice(moves).items() if k != "by"}
+        action_id = client.next_id()
+        seq = client.state_seq
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[action_id] = answer
+        frame = json.dumps({"type": "action", "id": action_id, "seq": seq, "action": action})
+        assert client.ws is not None
+        t0 = time.perf_counter()
+        self.pending[seq + 1] = Pending(t0)
+        try:
+            await client.ws.send(frame)
+            reply = await asyncio.wait_for(answer, ACK_TIMEOUT)
+        except (TimeoutError, ConnectionClosed):
+            self.waiting.pop(action_id, None)
+            self.pending.pop(seq + 1, None)
+            self.stats.errors["no_answer"] += 1
+            return
+        measured = self.stats.measured(t0)
+        if reply["type"] == "ack":
+            if reply["seq"] != seq + 1:
+                self.stats.errors["unexpected_seq"] += 1
+            elif measured:
+                self.stats.acks += 1
+        else:
+            self.pending.pop(seq + 1, None)
+            if measured:
+                self.stats.errors[str(reply.get("code"))] += 1
+        self._forget_old(seq)
+
+    def _forget_old(self, seq: int) -> None:
+        """Drop in-flight records long past: each client that never saw its event counts."""
+        for old in [s for s in self.pending if s < seq - 4]:
+            pending = self.pending.pop(old)
+            if self.stats.measured(pending.t0):
+                self.stats.unseen += len(self.clients) - pending.seen
+
+    def finish(self) -> None:
+        for pending in self.pending.values():
+            if self.stats.measured(pending.t0):
+                self.stats.unseen += len(self.clients) - pending.seen
+        self.pending.clear()
+        self.stats.closed += sum(c.closed for c in self.clients)
+
+    async def close(self) -> None:
+        await asyncio.gather(*(c.close() for c in self.clients))
+
+
+# ------------------------------------------------------------------ the server
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen[bytes]
+    url: str
+    ws_url: str
+    log: Path
+
+
+def start_server(port: int, data: Path, profile: Path | None) -> Server:
+    """``facedown serve`` as a separate process, in its own session (a Ctrl-C hits us only)."""
+    env = {**os.environ, "FACEDOWN_SECRET": secrets.token_hex(32)}
+    command = [sys.executable]
+    if profile is not None:
+        command += ["-m", "cProfile", "-o", str(profile)]
+    command += ["-m", "facedown", "serve", "--host", HOST, "--port", str(port), "--data", str(data)]
+    log = data / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    return Server(proc, f"http://{HOST}:{port}", f"ws://{HOST}:{port}/ws", log)
+
+
+def stop_server(server: Server, grace: float, profiled: bool) -> None:
+    """SIGTERM (SIGINT under cProfile), then SIGKILL after ``grace`` seconds.
+
+    uvicorn shuts down cleanly, then raises the signal again: SIGTERM then ends the process
+    at once, while SIGINT becomes a KeyboardInterrupt that lets cProfile write its file.
+    """
+    if server.proc.poll() is None:
+        server.proc.send_signal(signal.SIGINT if profiled else signal.SIGTERM)
+        try:
+            server.proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            server.proc.kill()
+            server.proc.wait(10)
+
+
+async def wait_healthy(server: Server, http: httpx.AsyncClient, timeout: float = 30.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        if server.proc.poll() is not None:
+            break
+        with contextlib.suppress(httpx.HTTPError):
+            if (await http.get("/api/health")).status_code == 200:
+                return
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"the server did not become healthy: {log_tail(server)}")
+
+
+def log_tail(server: Server) -> str:
+    code = server.proc.poll()
+    tail = server.log.read_text(errors="replace")[-2000:]
+    return f"exit code {code}, log:\n{tail}" if code is not None else f"log:\n{tail}"
+
+
+async def create_table(
+    http: httpx.AsyncClient, preset: str, options: dict[str, Any]
+) -> tuple[str, list[str]]:
+    """Open a 4-seat table and fill it with three joins: the code and the four tokens."""
+    body = {
+        "preset": preset,
+        "options": options,
+        "seats": 4,
+        "name": "Host",
+        "peek_seconds": PEEK_SECONDS,
+        "turn_seconds": TURN_SECONDS,
+    }
+    r = await http.post("/api/tables", json=body)
+    r.raise_for_status()
+    created = r.json()
+    tokens = [created["token"]]
+    for i in range(1, 4):
+        r = await http.post(f"/api/tables/{created['code']}/join", json={"name": f"P{i}"})
+        r.raise_for_status()
+        tokens.append(r.json()["token"])
+    return created["code"], tokens
+
+
+# ------------------------------------------------------------------ the run
+
+
+async def lag_probe(stats: Stats, stop: asyncio.Event) -> None:
+    """How late the client event loop wakes up (a busy client inflates every latency)."""
+    while not stop.is_set():
+        start = time.perf_counter()
+        await asyncio.sleep(LAG_TICK)
+        now = time.perf_counter()
+        if stats.measured(now):
+            stats.loop_lag.append(now - start - LAG_TICK)
+
+
+async def run(args: argparse.Namespace, server: Server) -> Stats:
+    stats = Stats()
+    stop = asyncio.Event()
+    options = json.loads(args.options)
+    drivers: list[TableDriver] = []
+    players: list[asyncio.Task[None]] = []
+    failures: Counter[str] = Counter()
+    gate = asyncio.Semaphore(SETUP_CONCURRENCY)
+    limits = httpx.Limits(max_connections=SETUP_CONCURRENCY)
+    async with httpx.AsyncClient(
+        base_url=server.url, timeout=30, limits=limits, trust_env=False
+    ) as http:
+        await wait_healthy(server, http)
+        await asyncio.sleep(1.0)
+        pid = server.proc.pid
+        idle_rss = rss_kib(pid)
+        load_before = os.getloadavg()
+
+        async def open_table(i: int) -> None:
+            async with gate:
+                try:
+                    async with asyncio.timeout(SETUP_TIMEOUT):
+                        code, tokens = await create_table(http, args.preset, options)
+                        driver = TableDriver(i, code, tokens, stats, args.think, args.seed + i)
+                        drivers.append(driver)
+                        await driver.connect(server.ws_url, args.deflate)
+                except Exception as e:  # counted and reported: a run survives a few failures
+                    failures[type(e).__name__ + (f": {e}"[:120] if str(e) else "")] += 1
+                    return
+            players.append(asyncio.create_task(driver.play(stop)))
+
+        lag = asyncio.create_task(lag_probe(stats, stop))
+        setup_start = time.perf_counter()
+        setups = []
+        for i in range(args.tables):
+            await asyncio.sleep(max(0.0, setup_start + i / args.ramp - time.perf_counter()))
+            setups.append(asyncio.create_task(open_table(i)))
+        await asyncio.gather(*setups)
+        setup_seconds = time.perf_counter() - setup_start
+        tables = len(players)
+        print(
+            f"setup: {tables} tables playing after {setup_seconds:.1f} s "
+            f"(ramp {args.ramp:g}/s); failed: {sum(failures.values())}",
+            flush=True,
+        )
+        for reason, n in failures.most_common(5):
+            print(f"  {n} x {reason}")
+        if not tables:
+            raise RuntimeError("no table could be set up")
+
+        await asyncio.sleep(args.warmup)
+        begin = time.perf_counter()
+        stats.window = (begin, begin + args.duration)
+        cpu_server, cpu_client = cpu_seconds(pid), own_cpu_seconds()
+        wait_server, wait_client = runqueue_seconds(pid), runqueue_seconds(os.getpid())
+        rss_peak = 0
+        while time.perf_counter() < stats.window[1]:
+            await asyncio.sleep(min(1.0, max(0.0, stats.window[1] - time.perf_counter())))
+            if server.proc.poll() is not None:
+                raise RuntimeError(f"the server exited during the run: {log_tail(server)}")
+            rss_peak = max(rss_peak, rss_kib(pid))
+        elapsed = time.perf_counter() - begin
+        cpu_server = cpu_seconds(pid) - cpu_server
+        cpu_client = own_cpu_seconds() - cpu_client
+        waits = (
+            runqueue_seconds(pid) - wait_server,
+            runqueue_seconds(os.getpid()) - wait_client,
+        )
+        rss_end = rss_kib(pid)
+        load_after = os.getloadavg()
+
+        stop.set()  # no new actions; those in flight finish (bounded by ACK_TIMEOUT)
+        await asyncio.wait(players, timeout=ACK_TIMEOUT + 5)
+        for task in players:
+            task.cancel()
+        await asyncio.sleep(0.5)  # the last events reach every client
+        for driver in drivers:
+            driver.finish()
+        lag.cancel()
+        report(
+            args, stats, tables, elapsed, cpu_server, cpu_client, waits,
+            idle_rss, rss_end, rss_peak, load_before, load_after,
+        )  # fmt: skip
+        await asyncio.wait(
+            [asyncio.create_task(d.close()) for d in drivers], timeout=ACK_TIMEOUT + 5
+        )
+    return stats
+
+
+def report(
+    args: argparse.Namespace,
+    stats: Stats,
+    tables: int,
+    elapsed: float,
+    cpu_server: float,
+    cpu_client: float,
+    waits: tuple[float, float],
+    idle_rss: int,
+    rss_end: int,
+    rss_peak: int,
+    load_before: tuple[float, float, float],
+    load_after: tuple[float, float, float],
+) -> None:
+    lat = sorted(stats.latencies)
+    ms = [percentile(lat, q) * 1000 for q in (50, 95, 99)]
+    lag = sorted(stats.loop_lag)
+    per_table = (rss_end - idle_rss) / tables
+    errors = ", ".join(f"{code} {n}" for code, n in stats.errors.most_common()) or "none"
+    cores = os.cpu_count() or 1
+    print(f"measured {elapsed:.1f} s after {args.warmup:g} s warm-up")
+    print(
+        f"actions applied (acks): {stats.acks} = {stats.acks / elapsed:.1f}/s "
+        f"(expected about {tables / args.think:.0f}/s); rematches: {stats.rematches}"
+    )
+    if lat:
+        print(
+            f"latency action -> event at each of the 4 clients ({len(lat)} samples): "
+            f"p50 {ms[0]:.1f} ms, p95 {ms[1]:.1f} ms, p99 {ms[2]:.1f} ms, "
+            f"max {lat[-1] * 1000:.1f} ms"
+        )
+    else:
+        print("latency: no samples")
+    print(
+        f"errors: {errors}; events never received: {stats.unseen}; "
+        f"connections closed by the server: {stats.closed}"
+    )
+    print(
+        f"server RSS: {idle_rss / 1024:.1f} MiB idle, {rss_end / 1024:.1f} MiB at the end "
+        f"(peak {rss_peak / 1024:.1f} MiB): {per_table:.0f} KiB per table "
+        f"(4 WebSockets, engine state, store caches)"
+    )
+    print(
+        f"CPU over the window: server {100 * cpu_server / elapsed:.0f}% of one core, "
+        f"clients (this process) {100 * cpu_client / elapsed:.0f}% of one core; "
+        f"client event-loop lag p99 {percentile(lag, 99) * 1000:.1f} ms, "
+        f"max {(lag[-1] if lag else float('nan')) * 1000:.1f} ms"
+    )
+    print(
+        f"event-loop threads ready but waiting for a CPU (run queue): server "
+        f"{100 * waits[0] / elapsed:.0f}% of the window, clients {100 * waits[1] / elapsed:.0f}%"
+    )
+    print(
+        f"note: {cores} cores shared by the server, the clients and anything else running; "
+        f"load average before setup {' '.join(f'{x:.2f}' for x in load_before)}, "
+        f"at the end {' '.join(f'{x:.2f}' for x in load_after)}"
+    )
+    if tables < 500:
+        print("goal (500 tables, p99 < 50 ms): not tested by this run (fewer tables)")
+    elif lat:
+        print(f"goal (500 tables, p99 < 50 ms): {'met' if ms[2] < 50 else 'not met'}")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=500, help="concurrent 4-player tables")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds measured")
+    parser.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring")
+    parser.add_argument("--think", type=float, default=2.0, help="mean seconds per table action")
+    parser.add_argument("--ramp", type=float, default=50.0, help="tables opened per second")
+    parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    parser.add_argument("--preset", default="cabo", choices=["boyo", "cabo", "kivo", "kaboom"])
+    parser.add_argument(
+        "--options", default='{"rounds": 1}', help="ruleset options as JSON (short matches)"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--no-deflate",
+        dest="deflate",
+        action="store_false",
+        help="clients do not offer permessage-deflate (the server declines it anyway)",
+    )
+    parser.add_argument(
+        "--data-root",
+        default=None,
+        help="where the temporary data folder goes (default: the system's temp dir; "
+        "/dev/shm takes the disk out of the measure)",
+    )
+    parser.add_argument(
+        "--profile", type=Path, default=None, help="run the server under cProfile into this file"
+    )
+    args = parser.parse_args(argv)
+    if not 1 <= args.tables <= 5000:
+        parser.error("--tables: 1 to 5000")
+    if not 0 < args.duration <= 3600 or not 0 <= args.warmup <= 600:
+        parser.error("--duration: up to 3600 s; --warmup: up to 600 s")
+    if args.think <= 0 or args.ramp <= 0:
+        parser.error("--think and --ramp must be positive")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = min(hard, max(soft, args.tables * 4 + 1024))  # the server inherits it too
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    print(
+        f"Facedown server load: {args.tables} tables x 4 WebSocket clients, preset {args.preset} "
+        f"{args.options}, one action per table every {args.think:g} s on average "
+        f"(no TAPs), clients offer deflate: {'yes' if args.deflate else 'no'} (the server declines), "
+        f"SQLite in {args.data_root or tempfile.gettempdir()}",
+        flush=True,
+    )
+    with tempfile.TemporaryDirectory(prefix="facedown-load-", dir=args.data_root) as tmp:
+        server = start_server(args.port or free_port(), Path(tmp), args.profile)
+        try:
+            asyncio.run(run(args, server))
+        except RuntimeError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+        finally:
+            stop_server(server, grace=60 if args.profile else 10, profiled=bool(args.profile))
+    if args.profile:
+        written = args.profile.exists()
+        print(f"server profile: {args.profile}{'' if written else ' (not written)'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
