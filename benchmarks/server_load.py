@@ -633,7 +633,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"Facedown server load: {args.tables} tables x 4 WebSocket clients, preset {args.preset} "
         f"{args.options}, one action per table every {args.think:g} s on average "
-        f"(no TAPs), clients offer deflate: {'yes' if args.deflate else 'no'} (the server declines), "
+        f"(no TAPs), clients offer deflate: {'yes' if args.deflate else 'no'} "
+        "(the server declines), "
         f"SQLite in {args.data_root or tempfile.gettempdir()}",
         flush=True,
     )
