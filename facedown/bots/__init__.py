@@ -1,5 +1,28 @@
-"""Bots: players that see only their seat's view and knowledge, never the full state."""
+"""Bots: players that see only their seat's view and knowledge, never the full state.
 
-from .base import Bot, RandomBot, SeatInfo, seat_info
+``make_bot(level, seed)`` gives a player of one seat for one match; levels are ``LEVELS``.
+"""
 
-__all__ = ["Bot", "RandomBot", "SeatInfo", "seat_info"]
+from .base import Bot, RandomBot, Reactive, SeatInfo, seat_info
+from .driver import next_action, play_match, play_round
+from .heuristic import HeuristicBot
+from .profiles import Profile
+from .registry import LEVELS, UnknownLevel, make_bot
+from .search import ExpertBot
+
+__all__ = [
+    "LEVELS",
+    "Bot",
+    "ExpertBot",
+    "HeuristicBot",
+    "Profile",
+    "RandomBot",
+    "Reactive",
+    "SeatInfo",
+    "UnknownLevel",
+    "make_bot",
+    "next_action",
+    "play_match",
+    "play_round",
+    "seat_info",
+]

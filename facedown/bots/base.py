@@ -1,29 +1,44 @@
-"""What a bot is given and what it returns."""
+"""What a bot is given and what it returns.
+
+A bot sees a table only through :func:`seat_info`: its seat's view, what the seat has
+legitimately learned (its knowledge, by place), its legal actions and the table's rules.  It never
+receives the :class:`~facedown.engine.Game` itself.
+
+Two questions are put to a bot.  :meth:`Bot.choose` is asked when the seat has to act (its turn,
+the opening peek, the next round) and returns one of the legal actions.  Where the rules allow an
+action out of turn (TAP), a driver also asks :meth:`Reactive.react` of bots that have it, after
+every change of the table; it returns a TAP or None.  Bots without ``react`` never act out of turn.
+"""
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
-from ..engine import Action, Game, view
+from ..engine import Action, Game, Ruleset, view
 from ..engine.views import knowledge_json
 
 
 @dataclass(frozen=True)
 class SeatInfo:
-    """Everything a seat may know: its view, its knowledge, and its legal actions."""
+    """Everything a seat may know: its view, its knowledge, its legal actions and the rules."""
 
     seat: int
     view: dict[str, Any]
     knowledge: dict[str, str]
     legal: list[Action]
+    rules: Ruleset
 
 
 def seat_info(game: Game, seat: int) -> SeatInfo:
     """Build a bot's input from the game: the only door from a state to a bot."""
     return SeatInfo(
-        seat, view(game, seat), knowledge_json(game, seat), list(game.legal_actions(seat))
+        seat,
+        view(game, seat),
+        knowledge_json(game, seat),
+        list(game.legal_actions(seat)),
+        game.rules,
     )
 
 
@@ -31,6 +46,13 @@ class Bot(Protocol):
     """A player: given what its seat may know, it returns one of the legal actions."""
 
     def choose(self, info: SeatInfo) -> Action: ...
+
+
+@runtime_checkable
+class Reactive(Protocol):
+    """A bot that may act out of turn: it returns a TAP from ``info.legal``, or None to wait."""
+
+    def react(self, info: SeatInfo) -> Action | None: ...
 
 
 class RandomBot:

@@ -1,0 +1,127 @@
+"""Sample a whole game that agrees with everything one seat knows.
+
+A search bot cannot see the deck, so it deals one itself: every card it knows goes where it knows
+it lies, the unseen cards are shuffled over the places it does not know (unknown hand cards, the
+draw pile, the parts of the discard pile it did not see), and the result is rebuilt with
+:meth:`Game.from_snapshot`.  What the opponents know is guessed: each of their own cards with
+probability ``opponent_knows``.  Players keep low cards, so an opponent's card the seat does not
+know is dealt low: with probability ``keep_low`` it is the lower of two unseen cards.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ..engine import EMPTY, Game
+from .base import SeatInfo
+from .memory import Memory, Place
+
+
+class Sampler:
+    """Deals sampled games for one seat's decision."""
+
+    def __init__(
+        self,
+        info: SeatInfo,
+        memory: Memory,
+        rules_json: dict[str, Any],
+        *,
+        opponent_knows: float = 0.6,
+        keep_low: float = 0.0,
+    ) -> None:
+        view = info.view
+        self.view = view
+        self.seat = info.seat
+        self.rules_json = rules_json
+        self.opponent_knows = opponent_knows
+        self.keep_low = keep_low
+        self.values = info.rules.deck_cards.values
+        names = info.rules.deck_cards.names
+        self.ids: dict[str, list[int]] = {}
+        for cid, name in enumerate(names):
+            self.ids.setdefault(name, []).append(cid)
+        self.size = len(names)
+        hands = view["hands"]
+        self.places: list[Place] = [
+            (o, s) for o, hand in enumerate(hands) for s, filled in enumerate(hand) if filled
+        ]
+        self.known = {p: n for p, n in memory.known.items() if p in set(self.places)}
+        self.pile = list(memory.pile[: view["discard_size"]])
+        self.pile += [None] * (view["discard_size"] - len(self.pile))
+        if self.pile:
+            self.pile[-1] = view["top_discard"]
+        self.held: str | None = view.get("held")
+        self.holding = view["phase"] in ("holding", "taken")
+
+    def sample(self, rng: random.Random) -> Game:
+        """One game consistent with the seat's knowledge."""
+        view, seat = self.view, self.seat
+        free = {name: list(ids) for name, ids in self.ids.items()}
+        for ids in free.values():
+            rng.shuffle(ids)
+
+        def take(name: str | None) -> int:
+            if name is None:
+                return EMPTY
+            ids = free.get(name)
+            return ids.pop() if ids else EMPTY  # memory out of step: leave the place unknown
+
+        held = take(self.held) if self.holding else EMPTY
+        place_ids = {p: take(self.known.get(p)) for p in self.places}
+        pile_ids = [take(n) for n in self.pile]
+        rest = [c for ids in free.values() for c in ids]
+        rng.shuffle(rest)
+        hidden_places = [p for p, c in place_ids.items() if c == EMPTY]
+        values = self.values
+        for p in hidden_places:
+            card = rest.pop()
+            if p[0] != seat and rest and rng.random() < self.keep_low:
+                other = rng.randrange(len(rest))
+                if values[rest[other]] < values[card]:
+                    card, rest[other] = rest[other], card
+            place_ids[p] = card
+        pile_ids = [c if c != EMPTY else rest.pop() for c in pile_ids]
+        if self.holding and held == EMPTY:
+            held = rest.pop()
+        hands = [[EMPTY] * len(hand) for hand in view["hands"]]
+        for (o, s), c in place_ids.items():
+            hands[o][s] = c
+        known = [0] * view["players"]
+        hidden = set(hidden_places)
+        for (o, s), c in place_ids.items():
+            if (o, s) not in hidden:
+                known[seat] |= 1 << c
+            elif o != seat and rng.random() < self.opponent_knows:
+                known[o] |= 1 << c
+        if held != EMPTY and (self.held is not None):
+            known[seat] |= 1 << held
+        caller = view["caller"]
+        snapshot = {
+            "rules": self.rules_json,
+            "players": view["players"],
+            "seed": rng.getrandbits(30),
+            "round": view["round"],
+            "first": view["first"],
+            "phase": view["phase"],
+            "turn": seat,
+            "hands": hands,
+            "draw_pile": rest,
+            "discard_pile": pile_ids,
+            "held": held,
+            "held_from_discard": view["phase"] == "taken",
+            "pending": list(view.get("powers") or []),
+            "caller": caller if caller is not None else EMPTY,
+            "finals_left": view["final_turns_left"] or 0,
+            "passes": 0,
+            "peeked": list(view["peeked"]),
+            "known": known,
+            "public": 0,
+            "reshuffles": 0,
+            "totals": list(view["totals"]),
+            "hundred_used": [False] * view["players"],
+            "history": [],
+            "winners": [],
+            "sudden_death_played": False,
+        }
+        return Game.from_snapshot(snapshot)

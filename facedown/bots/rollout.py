@@ -1,0 +1,263 @@
+"""A quick player for playouts inside a search: it reads a sampled game directly.
+
+Search bots build whole games from deals they sample themselves (the real game is never seen),
+then play them out.  Going through views and knowledge dictionaries would cost ten times as much,
+so this policy reads the sampled :class:`~facedown.engine.Game`: each seat uses only the cards
+its own knowledge mask holds there, and counts every other card at the deck's mean value.  It
+plays a lean version of the `hard` heuristics (see :mod:`facedown.bots.evaluate` and
+:mod:`facedown.bots.calling`) with closed-form estimates in place of sampling.
+"""
+
+from __future__ import annotations
+
+from ..engine import Action, Game
+from ..engine import actions as A
+from ..engine.game import HOLDING, POWERS, ROUND_OVER, TAKEN, TURN_END, TURN_START
+from .calling import relative, round_scores
+
+MAX_PLAYOUT_ACTIONS = 600  # after about this many actions every seat calls when it can
+NONE = -1e9  # the worth of an empty slot: never the one to replace
+# Standard normal quantiles standing in for random draws of a hand total (deterministic).
+_Z = (-1.53, -0.89, -0.49, -0.16, 0.16, 0.49, 0.89, 1.53)
+
+
+class PlayoutPolicy:
+    """The rollout player of every seat of a sampled game."""
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        peek_value: float = 2.0,
+        spy_value: float = 1.0,
+        know_bonus: float = 0.5,
+        opp_bias: float = 0.5,
+        swap_min: float = 1.0,
+        horizon: float = 2.0,
+        call_bias: float = -1.0,
+    ) -> None:
+        values = game.deck.values
+        self.values = values
+        self.mean = sum(values) / len(values)
+        self.var = sum((v - self.mean) ** 2 for v in values) / len(values)
+        self.powers = game.deck.powers
+        self.rules = game.rules
+        self.holding = game.rules.power_timing == "holding"
+        self.peek_value = peek_value
+        self.spy_value = spy_value
+        self.know_bonus = know_bonus
+        self.opp_bias = opp_bias
+        self.swap_min = swap_min
+        self.horizon = horizon
+        self.call_bias = call_bias
+        self.ranks = game.deck.ranks
+        self.sets = game.rules.set_replace
+        self._gain: dict[float, float] = {}
+
+    # ------------------------------------------------------------------ estimates
+    def gain(self, worst: float) -> float:
+        """Expected points a draw takes off a hand whose highest card is worth ``worst``."""
+        found = self._gain.get(worst)
+        if found is None:
+            values = self.values
+            found = sum(worst - v for v in values if v < worst) / len(values)
+            self._gain[worst] = found
+        return found
+
+    def _own(self, game: Game, seat: int) -> list[float]:
+        mask = game.known[seat] | game.public
+        values, mean = self.values, self.mean
+        return [
+            (values[c] if (mask >> c) & 1 else mean) if c >= 0 else NONE for c in game.hands[seat]
+        ]
+
+    def _theirs(self, game: Game, seat: int, owner: int) -> list[float]:
+        mask = game.known[seat] | game.public
+        values, guess = self.values, self.mean - self.opp_bias
+        return [
+            (values[c] if (mask >> c) & 1 else guess) if c >= 0 else NONE for c in game.hands[owner]
+        ]
+
+    # ------------------------------------------------------------------ decisions
+    def action(self, game: Game, seat: int, late: bool = False) -> Action:
+        """The action ``seat`` takes now (``late``: the playout is long, call when possible)."""
+        legal = game.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        phase = game.phase
+        kinds = {a.kind: a for a in legal}
+        if phase == TURN_START:
+            if A.CALL in kinds and (late or self._call_worth(game, seat) > 0):
+                return kinds[A.CALL]
+            return self._start(game, seat, kinds) or legal[0]
+        if phase in (HOLDING, TAKEN):
+            return self._keep(game, seat, kinds, legal) or legal[0]
+        if phase == POWERS:
+            return self._power(game, seat) or kinds.get(A.SKIP) or legal[0]
+        if phase == TURN_END:
+            if A.CALL in kinds and (late or self._call_worth(game, seat) > 0):
+                return kinds[A.CALL]
+            return kinds.get(A.END_TURN) or legal[0]
+        return legal[0]
+
+    def _start(self, game: Game, seat: int, kinds: dict[str, Action]) -> Action | None:
+        own = self._own(game, seat)
+        draw = kinds.get(A.DRAW)
+        take = kinds.get(A.TAKE_DISCARD)
+        if take is None or game.top_discard < 0:
+            return draw or take
+        if draw is None:
+            return take
+        slot = _argmax(own)
+        if slot < 0:
+            return draw
+        worst = own[slot]
+        bonus = self.know_bonus if own[slot] == self.mean else 0.0
+        taken = worst - self.values[game.top_discard] + bonus
+        return take if taken > self.gain(worst) + 0.5 else draw
+
+    def _keep(
+        self, game: Game, seat: int, kinds: dict[str, Action], legal: tuple[Action, ...]
+    ) -> Action | None:
+        if game.pending:  # powers while holding: use them first
+            power = self._power(game, seat)
+            if power is not None:
+                return power
+        own = self._own(game, seat)
+        slot = _argmax(own)
+        held = game.held
+        if self.sets:
+            found = self._set(game, seat, legal)
+            if found is not None:
+                return found
+        if slot >= 0:
+            gain = (
+                own[slot] - self.values[held] + (self.know_bonus if own[slot] == self.mean else 0)
+            )
+            discard = 0.0
+            if game.phase == HOLDING and not self.holding:
+                discard = sum(self._power_worth(game, seat, p) for p in self.powers[held])
+            if gain > discard or game.phase == TAKEN:
+                found = Action(seat, A.REPLACE, (slot,))
+                if found in legal:
+                    return found
+        return kinds.get(A.DISCARD)
+
+    def _set(self, game: Game, seat: int, legal: tuple[Action, ...]) -> Action | None:
+        """Replace known equal cards worth more than the held card, all at once."""
+        mask = game.known[seat] | game.public
+        by_rank: dict[str, list[int]] = {}
+        for slot, c in enumerate(game.hands[seat]):
+            if c >= 0 and (mask >> c) & 1:
+                by_rank.setdefault(self.ranks[c], []).append(slot)
+        held = self.values[game.held]
+        best: tuple[float, tuple[int, ...]] | None = None
+        hand = game.hands[seat]
+        for slots in by_rank.values():
+            if len(slots) >= 2:
+                gain = sum(self.values[hand[s]] for s in slots[:4]) - held
+                if gain > 0 and (best is None or gain > best[0]):
+                    best = (gain, tuple(slots[:4]))
+        if best is None:
+            return None
+        found = Action(seat, A.REPLACE, best[1])
+        return found if found in legal else None
+
+    def _power_worth(self, game: Game, seat: int, power: str) -> float:
+        final = game.caller >= 0
+        mask = game.known[seat] | game.public
+        if power == A.PEEK:
+            hidden = any(c >= 0 and not (mask >> c) & 1 for c in game.hands[seat])
+            return self.peek_value if hidden and not final else 0.0
+        if power == A.SPY:
+            return 0.0 if final else self.spy_value
+        swap = self._best_swap(game, seat)
+        return swap[0] if swap is not None else 0.0
+
+    def _best_swap(self, game: Game, seat: int) -> tuple[float, int, int, int] | None:
+        own = self._own(game, seat)
+        slot = _argmax(own)
+        if slot < 0:
+            return None
+        best: tuple[float, int, int, int] | None = None
+        relative_gain = 1.0 + 1.0 / (game.players - 1)
+        for o in range(game.players):
+            if o == seat:
+                continue
+            for ts, v in enumerate(self._theirs(game, seat, o)):
+                if v > NONE:
+                    gain = (own[slot] - v) * relative_gain
+                    if gain >= self.swap_min and (best is None or gain > best[0]):
+                        best = (gain, slot, o, ts)
+        return best
+
+    def _power(self, game: Game, seat: int) -> Action | None:
+        pending = game.pending
+        mask = game.known[seat] | game.public
+        final = game.caller >= 0
+        if A.SWAP in pending:
+            swap = self._best_swap(game, seat)
+            if swap is not None:
+                return Action(seat, A.SWAP, (swap[1],), swap[2], swap[3])
+        if final:
+            return None
+        if A.PEEK in pending:
+            for slot, c in enumerate(game.hands[seat]):
+                if c >= 0 and not (mask >> c) & 1:
+                    return Action(seat, A.PEEK, (slot,))
+        if A.SPY in pending:
+            for i in range(1, game.players):
+                o = (seat + i) % game.players
+                for ts, c in enumerate(game.hands[o]):
+                    if c >= 0 and not (mask >> c) & 1:
+                        return Action(seat, A.SPY, (ts,), o)
+        return None
+
+    def _call_worth(self, game: Game, seat: int) -> float:
+        """:func:`facedown.bots.calling.call_worth` in closed form: totals spread over fixed
+        quantiles instead of sampled deals."""
+        n = game.players
+        means: list[float] = []
+        sds: list[float] = []
+        gains: list[float] = []
+        for o in range(n):
+            est = self._own(game, seat) if o == seat else self._theirs(game, seat, o)
+            cards = [v for v in est if v > NONE]
+            hidden = sum(1 for v in cards if v == self.mean or v == self.mean - self.opp_bias)
+            means.append(sum(cards))
+            sds.append((hidden * self.var) ** 0.5)
+            gains.append(self.gain(max(cards)) if cards else 0.0)
+        # A quick refusal: far from the lowest total even in a good case, calling cannot pay.
+        best_other = min(means[o] - gains[o] for o in range(n) if o != seat)
+        if means[seat] - 1.2 * sds[seat] > best_other + 1.2 * max(sds) - self.call_bias:
+            return -1.0
+        h = self.horizon
+        rules = self.rules
+        now = later = 0.0
+        for k, _ in enumerate(_Z):
+            totals = [means[o] + _Z[(k + 3 * o) % 8] * sds[o] for o in range(n)]
+            called = [t - (gains[o] if o != seat else 0.0) for o, t in enumerate(totals)]
+            on = [t - h * gains[o] for o, t in enumerate(totals)]
+            now += relative(round_scores(rules, called, seat), seat)
+            later += relative(round_scores(rules, on, -1), seat)
+        return (later - now) / len(_Z) + self.call_bias
+
+
+def _argmax(values: list[float]) -> int:
+    best, slot = NONE, -1
+    for i, v in enumerate(values):
+        if v > best:
+            best, slot = v, i
+    return slot
+
+
+def play_out(game: Game, policy: PlayoutPolicy, max_actions: int = 4 * MAX_PLAYOUT_ACTIONS) -> bool:
+    """Play the round of ``game`` to its end with ``policy`` at every seat (no taps).
+
+    Returns False when the round did not end within ``max_actions``.
+    """
+    for n in range(max_actions):
+        if game.phase >= ROUND_OVER:
+            return True
+        game.apply(policy.action(game, game.turn, late=n >= MAX_PLAYOUT_ACTIONS))
+    return game.phase >= ROUND_OVER

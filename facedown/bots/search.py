@@ -1,0 +1,184 @@
+"""The `expert` level: determinized search over the deals consistent with what it knows.
+
+For a decision with several sensible options, the bot deals sampled games
+(:class:`~facedown.bots.determinize.Sampler`), and in each one plays every candidate action followed
+by a quick playout of the round (:class:`~facedown.bots.rollout.PlayoutPolicy`) at every seat.
+All candidates meet the same deals and the same playout randomness, so their differences are
+measured in pairs.  It keeps the `hard` choice unless another candidate scored better by a margin
+the samples make clear, and stops at its time budget (default 200 ms) or iteration budget.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from ..engine import Action
+from ..engine import actions as A
+from .base import SeatInfo
+from .calling import relative
+from .determinize import Sampler
+from .evaluate import Evaluator
+from .heuristic import HeuristicBot
+from .profiles import HARD, Profile
+from .rollout import PlayoutPolicy, play_out
+
+LOWER_OF_TWO = 2.3  # how much lower the lower of two 0-13 cards is than one card, on average
+
+
+class ExpertBot:
+    """A search player of one seat for one match."""
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        budget_ms: float = 200.0,
+        iterations: int | None = None,
+        max_candidates: int = 4,
+        confidence: float = 1.5,
+        min_worlds: int = 6,
+        opponent_knows: float = 0.6,
+        search_phases: tuple[str, ...] = ("turn_start", "holding", "taken", "powers", "turn_end"),
+        profile: Profile = HARD,
+    ) -> None:
+        if budget_ms <= 0 and iterations is None:
+            raise ValueError("expert needs a time budget or an iteration budget")
+        self.budget = budget_ms / 1000.0
+        self.iterations = iterations
+        self.max_candidates = max_candidates
+        self.confidence = confidence
+        self.min_worlds = min_worlds
+        self.opponent_knows = opponent_knows
+        self.search_phases = search_phases
+        self.base = HeuristicBot(profile, seed)
+        self.rng = random.Random(seed)
+        self._rules_json: dict[str, Any] | None = None
+        self.last_worlds = 0  # sampled deals behind the last decision (for tests and tuning)
+
+    def react(self, info: SeatInfo) -> Action | None:
+        return self.base.react(info)
+
+    def choose(self, info: SeatInfo) -> Action:
+        start = time.perf_counter()
+        self.last_worlds = 0
+        default = self.base.choose(info)
+        phase = info.view["phase"]
+        if len(info.legal) == 1 or phase not in self.search_phases or default.kind == A.TAP:
+            return default
+        candidates = self._candidates(info, default)
+        if len(candidates) < 2:
+            return default
+        best = self._search(info, candidates, start)
+        self.base.memory.last_action = best
+        return best
+
+    # ------------------------------------------------------------------ candidates
+    def _candidates(self, info: SeatInfo, default: Action) -> list[Action]:
+        """The default first, then the sensible alternatives (at most ``max_candidates``)."""
+        base = self.base
+        belief = base.belief(info)
+        ev = Evaluator(belief, info.rules, base.profile)
+        legal = set(info.legal)
+        seat = info.seat
+        scored: list[tuple[float, Action]] = []
+        mine = belief.mine()
+        held = belief.held
+        for kind in (A.DRAW, A.TAKE_DISCARD, A.CALL, A.END_TURN, A.SKIP, A.DISCARD):
+            action = Action(seat, kind)
+            if action in legal:
+                scored.append((0.0, action))
+        if held is not None:
+            x = belief.value(held)
+            for place in mine:
+                scored.append((belief.est(place) - x, Action(seat, A.REPLACE, (place[1],))))
+            for _, slots in ev.sets:
+                scored.append((1e3, Action(seat, A.REPLACE, slots)))
+        pending = info.view.get("powers") or []
+        if A.PEEK in pending:
+            unknown = belief.unknown_mine()
+            if unknown:
+                scored.append((1.0, Action(seat, A.PEEK, (unknown[0][1],))))
+        if A.SPY in pending:
+            for owner in belief.others:
+                hidden = [p for p in belief.theirs(owner) if not belief.is_known(p)]
+                if hidden:
+                    scored.append((0.5, Action(seat, A.SPY, (hidden[0][1],), owner)))
+        if A.SWAP in pending:
+            high = sorted(mine, key=belief.est, reverse=True)[:2]
+            for owner in belief.others:
+                places = belief.theirs(owner)
+                low = sorted(places, key=lambda p: (not belief.is_known(p), belief.est(p)))
+                picks = [p for p in low if belief.is_known(p)][:1]
+                picks += [p for p in low if not belief.is_known(p)][:1]
+                for own in high:
+                    for theirs in picks:
+                        gain = belief.est(own) - belief.est(theirs)
+                        scored.append((gain, Action(seat, A.SWAP, (own[1],), owner, theirs[1])))
+        scored.sort(key=lambda t: -t[0])
+        out = [default]
+        for _, action in scored:
+            if len(out) >= self.max_candidates:
+                break
+            if action in legal and action not in out:
+                out.append(action)
+        return out
+
+    # ------------------------------------------------------------------ search
+    def _search(self, info: SeatInfo, candidates: list[Action], start: float) -> Action:
+        if self._rules_json is None:
+            self._rules_json = info.rules.to_json()
+        bias = self.base.profile.opponent_bias(self.base.turns)
+        sampler = Sampler(
+            info,
+            self.base.memory,
+            self._rules_json,
+            opponent_knows=self.opponent_knows,
+            keep_low=min(1.0, bias / LOWER_OF_TWO),
+        )
+        seat = info.seat
+        n = len(candidates)
+        sums = [0.0] * n
+        diffs = [0.0] * n  # paired against the default: sum of differences and of squares
+        squares = [0.0] * n
+        deadline = start + self.budget if self.budget > 0 else math.inf
+        worlds = 0
+        policy: PlayoutPolicy | None = None
+        while (self.iterations is None or worlds < self.iterations) and (
+            time.perf_counter() < deadline
+        ):
+            game = sampler.sample(self.rng)
+            if policy is None:
+                policy = PlayoutPolicy(game, opp_bias=bias)
+            playout_seed = self.rng.getrandbits(30)
+            outcome: list[float] = []
+            for action in candidates:
+                if time.perf_counter() >= deadline:
+                    break  # out of time: this deal is left unfinished and uncounted
+                trial = game.clone()
+                trial.seed = playout_seed  # the same reshuffles for every candidate
+                trial.apply(action)
+                finished = play_out(trial, policy)
+                outcome.append(relative(trial.history[-1].round_scores, seat) if finished else 0.0)
+            if len(outcome) < n:
+                break
+            worlds += 1
+            for i, value in enumerate(outcome):
+                sums[i] += value
+                d = value - outcome[0]
+                diffs[i] += d
+                squares[i] += d * d
+        self.last_worlds = worlds
+        self._means = [x / max(1, worlds) for x in sums]
+        best = 0
+        for i in range(1, n):
+            if worlds < max(2, self.min_worlds):
+                break
+            mean = diffs[i] / worlds
+            var = max(0.0, squares[i] / worlds - mean * mean)
+            margin = self.confidence * math.sqrt(var / worlds)
+            if mean < -margin and sums[i] < sums[best]:
+                best = i
+        return candidates[best]

@@ -1,0 +1,92 @@
+"""The expert level: its budget, its fallback, and the deals it samples."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from facedown.bots import ExpertBot, seat_info
+from facedown.bots.determinize import Sampler
+from facedown.bots.heuristic import HeuristicBot
+from facedown.bots.memory import parse_place
+from facedown.engine import PRESETS, Game, view
+
+from .tables import RULESETS, random_states
+
+PUBLIC = ("players", "round", "phase", "to_act", "hands", "top_discard", "discard_size",
+          "draw_size", "caller", "final_turns_left", "totals", "peeked")  # fmt: skip
+
+
+def decision_states(preset: str, count: int) -> list[Game]:
+    """States where the seat to act has a real choice."""
+    out = []
+    for game in random_states(PRESETS[preset], 2, seed=3, count=400):
+        seat = game.to_act
+        if seat is not None and len(game.legal_actions(seat)) > 1:
+            out.append(game)
+        if len(out) == count:
+            break
+    return out
+
+
+def test_expert_keeps_to_its_time_budget() -> None:
+    # A deal left unfinished at the deadline is dropped: a decision overruns its budget by at
+    # most one playout (generous slack: the test machine may be busy).
+    budget = 0.03
+    for preset in ("cabo", "boyo"):
+        for i, game in enumerate(decision_states(preset, 8)):
+            bot = ExpertBot(seed=i, budget_ms=budget * 1000)
+            seat = game.to_act
+            assert seat is not None
+            start = time.perf_counter()
+            bot.choose(seat_info(game, seat))
+            assert time.perf_counter() - start < budget + 0.15
+
+
+def test_expert_keeps_to_its_iteration_budget() -> None:
+    searched = 0
+    for i, game in enumerate(decision_states("cabo", 10)):
+        bot = ExpertBot(seed=i, budget_ms=0, iterations=5)
+        seat = game.to_act
+        assert seat is not None
+        action = bot.choose(seat_info(game, seat))
+        assert action in game.legal_actions(seat)
+        assert bot.last_worlds in (0, 5)  # 0: a single sensible option, nothing to search
+        searched += bot.last_worlds == 5
+    assert searched >= 3
+
+
+def test_expert_plays_hard_when_there_is_one_legal_action() -> None:
+    for game in random_states(PRESETS["cabo"], 2, seed=4, count=200):
+        seat = game.to_act
+        if seat is None or len(game.legal_actions(seat)) != 1:
+            continue
+        bot = ExpertBot(seed=1, budget_ms=0, iterations=50)
+        assert bot.choose(seat_info(game, seat)) == game.legal_actions(seat)[0]
+        assert bot.last_worlds == 0
+
+
+@pytest.mark.parametrize("name", sorted(RULESETS))
+def test_sampled_deals_agree_with_what_the_seat_knows(name: str) -> None:
+    rules = RULESETS[name]
+    rng = random.Random(1)
+    for game in random_states(rules, 3, seed=8, count=80):
+        seat = game.to_act
+        if seat is None:
+            continue
+        info = seat_info(game, seat)
+        bot = HeuristicBot(seed=1)
+        bot.memory.observe(info)
+        sampled = Sampler(info, bot.memory, rules.to_json(), keep_low=0.5).sample(rng)
+        mine, theirs = view(game, seat), view(sampled, seat)
+        for key in PUBLIC:
+            assert mine[key] == theirs[key], key
+        assert mine.get("held") == theirs.get("held")
+        assert mine.get("powers") == theirs.get("powers")
+        names = rules.deck_cards.names
+        for place, name_ in info.knowledge.items():
+            owner, slot = parse_place(place)
+            assert names[sampled.hands[owner][slot]] == name_
+        assert sampled.legal_actions(seat) == game.legal_actions(seat)

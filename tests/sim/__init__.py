@@ -1,0 +1,1 @@
+"""Tournaments and the third-party bot protocol."""

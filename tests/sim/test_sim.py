@@ -1,0 +1,192 @@
+"""Tournaments: reproducible from the seed, rotating seats, shared wins, intervals, files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from facedown.cli import main
+from facedown.sim import (
+    CSV_FIELDS,
+    GameResult,
+    ProgressBar,
+    SeatResult,
+    SimConfig,
+    SimError,
+    run,
+    standings,
+    wilson,
+    write_results,
+)
+
+FIRST = "tests.sim.sample_bots:FirstLegal"
+
+
+def config(**changes: object) -> SimConfig:
+    base: dict[str, object] = {
+        "preset": "cabo",
+        "players": 3,
+        "bots": ("random", FIRST),
+        "games": 9,
+        "seed": 5,
+    }
+    base.update(changes)
+    return SimConfig(**base)  # type: ignore[arg-type]
+
+
+def test_same_results_on_one_or_two_processes() -> None:
+    # Each game's deal and bot seeds come from (seed, game index) alone.
+    one = run(config(games=14), jobs=1)
+    two = run(config(games=14), jobs=2)
+    assert one == two
+    assert [g.game for g in two] == list(range(14))
+
+
+def test_another_seed_plays_other_games() -> None:
+    assert [g.seed for g in run(config(seed=1))] != [g.seed for g in run(config(seed=2))]
+
+
+def test_seats_rotate_between_games() -> None:
+    # In game i the k-th listed bot sits at seat (k - i) mod players.
+    results = run(config(bots=("random", FIRST, "tests.sim.sample_bots:Seedless"), games=6))
+    for game in results:
+        for seat in game.seats:
+            assert seat.seat == (seat.lineup - game.game) % 3
+    firsts = {g.seats[0].bot for g in results}
+    assert len(firsts) == 3
+
+
+def test_fewer_bots_than_seats_repeat_in_order() -> None:
+    assert config(players=4, bots=("random", FIRST)).lineup() == ("random", FIRST, "random", FIRST)
+    with pytest.raises(SimError, match="3 bots listed for 2 seats"):
+        config(players=2, bots=("random", "random", "random")).lineup()
+
+
+def test_match_results_are_consistent() -> None:
+    for game in run(config(games=6)):
+        shares = [s.share for s in game.seats]
+        assert sum(shares) == pytest.approx(1.0)
+        totals = [s.total for s in game.seats]
+        assert set(game.winners) == {s for s in range(3) if totals[s] == min(totals)}
+        assert all(s.rounds == game.rounds >= 1 for s in game.seats)
+
+
+def test_round_unit_plays_one_round_and_the_lowest_score_wins() -> None:
+    for game in run(config(unit="round", games=8)):
+        assert game.rounds == 1
+        scores = [s.total for s in game.seats]
+        assert game.winners == tuple(s for s in range(3) if scores[s] == min(scores))
+        assert all(s.total == s.round_score_sum for s in game.seats)
+
+
+def test_every_preset_runs() -> None:
+    for preset in ("boyo", "cabo", "kivo", "kaboom"):
+        results = run(config(preset=preset, games=2, unit="round"))
+        assert len(results) == 2
+
+
+def test_ruleset_options_apply() -> None:
+    results = run(config(options={"rounds": 1, "score_limit": None}, games=4))
+    assert all(g.rounds == 1 for g in results)
+
+
+def test_wilson_interval() -> None:
+    # Wilson (1927): 50 of 100 gives 40.4% to 59.6%; it never leaves [0, 1].
+    low, high = wilson(50, 100)
+    assert (round(low, 4), round(high, 4)) == (0.4038, 0.5962)
+    assert wilson(0, 10) == (0.0, pytest.approx(0.2775, abs=1e-4))
+    assert wilson(10, 10) == (pytest.approx(0.7225, abs=1e-4), 1.0)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def _seat(seat: int, bot: str, share: float, *, score: int = 10, calls: int = 0) -> SeatResult:
+    return SeatResult(seat, bot, seat, score, share, 2, score, calls, score + 1, 0)
+
+
+def test_standings_count_a_shared_win_as_one_over_k() -> None:
+    games = [
+        GameResult(0, 1, 2, (0, 1), (_seat(0, "a", 0.5), _seat(1, "b", 0.5, calls=1))),
+        GameResult(1, 2, 2, (0,), (_seat(0, "a", 1.0, score=4), _seat(1, "b", 0.0, calls=2))),
+    ]
+    a, b = standings(games)
+    assert (a.bot, a.games, a.wins, a.win_rate) == ("a", 2, 1.5, 0.75)
+    assert (a.ci_low, a.ci_high) == wilson(1.5, 2)
+    assert b.win_rate == 0.25
+    assert a.mean_round_score == (10 + 4) / 4  # score sums over rounds played
+    assert b.calls_per_round == 3 / 4
+    assert a.mean_hand_total == (11 + 5) / 4
+
+
+def test_csv_has_a_row_per_game_and_seat(tmp_path: Path) -> None:
+    cfg = config(games=4)
+    results = run(cfg)
+    path = tmp_path / "results.csv"
+    write_results(path, cfg, results)
+    with path.open(encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert tuple(rows[0]) == CSV_FIELDS
+    assert len(rows) == 4 * 3
+    assert [int(r["game"]) for r in rows[:3]] == [0, 0, 0]
+    assert sum(float(r["win_share"]) for r in rows if r["game"] == "1") == pytest.approx(1.0)
+
+
+def test_json_holds_config_standings_and_games(tmp_path: Path) -> None:
+    cfg = config(games=4)
+    results = run(cfg)
+    path = tmp_path / "results.json"
+    write_results(path, cfg, results)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["config"]["bots"] == ["random", FIRST]
+    assert [s["bot"] for s in data["standings"]] == ["random", FIRST]
+    assert len(data["games"]) == 4
+    assert data["games"][0]["seats"][0].keys() >= {"seat", "bot", "total", "share", "faults"}
+
+
+def test_results_file_needs_a_known_extension(tmp_path: Path) -> None:
+    with pytest.raises(SimError, match=r"\.csv or \.json"):
+        write_results(tmp_path / "out.txt", config(), [])
+
+
+def test_bad_tournaments_are_refused_before_play() -> None:
+    with pytest.raises(SimError, match="unknown bot 'grandmaster'"):
+        run(config(bots=("grandmaster",)))
+    with pytest.raises(SimError, match="seats 2 to 8"):
+        run(config(players=9))
+    with pytest.raises(SimError, match="no program"):
+        run(config(bots=("cmd:/no/such/program",)))
+
+
+def test_progress_bar_draws_in_place() -> None:
+    out = io.StringIO()
+    bar = ProgressBar(4, out, width=8)
+    for done in range(1, 5):
+        bar(done)
+    text = out.getvalue()
+    assert text.startswith("\r[##......] 1/4") and "[########] 4/4 100%" in text
+    assert text.endswith("\n")
+
+
+def test_cli_prints_standings_and_writes_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    argv = ["sim", "--preset", "kivo", "--players", "2", "--bots", f"random,{FIRST}"]
+    code = main([*argv, "--games", "4", "--seed", "3", "--out", str(out), "--quiet"])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "kivo, 2 players, 4 matches (seed 3)" in printed
+    assert "95% CI" in printed and FIRST in printed
+    assert len(json.loads(out.read_text(encoding="utf-8"))["games"]) == 4
+
+
+def test_cli_reports_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "--bots", "nobody", "--games", "1"]) == 2
+    assert "unknown bot 'nobody'" in capsys.readouterr().err
+    assert main(["sim", "--options", "{bad", "--games", "1"]) == 2
+    assert "--options is not JSON" in capsys.readouterr().err
+    assert main(["sim", "--options", '{"hand_size": 0}', "--games", "1"]) == 2
+    assert "hand_size" in capsys.readouterr().err
