@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..bots import Bot, seat_info
+from ..bots import Bot, Reactive, seat_info
 from ..engine import SPECTATOR, Action, ActionFormatError, Game, IllegalAction, Ruleset, view
 from ..engine.events import Event
 from ..engine.game import OPENING, ROUND_OVER, TURN_END, TURN_START
@@ -97,6 +97,7 @@ class Table:
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()  # wake-ups under way
         self._thinking = False  # a bot is choosing a move
+        self._reacted_seq = -1  # the seq at which bots were last asked about a TAP
         self.closed = False
 
     # ------------------------------------------------------------------ loading
@@ -445,7 +446,8 @@ class Table:
         waits = []
         now = self.clock()
         if game is not None and not game.is_match_over and self.record.status == "playing":
-            if not self._thinking and self._bot_turn(game) is not None:
+            bot_moves = not self._thinking and self._bot_turn(game) is not None
+            if bot_moves or self._reactors(game):
                 waits.append(self.config.bot_delay)
             if self.deadline is not None:
                 waits.append(self.deadline - now)
@@ -460,6 +462,16 @@ class Table:
     async def _wake_safely(self) -> None:
         with contextlib.suppress(TableError):
             await self._wake()
+
+    def _reactors(self, game: Game) -> list[int]:
+        """Bot-played seats to ask about an out-of-turn move now (at most once per seq)."""
+        if (
+            not game.rules.tap
+            or self._reacted_seq == self.seq
+            or not TURN_START <= game.phase <= TURN_END
+        ):
+            return []
+        return [s for s in self._automatic_seats() if s != game.turn and game.legal_actions(s)]
 
     def _automatic_seats(self) -> list[int]:
         """Seats a bot plays now: bot seats, and humans away past their grace period."""
@@ -486,6 +498,15 @@ class Table:
             if game is None or game.is_match_over or self.record.status != "playing":
                 self._schedule()
                 return
+            for other in self._reactors(game):
+                # Out-of-turn moves (TAP): each bot is asked once per change of the table.
+                self._reacted_seq = self.seq
+                reactor = self.bots.get(other) or self._standin(other)
+                if isinstance(reactor, Reactive):
+                    tap = reactor.react(seat_info(game, other))
+                    if tap is not None:
+                        await self._apply(game, tap, None, auto=True)
+                        return
             seat = None if self._thinking else self._bot_turn(game)
             if seat is None:
                 if self.deadline is not None and self.deadline <= now:

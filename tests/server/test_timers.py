@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from facedown.bots import make_bot
+from facedown.engine import Action, Game, Ruleset
 from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
-from facedown.server.table import Table, TableConfig
+from facedown.server.table import Table, TableConfig, match_seed
 from facedown.store import MemoryStore
 
 
@@ -106,4 +107,41 @@ async def test_an_absent_player_is_played_by_a_bot_after_the_grace_period() -> N
     assert any(s["bot_standin"] for i in infos for s in i["seats"] if s["seat"] == 1)
     await table.connected(1)  # Bob is back: the seat is his again
     assert 1 not in table.standins
+    await table.close()
+
+
+@pytest.mark.anyio
+async def test_bots_tap_out_of_turn_at_a_boyo_table() -> None:
+    # Bot seats take part in out-of-turn play: they are asked about a TAP after each change.
+    config = TableConfig(bot_delay=0.0, reveal_seconds=0.01)
+    store = MemoryStore()
+    lobby = Lobby(store, LocalHub(), make_bot, config)
+    table = await lobby.create(
+        "host",
+        "Ann",
+        "boyo",
+        {"rounds": 3},
+        4,
+        {"peek_seconds": 600, "turn_seconds": 600},
+        ["hard", "hard", "hard"],
+    )
+    await table.start("host")
+    await table.disconnected(0)  # the host leaves: a stand-in plays seat 0 too
+    table.away[0] = 0.0
+    for _ in range(600):
+        await asyncio.sleep(0.02)
+        if table.game is not None and table.game.is_match_over:
+            break
+    assert table.game is not None and table.game.is_match_over
+    # Replay the log to see whose turn it was at each TAP.
+    log = await store.log(table.record.id)
+    rules = Ruleset.from_json(table.record.rules)
+    game = Game(rules, 4, match_seed(table.record.seed, 1))
+    out_of_turn = 0
+    for entry in log[1:]:
+        action = Action.from_json(entry.payload["action"])
+        if action.kind == "tap" and action.player != game.turn:
+            out_of_turn += 1
+        game.apply(action)
+    assert out_of_turn > 0, "no bot tapped out of turn in three rounds of boyo"
     await table.close()
