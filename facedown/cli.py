@@ -171,11 +171,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print what actually happened")
     p.set_defaults(func=cmd_scenario)
 
-    p = sub.add_parser("play", help="play in the terminal against random players")
+    p = sub.add_parser("play", help="play in the terminal against bots")
     p.add_argument("--preset", default="cabo", choices=["boyo", "cabo", "kivo", "kaboom"])
     p.add_argument("--players", type=int, default=3)
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--bots", default="random", help="bot level of the other seats")
+    p.add_argument(
+        "--bots", default="medium", help="bot level of the other seats: random, easy, medium, hard"
+    )
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("serve", help="run the game server and web client")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from .bots import RandomBot, seat_info
+from .bots import make_bot, seat_info
 from .engine import Action, Game, IllegalAction, find_preset, view
 from .engine.events import Event
 from .engine.game import ROUND_OVER
@@ -85,7 +85,7 @@ def play(
     rules = find_preset(preset)
     seed = random.randrange(1 << 30) if seed is None else seed
     game = Game(rules, players, seed)
-    others = {s: RandomBot(seed + s) for s in range(1, players)}
+    others = {s: make_bot(bots, seed + s) for s in range(1, players)}
     write(f"Facedown: {preset}, {players} players, you are seat 0 (bots: {bots}; seed {seed}).")
     write("Type the number of an action, or q to quit.")
     while not game.is_match_over:
