@@ -209,6 +209,9 @@ class StateMessage(_Out):
     deadline: float | None
     now: float = Field(description="the server's clock when it sent this (unix time)")
     events: list[dict[str, Any]] | None = None
+    rounds: list[dict[str, Any]] | None = Field(
+        None, description="snapshots only: every round of the match so far (the scoreboard)"
+    )
 
 
 class Missed(_Out):

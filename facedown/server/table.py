@@ -342,6 +342,8 @@ class Table:
         }
         if events is not None:
             message["events"] = [e.to_json(game.deck, viewer) for e in events]
+        else:  # a snapshot also carries the match's scoreboard: every round so far
+            message["rounds"] = [r.to_json(game.deck) for r in game.history]
         return message
 
     def _publish(self, events: list[Event]) -> None:

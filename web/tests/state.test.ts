@@ -192,3 +192,33 @@ describe("reduce", () => {
     expect(Object.keys(s.rounds)).toEqual(["1", "2"]);
   });
 });
+
+describe("scoreboard and seats from the server", () => {
+  it("takes every round of the match from a snapshot (a reload keeps the scoreboard)", () => {
+    const r = (round: number) => ({
+      round,
+      hands: [[], [], []],
+      hand_totals: [1, 2, 3],
+      round_scores: [1, 2, 3],
+      totals: [round, 2 * round, 3 * round],
+      caller: null,
+      reasons: [[], [], []],
+    });
+    const snap: ServerMessage = {
+      type: "snapshot",
+      seq: 40,
+      view: view({ round: 3 }),
+      legal: [],
+      deadline: null,
+      rounds: [r(1), r(2)],
+    };
+    const s = reduce(initialState(), snap, 0);
+    expect(Object.keys(s.rounds).map(Number)).toEqual([1, 2]);
+  });
+
+  it("follows its seat when the host's removal of a seat renumbers the seats", () => {
+    let s = reduce(initialState(), { type: "welcome", v: 1, seat: 3, seq: 0 } as ServerMessage, 0);
+    s = reduce(s, { type: "table", seq: 0, seat: 2, table } as ServerMessage, 0);
+    expect(s.seat).toBe(2);
+  });
+});

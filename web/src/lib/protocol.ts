@@ -101,8 +101,16 @@ export interface TableInfo {
 
 export type ServerMessage =
   | { type: "welcome"; v: number; seat: number | null; seq: number }
-  | { type: "table"; seq: number; table: TableInfo }
-  | { type: "snapshot"; seq: number; view: View; legal: Action[]; deadline: number | null }
+  | { type: "table"; seq: number; seat?: number | null; table: TableInfo }
+  | {
+      type: "snapshot";
+      seq: number;
+      view: View;
+      legal: Action[];
+      deadline: number | null;
+      /** Every round of the match so far (snapshots only): the scoreboard after a reload. */
+      rounds?: RoundResult[];
+    }
   | {
       type: "event";
       seq: number;

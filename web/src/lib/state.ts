@@ -190,6 +190,8 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
     case "table":
       if (state.table && msg.table.match !== state.table.match) state.rounds = {};
       state.table = msg.table;
+      // Seats are renumbered when the host removes one: the server says which is ours now.
+      if (msg.seat !== undefined) state.seat = msg.seat;
       return state;
     case "missed":
       if (state.seq === null || msg.seq > state.seq) {
@@ -200,6 +202,9 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
       return state;
     case "snapshot":
       if (state.seq === null || msg.seq >= state.seq || state.view === null) {
+        if (msg.rounds) {
+          state.rounds = Object.fromEntries(msg.rounds.map((r) => [r.round, r]));
+        }
         takeView(state, msg, false, now);
       }
       return state;
