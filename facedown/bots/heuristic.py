@@ -31,6 +31,8 @@ class HeuristicBot:
         self.memory = Memory(profile.forget, self.rng)
         self.turns = 0  # own turns in this round
         self._last_phase = ""
+        self._tap_chance: tuple[object, ...] = ()
+        self._tap_seen = True
 
     # ------------------------------------------------------------------ the Bot protocol
     def choose(self, info: SeatInfo) -> Action:
@@ -104,9 +106,14 @@ class HeuristicBot:
             value = belief.value(name)
             if value > 0 and (best is None or value > best[0]):
                 best = (value, place[1])
-        if best is None or self.rng.random() < self.profile.tap_miss:
+        if best is None:
             return None
-        return taps[best[1]]
+        # One chance per discard: a player who overlooked it does not notice it later.
+        chance = (belief.top, info.view["discard_size"], info.view["round"])
+        if chance != self._tap_chance:
+            self._tap_chance = chance
+            self._tap_seen = self.rng.random() >= self.profile.tap_miss
+        return taps[best[1]] if self._tap_seen else None
 
     def _call(self, info: SeatInfo, belief: Belief, ev: Evaluator) -> Action | None:
         call = _first(info.legal, A.CALL)

@@ -44,7 +44,7 @@ class Profile:
     """Smallest worth for which a swap is made."""
     horizon: float = 2.0
     """Turns the round is expected to go on when the bot does not call."""
-    call_bias: float = 0.0
+    call_bias: float = 1.0
     """Added to the worth of calling: above 0 calls earlier, below 0 later."""
     samples: int = 64
     """Sampled deals behind the call decision."""

@@ -14,8 +14,9 @@ from ..engine import Action, Game
 from ..engine import actions as A
 from ..engine.game import HOLDING, POWERS, ROUND_OVER, TAKEN, TURN_END, TURN_START
 from .calling import relative, round_scores
+from .profiles import HARD, Profile
 
-MAX_PLAYOUT_ACTIONS = 600  # after about this many actions every seat calls when it can
+MAX_PLAYOUT_ACTIONS = 150  # after this many actions every seat calls when it can
 NONE = -1e9  # the worth of an empty slot: never the one to replace
 # Standard normal quantiles standing in for random draws of a hand total (deterministic).
 _Z = (-1.53, -0.89, -0.49, -0.16, 0.16, 0.49, 0.89, 1.53)
@@ -24,18 +25,10 @@ _Z = (-1.53, -0.89, -0.49, -0.16, 0.16, 0.49, 0.89, 1.53)
 class PlayoutPolicy:
     """The rollout player of every seat of a sampled game."""
 
-    def __init__(
-        self,
-        game: Game,
-        *,
-        peek_value: float = 2.0,
-        spy_value: float = 1.0,
-        know_bonus: float = 0.5,
-        opp_bias: float = 0.5,
-        swap_min: float = 1.0,
-        horizon: float = 2.0,
-        call_bias: float = -1.0,
-    ) -> None:
+    def __init__(self, game: Game, profile: Profile = HARD, turns: int = 0) -> None:
+        """A player for the playouts of ``game``, with the worths of ``profile``; the round
+        has gone ``turns`` turns (players keep low cards: the longer, the lower the unknown
+        cards of the others)."""
         values = game.deck.values
         self.values = values
         self.mean = sum(values) / len(values)
@@ -43,16 +36,25 @@ class PlayoutPolicy:
         self.powers = game.deck.powers
         self.rules = game.rules
         self.holding = game.rules.power_timing == "holding"
-        self.peek_value = peek_value
-        self.spy_value = spy_value
-        self.know_bonus = know_bonus
-        self.opp_bias = opp_bias
-        self.swap_min = swap_min
-        self.horizon = horizon
-        self.call_bias = call_bias
+        self.profile = profile
+        self.peek_value = profile.peek_value
+        self.spy_value = profile.spy_value
+        self.know_bonus = profile.know_bonus
+        self.swap_min = profile.swap_min
+        self.horizon = profile.horizon
+        self.call_bias = profile.call_bias
+        self.start_turns = turns
+        self.guess = self.mean  # an opponent's unknown card: set by :meth:`at_action`
+        self._turn_actions = 2.5 * game.players  # actions in a turn of every seat, roughly
+        self.at_action(0)
         self.ranks = game.deck.ranks
         self.sets = game.rules.set_replace
         self._gain: dict[float, float] = {}
+
+    def at_action(self, n: int) -> None:
+        """The playout is ``n`` actions old: estimate the others' unknown cards for that time."""
+        turns = self.start_turns + int(n / self._turn_actions)
+        self.guess = self.mean - self.profile.opponent_bias(turns)
 
     # ------------------------------------------------------------------ estimates
     def gain(self, worst: float) -> float:
@@ -73,7 +75,7 @@ class PlayoutPolicy:
 
     def _theirs(self, game: Game, seat: int, owner: int) -> list[float]:
         mask = game.known[seat] | game.public
-        values, guess = self.values, self.mean - self.opp_bias
+        values, guess = self.values, self.guess
         return [
             (values[c] if (mask >> c) & 1 else guess) if c >= 0 else NONE for c in game.hands[owner]
         ]
@@ -223,13 +225,13 @@ class PlayoutPolicy:
         for o in range(n):
             est = self._own(game, seat) if o == seat else self._theirs(game, seat, o)
             cards = [v for v in est if v > NONE]
-            hidden = sum(1 for v in cards if v == self.mean or v == self.mean - self.opp_bias)
+            hidden = sum(1 for v in cards if v == self.mean or v == self.guess)
             means.append(sum(cards))
             sds.append((hidden * self.var) ** 0.5)
             gains.append(self.gain(max(cards)) if cards else 0.0)
         # A quick refusal: far from the lowest total even in a good case, calling cannot pay.
         best_other = min(means[o] - gains[o] for o in range(n) if o != seat)
-        if means[seat] - 1.2 * sds[seat] > best_other + 1.2 * max(sds) - self.call_bias:
+        if means[seat] - 1.2 * sds[seat] > best_other + 1.2 * max(sds) + self.call_bias:
             return -1.0
         h = self.horizon
         rules = self.rules
@@ -259,5 +261,7 @@ def play_out(game: Game, policy: PlayoutPolicy, max_actions: int = 4 * MAX_PLAYO
     for n in range(max_actions):
         if game.phase >= ROUND_OVER:
             return True
+        if n % 8 == 0:
+            policy.at_action(n)
         game.apply(policy.action(game, game.turn, late=n >= MAX_PLAYOUT_ACTIONS))
     return game.phase >= ROUND_OVER

@@ -151,7 +151,7 @@ class ExpertBot:
         ):
             game = sampler.sample(self.rng)
             if policy is None:
-                policy = PlayoutPolicy(game, opp_bias=bias)
+                policy = PlayoutPolicy(game, self.base.profile, self.base.turns)
             playout_seed = self.rng.getrandbits(30)
             outcome: list[float] = []
             for action in candidates:
