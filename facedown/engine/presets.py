@@ -23,6 +23,23 @@ _ZERO_TO_THIRTEEN_POWERS = {
     "12": ["swap"],
 }
 
+
+def _table_game(**fields: Any) -> Ruleset:
+    """The table games on the 0-13 deck (cabo, kivo, kaboom) share how a turn goes: powers by
+    discarding the drawn card, turns that end by themselves, a call instead of a turn, no TAP."""
+    return Ruleset(
+        deck="zero_to_thirteen",
+        values=dict(_FACE_VALUE),
+        powers={rank: list(powers) for rank, powers in _ZERO_TO_THIRTEEN_POWERS.items()},
+        power_timing="discard",
+        explicit_end_turn=False,
+        call_at_turn_start=True,
+        call_after_action=False,
+        tap=False,
+        **fields,
+    )
+
+
 BOYO = Ruleset(
     name="boyo",
     call_name="BOYO",
@@ -71,17 +88,9 @@ BOYO = Ruleset(
     first_player="rotate",
 )
 
-CABO = Ruleset(
+CABO = _table_game(
     name="cabo",
     call_name="Cabo",
-    deck="zero_to_thirteen",
-    values=dict(_FACE_VALUE),
-    powers=dict(_ZERO_TO_THIRTEEN_POWERS),
-    power_timing="discard",
-    explicit_end_turn=False,
-    call_at_turn_start=True,
-    call_after_action=False,
-    tap=False,
     set_replace=True,
     failed_set="discard_taken",
     undo_take_discard=False,
@@ -99,17 +108,9 @@ CABO = Ruleset(
     first_player="round_winner",
 )
 
-KIVO = Ruleset(
+KIVO = _table_game(
     name="kivo",
     call_name="Kivo",
-    deck="zero_to_thirteen",
-    values=dict(_FACE_VALUE),
-    powers=dict(_ZERO_TO_THIRTEEN_POWERS),
-    power_timing="discard",
-    explicit_end_turn=False,
-    call_at_turn_start=True,
-    call_after_action=False,
-    tap=False,
     set_replace=False,
     undo_take_discard=True,
     lowest_scores_zero=False,
@@ -125,17 +126,9 @@ KIVO = Ruleset(
     first_player="rotate",
 )
 
-KABOOM = Ruleset(
+KABOOM = _table_game(
     name="kaboom",
     call_name="KABOOM",
-    deck="zero_to_thirteen",
-    values=dict(_FACE_VALUE),
-    powers=dict(_ZERO_TO_THIRTEEN_POWERS),
-    power_timing="discard",
-    explicit_end_turn=False,
-    call_at_turn_start=True,
-    call_after_action=False,
-    tap=False,
     set_replace=True,
     failed_set="keep_taken",
     undo_take_discard=False,
