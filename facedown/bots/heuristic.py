@@ -36,7 +36,7 @@ class HeuristicBot:
 
     # ------------------------------------------------------------------ the Bot protocol
     def choose(self, info: SeatInfo) -> Action:
-        self.memory.observe(info)
+        self._observe(info)
         action = self._decide(info) if len(info.legal) > 1 else info.legal[0]
         self.memory.last_action = action
         self._last_phase = info.view["phase"]
@@ -46,10 +46,16 @@ class HeuristicBot:
         """Out of turn: TAP a card the bot remembers to match the top discard, or wait."""
         if not any(a.kind == A.TAP for a in info.legal):
             return None
-        self.memory.observe(info)
+        self._observe(info)
         return self._tap(info, self.belief(info))
 
     # ------------------------------------------------------------------ thinking
+    def _observe(self, info: SeatInfo) -> None:
+        if info.view["round"] != self.memory.round:  # a new round: count turns afresh
+            self.turns = 0
+            self._last_phase = ""
+        self.memory.observe(info)
+
     def belief(self, info: SeatInfo) -> Belief:
         p = self.profile
         return Belief(
@@ -72,7 +78,8 @@ class HeuristicBot:
             return legal[0]
         if phase in ("round_over", "match_over"):
             return _first(legal, A.NEXT_ROUND) or legal[0]
-        if phase == "turn_start" and self._last_phase != "taken":  # "taken": undone, same turn
+        # A new turn, unless we come back to its start: after a TAP, or an undone take.
+        if phase == "turn_start" and self._last_phase not in ("turn_start", "taken"):
             self.turns += 1
             self.memory.forget_some()
         belief = self.belief(info)

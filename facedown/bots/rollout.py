@@ -265,3 +265,34 @@ def play_out(game: Game, policy: PlayoutPolicy, max_actions: int = 4 * MAX_PLAYO
             policy.at_action(n)
         game.apply(policy.action(game, game.turn, late=n >= MAX_PLAYOUT_ACTIONS))
     return game.phase >= ROUND_OVER
+
+
+def play_turns(game: Game, policy: PlayoutPolicy, seat: int, turns: int) -> None:
+    """Play on until ``seat`` is to begin its ``turns``-th turn from now, or the round ends."""
+    started = 0
+    was_start = game.phase == TURN_START and game.turn == seat
+    for n in range(4 * MAX_PLAYOUT_ACTIONS):
+        if game.phase >= ROUND_OVER:
+            return
+        at_start = game.phase == TURN_START and game.turn == seat
+        if at_start and not was_start:
+            started += 1
+            if started >= turns:
+                return
+        was_start = at_start
+        if n % 8 == 0:
+            policy.at_action(n)
+        game.apply(policy.action(game, game.turn, late=n >= MAX_PLAYOUT_ACTIONS))
+
+
+def playout_score(game: Game, policy: PlayoutPolicy, seat: int, horizon: int | None) -> float:
+    """How the sampled ``game`` turns out for ``seat`` (lower is better): its round score minus
+    the others' mean at the end of the round; with a ``horizon`` of turns, the same of the hand
+    totals then if the round goes on."""
+    if horizon is None:
+        finished = play_out(game, policy)
+        return relative(game.history[-1].round_scores, seat) if finished else 0.0
+    play_turns(game, policy, seat, horizon)
+    if game.phase >= ROUND_OVER:
+        return relative(game.history[-1].round_scores, seat)
+    return relative([game.hand_total(p) for p in range(game.players)], seat)

@@ -117,3 +117,19 @@ def test_hard_remembers_everything_easy_forgets_more_than_medium() -> None:
     assert hard == pytest.approx(1.0)
     assert easy < medium < hard
     assert easy < 0.9
+
+
+def test_turns_and_memory_start_afresh_each_round() -> None:
+    game = Game(CABO, 2, 7)
+    bots = [make_bot("hard", 1), make_bot("hard", 2)]
+    for _ in range(2):
+        while game.phase < ROUND_OVER:
+            game.apply(next_action(game, bots))
+        game.apply(next_action(game, bots))  # next_round
+    while game.phase < ROUND_OVER and game.to_act is None:
+        game.apply(next_action(game, bots))  # the opening peeks
+    bot = bots[game.turn]
+    assert isinstance(bot, HeuristicBot)
+    bot.choose(seat_info(game, game.turn))
+    assert bot.turns == 1
+    assert bot.memory.round == 3
