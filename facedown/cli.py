@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -83,9 +84,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .server.settings import ServerSettings
 
     settings = ServerSettings(
-        data_dir=Path(args.data), database_url=args.database_url, public_url=args.public_url
+        data_dir=Path(args.data),
+        database_url=args.database_url,
+        public_url=args.public_url,
+        test_hooks=args.test_hooks,
     )
     app = create_app(settings)
+    if settings.test_hooks:
+        print("Facedown: test hooks are on: tables may be dealt as their creator says", flush=True)
     # Fewer, later cyclic-GC passes: a full pass over hundreds of live tables stalls every table
     # at once (latency tail); almost everything here is freed by reference counting anyway.
     gc.freeze()
@@ -115,6 +121,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         SimError,
         format_standings,
         run,
+        split_bots,
         standings,
         write_results,
     )
@@ -124,10 +131,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"error: --options is not JSON: {e}", file=sys.stderr)
         return 2
+    try:
+        bots = split_bots(args.bots)
+    except SimError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     config = SimConfig(
         preset=args.preset,
         players=args.players,
-        bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()),
+        bots=bots,
         games=args.games,
         seed=args.seed,
         unit=args.unit,
@@ -191,6 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", default="data", help="folder for the SQLite database and the key")
     p.add_argument("--database-url", default=None, help="e.g. postgresql+asyncpg://host/db")
     p.add_argument("--public-url", default="", help="base URL of the links handed out")
+    p.add_argument(
+        "--test-hooks",
+        action="store_true",
+        default=os.environ.get("FACEDOWN_TEST_HOOKS") == "1",
+        help="let POST /api/tables choose the seed and stack the deal (for tests only; "
+        "also FACEDOWN_TEST_HOOKS=1)",
+    )
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("sim", help="a bot tournament: win rates with 95% intervals")
@@ -200,7 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--bots",
         default="random",
         help="comma-separated bots, one per seat (repeated to fill the table): a level "
-        "(random, easy, medium, hard, expert), module:Class, or cmd:COMMAND",
+        "(random, easy, medium, hard, expert) with options in brackets if wanted, e.g. "
+        "'expert(budget_ms=20)', module:Class, or cmd:COMMAND",
     )
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--jobs", type=int, default=1, help="processes to play on")

@@ -93,6 +93,27 @@ class GameResult:
     seats: tuple[SeatResult, ...]
 
 
+def split_bots(text: str) -> tuple[str, ...]:
+    """The bot specs of a ``--bots`` list: split at the commas outside brackets, so that
+    ``expert(budget_ms=20, iterations=50),hard`` names two bots."""
+    specs: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for ch in text:
+        if ch == "," and depth == 0:
+            specs.append("".join(current))
+            current = []
+            continue
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            raise SimError(f"unbalanced ')' in the bot list {text!r}")
+        current.append(ch)
+    if depth:
+        raise SimError(f"unbalanced '(' in the bot list {text!r}")
+    specs.append("".join(current))
+    return tuple(s.strip() for s in specs if s.strip())
+
+
 def derive_seed(*parts: object) -> int:
     """A 32-bit seed from any parts, the same in every process and on every machine."""
     digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=4).digest()

@@ -2,7 +2,8 @@
 
 A tournament seat is filled by an *entrant*, named by a spec:
 
-- a level name (``random``, ``hard``, ...): :func:`level_bot`;
+- a level name (``random``, ``hard``, ...), with options in brackets if wanted
+  (``expert(budget_ms=20)``): :func:`level_bot`;
 - ``module:Class``: a class implementing :class:`~facedown.bots.base.Bot`, constructed once per
   game (with ``seed=`` when its ``__init__`` takes a ``seed``);
 - ``cmd:COMMAND``: a program started once per worker; it reads one JSON message a line on its
@@ -33,7 +34,7 @@ from typing import IO, Any, Protocol, runtime_checkable
 
 from ..engine import Action, ActionFormatError, Ruleset
 from ..engine.actions import OPENING_PEEK, REPLACE
-from .base import Bot, RandomBot, Reactive, SeatInfo
+from .base import Bot, Reactive, SeatInfo
 
 PROTOCOL_VERSION = 1
 DEFAULT_TIMEOUT = 5.0  # seconds a program may take over one decision
@@ -59,23 +60,55 @@ class Listener(Protocol):
 
 # ---------------------------------------------------------------------------------- levels
 def level_names() -> tuple[str, ...]:
-    """The bot levels that exist now (``facedown.bots.LEVELS``; ``random`` without it)."""
-    from .. import bots
+    """The bot levels (``facedown.bots.LEVELS``)."""
+    from .registry import LEVELS
 
-    levels = getattr(bots, "LEVELS", None)
-    return tuple(levels) if levels else ("random",)
+    return LEVELS
 
 
-def level_bot(level: str, seed: int | None = None) -> Bot:
-    """A bot of a named level, through ``facedown.bots.make_bot`` where it exists."""
-    from .. import bots
+def parse_level(spec: str) -> tuple[str, dict[str, Any]]:
+    """A level spec's name and options: ``hard`` or ``expert(budget_ms=20, horizon_turns=null)``.
 
-    make: Callable[..., Bot] | None = getattr(bots, "make_bot", None)
+    Each value is read as JSON (numbers, ``true``, ``false``, ``null``, quoted strings); a bare
+    word that is not JSON is taken as a string.
+    """
+    spec = spec.strip()
+    name, paren, rest = spec.partition("(")
+    name = name.strip()
+    options: dict[str, Any] = {}
+    if paren:
+        if not rest.endswith(")"):
+            raise BotError(f"bot {spec!r}: options must end with ')'")
+        body = rest[:-1].strip()
+        for item in body.split(",") if body else []:
+            key, eq, raw = item.partition("=")
+            key, raw = key.strip(), raw.strip()
+            if not eq or not key.isidentifier() or not raw:
+                raise BotError(f"bot {spec!r}: write each option as name=value, not {item!r}")
+            if key in options:
+                raise BotError(f"bot {spec!r}: option {key!r} given twice")
+            try:
+                options[key] = json.loads(raw)
+            except ValueError:
+                options[key] = raw
+    if name not in level_names():
+        raise BotError(
+            f"unknown bot {spec!r}: give a level ({', '.join(level_names())}), "
+            "module:Class or cmd:COMMAND"
+        )
+    return name, options
+
+
+def level_bot(level: str, seed: int | None = None, **options: Any) -> Bot:
+    """A bot of a named level (:func:`facedown.bots.make_bot`), with the level's ``options``."""
+    from .registry import make_bot
+
     if level not in level_names():
         raise BotError(f"unknown bot level {level!r}; levels are {', '.join(level_names())}")
-    if make is None:
-        return RandomBot(seed)
-    return make(level, seed=seed)
+    try:
+        return make_bot(level, seed=seed, **options)
+    except TypeError as e:  # an option the level does not have
+        raise BotError(f"bot {level!r}: {e}") from None
 
 
 # ---------------------------------------------------------------------------------- guard
@@ -160,15 +193,12 @@ class LevelEntrant:
     """A built-in level, a new bot for every game."""
 
     def __init__(self, spec: str) -> None:
-        if spec not in level_names():
-            raise BotError(
-                f"unknown bot {spec!r}: give a level ({', '.join(level_names())}), "
-                "module:Class or cmd:COMMAND"
-            )
         self.spec = spec
+        self.level, self.options = parse_level(spec)
+        level_bot(self.level, 0, **self.options)  # options the level lacks fail here, at once
 
     def new_bot(self, *, seat: int, players: int, rules: Ruleset, seed: int, game: int) -> Bot:
-        return level_bot(self.spec, seed)
+        return level_bot(self.level, seed, **self.options)
 
     def close(self) -> None:
         pass
@@ -249,7 +279,7 @@ def make_entrant(spec: str, timeout: float = DEFAULT_TIMEOUT) -> Entrant:
     spec = spec.strip()
     if spec.startswith("cmd:"):
         return CommandEntrant(spec, timeout)
-    if ":" in spec:
+    if ":" in spec and "(" not in spec:
         return ClassEntrant(spec)
     return LevelEntrant(spec)
 

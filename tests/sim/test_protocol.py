@@ -21,8 +21,10 @@ from facedown.bots.protocol import (
     ReactiveGuard,
     guard,
     make_entrant,
+    parse_level,
 )
-from facedown.engine import Action, Game, find_preset
+from facedown.bots.search import ExpertBot
+from facedown.engine import PRESETS, Action, Game, find_preset
 from facedown.sim import SimConfig, SimError, run, standings
 from tests.sim.sample_bots import Tapper
 
@@ -227,6 +229,11 @@ def test_a_reactive_class_bot_taps_and_hears_the_end() -> None:
         ("tests.sim.sample_bots:Missing", "has no 'Missing'"),
         ("tests.sim.sample_bots:NotABot", "no choose"),
         ("expertest", "unknown bot 'expertest'"),
+        ("expert(budget=3)", "unexpected keyword argument 'budget'"),
+        ("hard(noise)", "write each option as name=value"),
+        ("hard(noise=1, noise=2)", "option 'noise' given twice"),
+        ("hard(noise=1", "must end with"),
+        ("random(noise=1)", "the random level takes no options"),
     ],
 )
 def test_bad_specs_say_what_is_wrong(spec: str, message: str) -> None:
@@ -261,3 +268,22 @@ def test_guard_turns_a_bad_reply_into_a_random_legal_action() -> None:
     assert bot.choose(info) in info.legal
     assert (bot.faults, bot.notes) == (1, ["garbled"])
     assert not isinstance(guard(RandomBot(1), 0), ReactiveGuard)
+
+
+def test_level_options_are_read_as_json_values() -> None:
+    assert parse_level("hard") == ("hard", {})
+    assert parse_level(" expert( budget_ms=0, iterations=12, horizon_turns=null ) ") == (
+        "expert",
+        {"budget_ms": 0, "iterations": 12, "horizon_turns": None},
+    )
+    assert parse_level("medium(noise=0.5, track_pile=true)") == (
+        "medium",
+        {"noise": 0.5, "track_pile": True},
+    )
+
+
+def test_a_level_with_options_plays_with_them() -> None:
+    entrant = make_entrant("expert(budget_ms=0, iterations=3)")
+    bot = entrant.new_bot(seat=0, players=2, rules=PRESETS["cabo"], seed=1, game=0)
+    assert isinstance(bot, ExpertBot)
+    assert bot.iterations == 3 and bot.budget == 0

@@ -18,6 +18,7 @@ from facedown.sim import (
     SimConfig,
     SimError,
     run,
+    split_bots,
     standings,
     wilson,
     write_results,
@@ -190,3 +191,23 @@ def test_cli_reports_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--options is not JSON" in capsys.readouterr().err
     assert main(["sim", "--options", '{"hand_size": 0}', "--games", "1"]) == 2
     assert "hand_size" in capsys.readouterr().err
+
+
+def test_bot_lists_split_at_commas_outside_brackets() -> None:
+    assert split_bots("hard, expert(budget_ms=0, iterations=4),random") == (
+        "hard",
+        "expert(budget_ms=0, iterations=4)",
+        "random",
+    )
+    with pytest.raises(SimError, match="unbalanced"):
+        split_bots("hard(noise=1")
+    with pytest.raises(SimError, match="unbalanced"):
+        split_bots("hard)")
+
+
+def test_cli_passes_level_options(capsys: pytest.CaptureFixture[str]) -> None:
+    bots = "expert(budget_ms=0, iterations=2),hard(noise=0.5)"
+    argv = ["sim", "--players", "2", "--bots", bots, "--games", "2", "--unit", "round"]
+    assert main([*argv, "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "expert(budget_ms=0, iterations=2)" in printed and "hard(noise=0.5)" in printed

@@ -1,0 +1,159 @@
+"""The bot ladder: does each level beat the one below it, under every preset, at 2 and 4 seats?
+
+Each step of the ladder is a ``facedown sim`` tournament of single rounds between the upper level
+and the lower one: at 2 seats one of each, at 4 seats two of each in alternate seats (seats rotate
+from round to round, as ``facedown sim`` does).  A round's winners are the seats with the lowest
+round score; the upper level's *share* of a round is the part of the win its seats took (ties
+share).  The upper level beats the lower one when the 95% Wilson interval of its mean share lies
+above 50%, the share of two equal sides.
+
+    .venv/bin/python benchmarks/ladder.py --rounds 1000 --jobs 2 --markdown docs/ladder.md
+
+Every figure follows from ``--seed``: the expert runs on an iteration budget here (the number
+of sampled deals per decision), not a time budget, so that the ladder does not depend on the
+machine.  ``--expert`` changes its options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from facedown.sim import SimConfig, run, wilson
+
+PRESETS = ("boyo", "cabo", "kivo", "kaboom")
+STEPS = (("easy", "random"), ("medium", "easy"), ("hard", "medium"), ("expert", "hard"))
+EXPERT = "expert(budget_ms=0, iterations=24)"
+
+
+@dataclass(frozen=True)
+class Step:
+    preset: str
+    players: int
+    upper: str
+    lower: str
+    rounds: int
+    share: float  # the upper level's mean share of the rounds' wins
+    low: float
+    high: float
+    upper_score: float  # mean round score per seat
+    lower_score: float
+    seconds: float
+
+    @property
+    def holds(self) -> bool:
+        return self.low > 0.5
+
+
+def measure(
+    preset: str,
+    players: int,
+    upper: str,
+    lower: str,
+    rounds: int,
+    *,
+    seed: int,
+    jobs: int,
+    expert: str = EXPERT,
+) -> Step:
+    """Play one step of the ladder: ``rounds`` rounds of ``upper`` against ``lower``."""
+    spec = {"expert": expert}
+    up, down = spec.get(upper, upper), spec.get(lower, lower)
+    bots = (up, down) if players == 2 else (up, down, up, down)
+    config = SimConfig(preset, players, bots, rounds, seed=seed, unit="round")
+    start = time.perf_counter()
+    results = run(config, jobs=jobs)
+    seconds = time.perf_counter() - start
+    share = 0.0
+    scores = {up: 0, down: 0}
+    for game in results:
+        for seat in game.seats:
+            scores[seat.bot] += seat.total
+            if seat.bot == up:
+                share += seat.share
+    low, high = wilson(share, rounds)
+    per_side = rounds * players / 2
+    return Step(
+        preset,
+        players,
+        upper,
+        lower,
+        rounds,
+        share / rounds,
+        low,
+        high,
+        scores[up] / per_side,
+        scores[down] / per_side,
+        seconds,
+    )
+
+
+def row(step: Step) -> str:
+    verdict = "yes" if step.holds else "**no**"
+    return (
+        f"| {step.preset} | {step.players} | {step.upper} > {step.lower} | {step.rounds} | "
+        f"{step.share:.1%} | [{step.low:.1%}, {step.high:.1%}] | "
+        f"{step.upper_score:.2f} / {step.lower_score:.2f} | {verdict} |"
+    )
+
+
+HEADER = (
+    "| preset | players | step | rounds | upper's share of wins | 95% CI | "
+    "mean round score (upper / lower) | beats |\n"
+    "| --- | --- | --- | --- | --- | --- | --- | --- |"
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=1000, help="rounds per step")
+    parser.add_argument(
+        "--expert-rounds", type=int, default=None, help="rounds of the expert steps"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--presets", default=",".join(PRESETS))
+    parser.add_argument("--players", default="2,4")
+    parser.add_argument(
+        "--steps", default="easy,medium,hard,expert", help="the upper levels of the steps to run"
+    )
+    parser.add_argument("--expert", default=EXPERT, help="the expert's spec for the ladder")
+    parser.add_argument("--markdown", type=Path, default=None, help="write the table here too")
+    args = parser.parse_args(argv)
+    wanted = set(args.steps.split(","))
+    steps = []
+    print(HEADER, flush=True)
+    for preset in args.presets.split(","):
+        for players in (int(p) for p in args.players.split(",")):
+            for upper, lower in STEPS:
+                if upper not in wanted:
+                    continue
+                rounds = args.rounds
+                if upper == "expert" and args.expert_rounds:
+                    rounds = args.expert_rounds
+                step = measure(
+                    preset,
+                    players,
+                    upper,
+                    lower,
+                    rounds,
+                    seed=args.seed,
+                    jobs=args.jobs,
+                    expert=args.expert,
+                )
+                steps.append(step)
+                print(f"{row(step)}  <!-- {step.seconds:.0f} s -->", flush=True)
+    held = sum(s.holds for s in steps)
+    summary = f"{held} of {len(steps)} steps hold (expert: `{args.expert}`, seed {args.seed})."
+    print(summary)
+    if args.markdown:
+        table = "\n".join([HEADER, *(row(s) for s in steps)])
+        args.markdown.write_text(table + "\n\n" + summary + "\n", encoding="utf-8")
+    return 0 if held == len(steps) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
