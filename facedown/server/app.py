@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import FastAPI, Header, HTTPException, WebSocket
 from fastapi.responses import FileResponse, HTMLResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
@@ -40,6 +40,17 @@ def bot_for_seat(level: str, seed: int) -> Bot:
     return make_bot(level, seed)
 
 
+class StackedDealSpec(BaseModel):
+    """A stacked first deal, by card names (refused unless the server runs with test hooks)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    hands: list[list[str]] = Field(description="each seat's cards, slot by slot")
+    discard: str = Field(description="the first card of the discard pile")
+    draw: list[str] = Field(default_factory=list, description="the top of the draw pile, in order")
+    first: int | None = Field(None, ge=0, le=7, description="the seat that starts")
+
+
 class CreateTable(BaseModel):
     preset: str = Field("cabo", description="boyo, cabo, kivo or kaboom")
     options: dict[str, Any] = Field(default_factory=dict, description="ruleset fields to change")
@@ -48,6 +59,12 @@ class CreateTable(BaseModel):
     peek_seconds: float = Field(20, ge=3, le=600)
     turn_seconds: float = Field(60, ge=5, le=86400 * 3)
     bots: list[str] = Field(default_factory=list, description="bot levels for seats 1, 2, ...")
+    seed: int | None = Field(
+        None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
+    )
+    deal: StackedDealSpec | None = Field(
+        None, description="test hooks only: the first deal of the first match"
+    )
 
 
 class JoinTable(BaseModel):
@@ -112,6 +129,12 @@ def create_app(
 
     @app.post("/api/tables", response_model=Seated)
     async def create_table(body: CreateTable, authorization: str | None = Header(None)) -> Seated:
+        if (body.seed is not None or body.deal is not None) and not settings.test_hooks:
+            message = (
+                "seed and deal are test hooks: this server was not started with --test-hooks "
+                "(FACEDOWN_TEST_HOOKS=1)"
+            )
+            raise HTTPException(403, {"code": "test_hooks_off", "message": message})
         guest = guest_from(authorization)
         guest, token = tokens.issue(body.name, guest.player_id if guest else None)
         settings_ = {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}
@@ -124,6 +147,8 @@ def create_app(
                 body.seats,
                 settings_,
                 body.bots,
+                seed=body.seed,
+                deal=body.deal.model_dump() if body.deal is not None else None,
             )
         except TableError as e:
             raise HTTPException(400, {"code": e.code, "message": e.message}) from None

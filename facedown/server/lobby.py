@@ -13,6 +13,7 @@ from ..engine import make_ruleset
 from ..store.base import SeatRecord, Store, TableExists, TableRecord
 from .hub import Hub
 from .table import BotFactory, Table, TableConfig, TableError
+from .testhooks import DEAL, stacked_deal
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 CODE_LENGTH = 6
@@ -79,7 +80,12 @@ class Lobby:
         seats: int,
         settings: dict[str, Any],
         bots: list[str],
+        *,
+        seed: int | None = None,
+        deal: dict[str, Any] | None = None,
     ) -> Table:
+        """Open a table with the host in seat 0.  ``seed`` and ``deal`` are test hooks (the
+        app refuses them unless enabled): a chosen seed, a stacked first deal."""
         try:
             rules = make_ruleset(preset, options)
         except ValueError as e:
@@ -94,6 +100,12 @@ class Lobby:
                 "bad_seats",
                 f"{seats} players need {needed} cards; the deck has {len(rules.deck_cards)}",
             )
+        if deal is not None:
+            try:
+                stacked_deal(rules, seats, deal)
+            except ValueError as e:
+                raise TableError("bad_deal", str(e)) from None
+            settings = {**settings, DEAL: deal}
         now = self.clock()
         seat_records = [SeatRecord(0, "human", host_name, host_id)]
         for i in range(1, seats):
@@ -108,7 +120,7 @@ class Lobby:
                 code=new_code(),
                 preset=preset,
                 rules=rules.to_json(),
-                seed=secrets.randbits(48),
+                seed=secrets.randbits(48) if seed is None else seed,
                 host_id=host_id,
                 settings=settings,
                 status="lobby",

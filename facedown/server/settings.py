@@ -22,6 +22,8 @@ class ServerSettings:
     burst: float = 40.0  # ... and at once
     strikes: int = 20  # rate-limited messages before the connection is closed
     hello_timeout: float = 15.0
+    # Tables with a chosen seed or a stacked deal (server/testhooks.py): for tests, never in play.
+    test_hooks: bool = False
 
     def resolved_database_url(self) -> str:
         if self.database_url:

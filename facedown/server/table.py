@@ -22,6 +22,7 @@ from ..engine.game import OPENING, ROUND_OVER, TURN_END, TURN_START
 from ..store.base import LogEntry, SeatRecord, Store, TableRecord
 from .defaults import default_action
 from .hub import SPECTATORS, Hub
+from .testhooks import DEAL, new_match
 
 BotFactory = Callable[[str, int], Bot]
 
@@ -46,6 +47,7 @@ class TableConfig:
 
 
 DEFAULT_SETTINGS: dict[str, Any] = {"peek_seconds": 20, "turn_seconds": 60}
+PRIVATE_SETTINGS = frozenset({DEAL})  # settings that never leave the server (a stacked deal)
 
 
 # Moves whose meaning does not depend on what others did since: no stale-seq check for them.
@@ -130,9 +132,9 @@ class Table:
         if entry.kind == "start":
             self.match_no = int(payload["match"])
             self.action_ids.clear()
-            self.game = Game(
-                self.rules, int(payload["players"]), match_seed(self.record.seed, self.match_no)
-            )
+            # The start entry carries a stacked deal (test hooks) as it was dealt.
+            seed = match_seed(self.record.seed, self.match_no)
+            self.game = new_match(self.rules, int(payload["players"]), seed, payload.get(DEAL))
         elif entry.kind == "action":
             assert self.game is not None
             action = Action.from_json(payload["action"])
@@ -238,9 +240,16 @@ class Table:
 
     async def _start_match(self, match_no: int) -> None:
         players = len(self.record.seats)
-        game = Game(self.rules, players, match_seed(self.record.seed, match_no))
+        # A stacked deal (test hooks) deals the first round of the first match only.
+        deal = self.record.settings.get(DEAL) if match_no == 1 else None
+        try:
+            game = new_match(self.rules, players, match_seed(self.record.seed, match_no), deal)
+        except ValueError as e:  # the host removed a seat the stacked deal has a hand for
+            raise TableError("bad_deal", str(e)) from None
         deadline = self._deadline_for(game)
-        payload = {"match": match_no, "players": players, "deadline": deadline}
+        payload: dict[str, Any] = {"match": match_no, "players": players, "deadline": deadline}
+        if deal is not None:
+            payload[DEAL] = deal
         await self.store.append(
             self.record.id, LogEntry(self.seq + 1, "start", payload, self.clock())
         )
@@ -355,6 +364,10 @@ class Table:
             messages[audience] = self.render(seat, events)
         self.hub.publish(self.record.id, messages)
 
+    def public_settings(self) -> dict[str, Any]:
+        settings = {**DEFAULT_SETTINGS, **self.record.settings}
+        return {k: v for k, v in settings.items() if k not in PRIVATE_SETTINGS}
+
     def table_info(self) -> dict[str, Any]:
         """Public facts about the table: never the seed."""
         present = self.hub.present(self.record.id)
@@ -362,7 +375,7 @@ class Table:
             "code": self.record.code,
             "preset": self.record.preset,
             "status": self.record.status,
-            "settings": {**DEFAULT_SETTINGS, **self.record.settings},
+            "settings": self.public_settings(),
             "host_seat": self.host_seat(),
             "rules": self.record.rules,
             "match": self.match_no,

@@ -1,14 +1,21 @@
 """Whole rounds in real browsers: three players at a boyo table, a cabo round with a set,
-a reconnect in the middle of a turn, and the 360 px layout.
+a seat moved to another device, a reconnect in the middle of a turn, and the 360 px layout.
 
-The deals are random (a table's seed is secret), so each test plays by what the screen offers
-and loops, with a bound, until it has done what it is about: a power, a TAP, a call.
+Most deals are random (a table's seed is secret), so those tests play by what the screen offers
+and loop, with a bound, until they have done what they are about: a power, a TAP, a call.  The
+cabo round is stacked through the server's test hooks, so its set replacement succeeds.
+
+Cards fly between places (Svelte's crossfade).  The boyo round, the device move and the
+reconnect run with motion; the cabo round and the 360 px layout run with reduced motion, and
+check that no card moved then.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
@@ -19,8 +26,28 @@ WAIT = 20_000  # ms for anything the server or a bot has to do first
 NAMES = ("Ann", "Maya", "Sam")
 
 
-def new_page(browser: Browser, width: int = 1024, height: int = 900) -> tuple[BrowserContext, Page]:
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
+# Records every Web Animation longer than 0 ms (Svelte runs its transitions as Web Animations):
+# the test can tell whether cards flew.
+RECORD_FLIGHTS = """
+window.__flights = [];
+const animate = Element.prototype.animate;
+Element.prototype.animate = function (keyframes, options) {
+  const ms = typeof options === "number" ? options : (options && options.duration) || 0;
+  if (ms > 0) window.__flights.push({ ms, cls: this.getAttribute("class") || "" });
+  return animate.call(this, keyframes, options);
+};
+"""
+
+
+def new_page(
+    browser: Browser, width: int = 1024, height: int = 900, *, reduced_motion: bool = False
+) -> tuple[BrowserContext, Page]:
+    context = browser.new_context(
+        viewport={"width": width, "height": height},
+        locale="en-US",
+        reduced_motion="reduce" if reduced_motion else "no-preference",
+    )
+    context.add_init_script(RECORD_FLIGHTS)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -32,6 +59,12 @@ def new_page(browser: Browser, width: int = 1024, height: int = 900) -> tuple[Br
 def no_js_errors(*pages: Page) -> None:
     for page in pages:
         assert getattr(page, "js_errors", []) == []
+
+
+def flights(page: Page) -> list[dict[str, Any]]:
+    """The card flights (animations of flying cards) this page has run so far."""
+    found: list[dict[str, Any]] = page.evaluate("window.__flights")
+    return [f for f in found if "flyer" in f["cls"] or "held" in f["cls"] or "ghost" in f["cls"]]
 
 
 def face(page: Page, seat: int, slot: int) -> str:
@@ -178,28 +211,65 @@ def test_boyo_round_three_players(browser: Browser, server: RunningServer, shots
     expect(host.get_by_test_id("act-rematch")).to_be_visible()
     expect(second.get_by_test_id("act-rematch")).to_have_count(0)
     shots.take(host, "reveal")
+    # With motion on, cards flew: drawn cards from the pile, discards onto it, the swap.
+    for p in pages:
+        assert flights(p), "no card flew"
     no_js_errors(*pages)
     for context in contexts:
         context.close()
 
 
-def test_cabo_round_with_a_set(browser: Browser, server: RunningServer, shots: Shots) -> None:
-    context, page = new_page(browser)
-    play_now(page, server, "Cleo", "cabo", bots=2)
-    opening_peek(page, 0)
+# Cleo holds two 4s in her first two slots and draws the third 4; the bots' cards do not matter.
+CABO_DEAL: dict[str, Any] = {
+    "hands": [["4", "4", "9", "2"], ["7", "3", "8", "6"], ["0", "1", "2", "3"]],
+    "discard": "5",
+    "draw": ["4"],
+    "first": 0,
+}
 
-    # On the first turn: draw, then offer the two peeked cards as a set for the drawn card.
-    expect(page.get_by_test_id("act-draw")).to_be_visible()
+
+def test_cabo_round_with_a_set(browser: Browser, server: RunningServer, shots: Shots) -> None:
+    # The table is opened through the API with a stacked deal (the server runs with test hooks),
+    # and the browser takes the host's seat by the link that moves a seat to another device.
+    body = {
+        "preset": "cabo",
+        "seats": 3,
+        "name": "Cleo",
+        "bots": ["medium", "medium"],
+        "peek_seconds": 600,
+        "turn_seconds": 600,
+        "seed": 2024,
+        "deal": CABO_DEAL,
+    }
+    with server.http() as http:
+        r = http.post("/api/tables", json=body)
+        assert r.status_code == 200, r.text
+        created = r.json()
+    context, page = new_page(browser, reduced_motion=True)
+    page.goto(f"{server.url}/t/{created['code']}#seat={created['token']}")
+    page.get_by_test_id("start").click()
+    assert opening_peek(page, 0) == ["4", "4"]
+    page.get_by_test_id("act-ready").click()
+
+    # On the first turn: draw the third 4, then offer the two known 4s as a set for it.
     page.get_by_test_id("act-draw").click()
+    expect(page.get_by_test_id("held").locator("[data-face]")).to_have_attribute("data-face", "4")
     page.get_by_test_id("act-set").click()
     page.get_by_test_id("card-0-0").click()
     page.get_by_test_id("card-0-1").click()
     expect(page.get_by_test_id("act-set-confirm")).to_have_text("Replace 2 cards")
     shots.take(page, "set-chosen")
     page.get_by_test_id("act-set-confirm").click()
-    # The engine decides: equal cards leave the hand, unequal ones are shown and stay.
-    log_has(page, r"You replaced your set 1, 2 with one card|Your set 1, 2 failed")
-    shots.take(page, "set-done")
+
+    # The set matches: both 4s go onto the pile, the drawn 4 takes slot 1, slot 2 stays empty.
+    log_has(page, r"You replaced your set 1, 2 with one card: 4, 4 to the pile")
+    expect(page.get_by_test_id("discard")).to_have_attribute("data-face", "4")
+    expect(page.get_by_test_id("card-0-1")).to_have_count(0)
+    expect(page.get_by_test_id("my-hand").get_by_role("img", name="empty place")).to_have_count(1)
+    expect(page.get_by_test_id("my-hand").locator("[data-testid^=card-0-]")).to_have_count(3)
+    expect(page.get_by_test_id("held")).to_have_count(0)
+    shot = shots.take(page, "set-done")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 
     # Then call Cabo at the next turn (or play out the final turns if a bot called first).
     for _ in range(20):
@@ -217,8 +287,73 @@ def test_cabo_round_with_a_set(browser: Browser, server: RunningServer, shots: S
     expect(page.get_by_test_id("reveal")).to_be_visible()
     expect(page.get_by_test_id("reason").first).to_be_visible()
     shots.take(page, "reveal")
+    assert flights(page) == []  # reduced motion: no card moved, they appear where they land
     no_js_errors(page)
     context.close()
+
+
+def test_a_seat_moves_to_another_device(
+    browser: Browser, server: RunningServer, shots: Shots
+) -> None:
+    old_context, old = new_page(browser)
+    sockets: list[str] = []
+    old.on("websocket", lambda ws: sockets.append(ws.url))
+    play_now(old, server, "Nia", "kivo", bots=2)
+    opening_peek(old, 0)
+    code = old.url.rsplit("/", 1)[-1]
+
+    # "Open on another device": a link to this table with the seat's token in the fragment.
+    old.get_by_test_id("device-open").click()
+    link = old.get_by_test_id("device-link").input_value()
+    match = re.fullmatch(rf"{re.escape(server.url)}/t/{code}#seat=([A-Za-z0-9_.-]+)", link)
+    assert match, link
+    token = match.group(1)
+    stored = old.evaluate("localStorage.getItem('facedown.seats')")
+    assert token in stored  # the token this browser plays the seat with
+    old_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    old.get_by_test_id("device-copy").click()
+    expect(old.get_by_test_id("device-copy")).to_have_text("Copied")
+    assert old.evaluate("navigator.clipboard.readText()") == link
+    shots.take(old, "link")
+
+    # Another browser (a fresh context: nothing stored) opens the link: same table, same seat.
+    new_context, new = new_page(browser)
+    new.goto(link)
+    expect(new.get_by_test_id("my-hand")).to_be_visible()
+    expect(new.get_by_test_id("card-0-0")).to_be_visible()  # seat 0, the seat of the link
+    assert new.url == f"{server.url}/t/{code}"  # the token left the address bar at once
+    assert new.evaluate("location.hash") == ""
+    # Kept as this browser keeps its own seats; the name and preset come from the table.
+    new.wait_for_function("JSON.parse(localStorage.getItem('facedown.seats'))[0].preset !== ''")
+    kept = json.loads(new.evaluate("localStorage.getItem('facedown.seats')"))
+    assert [(s["code"], s["token"], s["name"], s["preset"]) for s in kept] == [
+        (code, token, "Nia", "kivo")
+    ]
+    expect(new.get_by_test_id("seat-1")).to_be_visible()
+
+    # The new device plays the seat's turn: draw, then replace card 4 with the drawn card.
+    new.get_by_test_id("act-draw").click()
+    expect(new.get_by_test_id("held")).to_be_visible()
+    expect(old.get_by_test_id("held")).to_be_visible()  # the old device shows the same seat
+    new.get_by_test_id("card-0-3").click()
+    log_has(new, "You replaced your card 4")
+    shots.take(new, "moved")
+
+    # The server keeps every device of a player at the seat: the old one is not thrown out,
+    # sees the move, and never reconnected (no loop taking the seat back and forth).
+    log_has(old, "You replaced your card 4")
+    expect(old.get_by_test_id("net")).to_have_count(0)
+    expect(new.get_by_test_id("net")).to_have_count(0)
+    assert len(sockets) == 1, sockets
+    assert flights(new) and flights(old)  # motion on: the drawn card flew on both screens
+
+    # A reload on the new device (no fragment now) comes back to the seat from storage.
+    new.reload()
+    expect(new.get_by_test_id("my-hand")).to_be_visible()
+    expect(new.get_by_test_id("card-0-0")).to_be_visible()
+    no_js_errors(old, new)
+    old_context.close()
+    new_context.close()
 
 
 def test_reconnect_in_the_middle_of_a_turn(

@@ -4,7 +4,7 @@ import { getPresets } from "./api";
 import { initialLocale, translate, type Locale, type Params } from "./i18n";
 import type { Ruleset } from "./protocol";
 import { parseRoute, routePath, type Route } from "./router";
-import { browserStore, LOCALE_KEY } from "./session";
+import { browserStore, LOCALE_KEY, seatToken } from "./session";
 
 export const store = browserStore();
 
@@ -40,6 +40,11 @@ export function navigate(route: Route, replace = false): void {
 export function listenToHistory(): void {
   window.addEventListener("popstate", () => {
     app.route = parseRoute(location.pathname);
+  });
+  // A seat link pasted into the address bar of an open table changes only the fragment (no
+  // page load): load the page, which takes the seat from the fragment as any opening does.
+  window.addEventListener("hashchange", () => {
+    if (seatToken(location.hash)) location.reload();
   });
 }
 

@@ -162,6 +162,12 @@ export const de: Record<string, string> = {
   "table.spectating": "Du schaust zu",
   "table.log": "Was geschah",
   "table.leave": "Verlassen",
+  "device.open": "Auf einem anderen Gerät öffnen",
+  "device.hint": "Öffne diesen Link auf deinem Handy oder einem anderen Computer, um deinen Platz dort zu spielen. Wer den Link hat, spielt deinen Platz: gib ihn nicht weiter.",
+  "device.label": "Link zu deinem Platz für ein anderes Gerät",
+  "device.copy": "Link kopieren",
+  "device.copied": "Kopiert",
+  "device.copyByHand": "Markiere den Link und kopiere ihn",
   "table.cards": "Karten von {name}",
   "table.yourCards": "Deine Karten",
 

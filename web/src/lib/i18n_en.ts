@@ -162,6 +162,12 @@ export const en: Record<string, string> = {
   "table.spectating": "You are watching",
   "table.log": "What happened",
   "table.leave": "Leave",
+  "device.open": "Open on another device",
+  "device.hint": "Open this link on your phone or another computer to play your seat there. Whoever has the link plays your seat: do not share it.",
+  "device.label": "Link to your seat for another device",
+  "device.copy": "Copy link",
+  "device.copied": "Copied",
+  "device.copyByHand": "Select the link and copy it",
   "table.cards": "{name}'s cards",
   "table.yourCards": "Your cards",
 

@@ -69,6 +69,31 @@ export function parseCode(input: string): string | null {
   return /^[A-Za-z0-9_-]{1,32}$/.test(code) ? normalizeCode(code) : null;
 }
 
+/** The fragment key of a seat's token in a link that moves the seat to another device. */
+const SEAT_KEY = "seat";
+const TOKEN_SHAPE = /^[A-Za-z0-9_.-]{1,2048}$/;
+
+/**
+ * The link that opens this seat on another device: the table's page with the seat's token in
+ * the fragment (``/t/CODE#seat=TOKEN``), which browsers never send to the server.
+ */
+export function deviceLink(origin: string, code: string, token: string): string {
+  return `${origin}/t/${encodeURIComponent(normalizeCode(code))}#${SEAT_KEY}=${encodeURIComponent(token)}`;
+}
+
+/** The seat token in a link's fragment (or in ``location.hash`` itself); null when there is none. */
+export function seatToken(linkOrHash: string): string | null {
+  const at = linkOrHash.indexOf("#");
+  if (at < 0) return null;
+  let token: string | null;
+  try {
+    token = new URLSearchParams(linkOrHash.slice(at + 1)).get(SEAT_KEY);
+  } catch {
+    return null;
+  }
+  return token !== null && TOKEN_SHAPE.test(token) ? token : null;
+}
+
 export function normalizeCode(code: string): string {
   return code.trim().toUpperCase();
 }

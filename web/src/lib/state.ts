@@ -1,6 +1,7 @@
 // The client's state, and the one reducer that folds server messages into it.
 // Pure functions of (state, message, now): the unit tests drive them with recorded frames.
 
+import { advance, initialMotion, type Motion } from "./motion";
 import type { Action, GameEvent, RoundResult, ServerMessage, TableInfo, View } from "./protocol";
 
 /** How long a card shown to you stays face up (the opening peek: until READY or its timer). */
@@ -43,6 +44,8 @@ export interface ClientState {
   welcomed: boolean;
   /** Every round result this client has seen in this match, by round number: the scoreboard. */
   rounds: Record<number, RoundResult>;
+  /** The cards the latest events moved, for the table to animate. */
+  motion: Motion;
 }
 
 export function initialState(): ClientState {
@@ -61,6 +64,7 @@ export function initialState(): ClientState {
     reveal: null,
     welcomed: false,
     rounds: {},
+    motion: initialMotion(),
   };
 }
 
@@ -213,6 +217,8 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
       if (isNew) {
         appendLog(state, msg.seq, msg.events);
         state.reveal = forget(state.reveal, msg.events);
+        // Events seen live move cards; missed ones and snapshots just show where they are.
+        state.motion = advance(state.motion, msg.seq, msg.events);
       }
       if (isNew || msg.seq === state.seq) takeView(state, msg, isNew, now, msg.events);
       return state;

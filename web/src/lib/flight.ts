@@ -1,0 +1,46 @@
+// The transitions that make cards fly: Svelte's crossfade, paired by the keys of lib/motion.ts.
+// With prefers-reduced-motion the cards simply appear where they land (no motion at all).
+
+import { cubicOut } from "svelte/easing";
+import { crossfade, type CrossfadeParams, type TransitionConfig } from "svelte/transition";
+
+export function reducedMotion(): boolean {
+  return typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+/** Milliseconds a card takes to fly ``distance`` pixels: quick, a little longer when far. */
+export function flightTime(distance: number, reduced = reducedMotion()): number {
+  return reduced ? 0 : Math.round(Math.min(600, 260 + Math.sqrt(distance) * 12));
+}
+
+const [sendPair, receivePair] = crossfade({ duration: (d: number) => flightTime(d), easing: cubicOut });
+
+type Params = CrossfadeParams & { key: string };
+type Deferred = () => TransitionConfig;
+
+/** A flying card is drawn above everything it passes over (flex and grid items take a z-index). */
+function above(later: Deferred): Deferred {
+  return () => {
+    const config = later();
+    const css = config?.css;
+    if (!css) return config;
+    // Svelte reads the declarations up to the first empty one: no trailing blank or ";".
+    return { ...config, css: (t: number, u: number) => `${css(t, u).trim().replace(/;$/, "")};z-index:20` };
+  };
+}
+
+/**
+ * The card that leaves: it flies to where its counterpart arrives while it fades.  It stops being
+ * a card of the table at once (no test id, hidden from screen readers): the card that took its
+ * place is the one to read and click while it is still on its way out.
+ */
+export function send(node: Element, params: Params): Deferred {
+  for (const el of [node, ...node.querySelectorAll("[data-testid]")]) el.removeAttribute("data-testid");
+  node.setAttribute("aria-hidden", "true");
+  return above(sendPair(node, params));
+}
+
+/** The card that arrives: it flies in from where its counterpart left. */
+export function receive(node: Element, params: Params): Deferred {
+  return above(receivePair(node, params));
+}
