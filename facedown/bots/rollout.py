@@ -49,6 +49,7 @@ class PlayoutPolicy:
         self.at_action(0)
         self.ranks = game.deck.ranks
         self.sets = game.rules.set_replace
+        self.tap = game.rules.tap
         self._gain: dict[float, float] = {}
 
     def at_action(self, n: int) -> None:
@@ -101,6 +102,33 @@ class PlayoutPolicy:
                 return kinds[A.CALL]
             return kinds.get(A.END_TURN) or legal[0]
         return legal[0]
+
+    def taps(self, game: Game) -> None:
+        """Every seat TAPs the cards it knows to match the top discard (sure hits, as `hard`
+        does; never a card worth less than nothing), seats after the turn player first."""
+        if not self.tap or not TURN_START <= game.phase <= TURN_END:
+            return
+        ranks, values, n = self.ranks, self.values, game.players
+        for _ in range(4 * n):
+            pile = game.discard_pile
+            if not pile:
+                return
+            rank = ranks[pile[-1]]
+            found: Action | None = None
+            for i in range(1, n + 1):
+                seat = (game.turn + i) % n
+                mask = game.known[seat] | game.public
+                for slot, c in enumerate(game.hands[seat]):
+                    if c >= 0 and (mask >> c) & 1 and ranks[c] == rank and values[c] > 0:
+                        found = Action(seat, A.TAP, (slot,))
+                        break
+                if found is not None:
+                    break
+            if found is None or found not in game.legal_actions(found.player):
+                return
+            game.apply(found)
+            if game.phase >= ROUND_OVER:
+                return
 
     def _start(self, game: Game, seat: int, kinds: dict[str, Action]) -> Action | None:
         own = self._own(game, seat)
@@ -254,11 +282,12 @@ def _argmax(values: list[float]) -> int:
 
 
 def play_out(game: Game, policy: PlayoutPolicy, max_actions: int = 4 * MAX_PLAYOUT_ACTIONS) -> bool:
-    """Play the round of ``game`` to its end with ``policy`` at every seat (no taps).
+    """Play the round of ``game`` to its end with ``policy`` at every seat (taps included).
 
     Returns False when the round did not end within ``max_actions``.
     """
     for n in range(max_actions):
+        policy.taps(game)
         if game.phase >= ROUND_OVER:
             return True
         if n % 8 == 0:
@@ -272,6 +301,7 @@ def play_turns(game: Game, policy: PlayoutPolicy, seat: int, turns: int) -> None
     started = 0
     was_start = game.phase == TURN_START and game.turn == seat
     for n in range(4 * MAX_PLAYOUT_ACTIONS):
+        policy.taps(game)
         if game.phase >= ROUND_OVER:
             return
         at_start = game.phase == TURN_START and game.turn == seat
