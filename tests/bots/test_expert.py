@@ -90,3 +90,30 @@ def test_sampled_deals_agree_with_what_the_seat_knows(name: str) -> None:
             owner, slot = parse_place(place)
             assert names[sampled.hands[owner][slot]] == name_
         assert sampled.legal_actions(seat) == game.legal_actions(seat)
+
+
+def test_playouts_tap_the_cards_a_seat_knows_to_match_the_top_discard() -> None:
+    from facedown.bots.rollout import PlayoutPolicy
+    from facedown.engine import Action, StackedDeal
+    from facedown.engine.game import TURN_START
+
+    rules = PRESETS["boyo"]
+    ids = rules.deck_cards.ids_by_name()
+    hands = [
+        [ids[n].pop() for n in names]
+        for names in (("5H", "2C", "9D", "JS"), ("5S", "8C", "3D", "4S"))
+    ]
+    game = Game(rules, 2, 1, deal=StackedDeal(hands, ids["5D"].pop(), first=0))
+    for seat in (0, 1):
+        game.apply(Action(seat, "opening_peek", (0, 1)))
+    assert game.phase == TURN_START
+    PlayoutPolicy(game).taps(game)
+    # Both seats know a 5 in slot 0: seat 1 (after the turn player) taps first, then seat 0.
+    assert game.hands[0][0] < 0 and game.hands[1][0] < 0
+    assert len(game.discard_pile) == 3
+    PlayoutPolicy(game).taps(game)  # nothing more anyone knows to match: no guessing
+    assert len(game.discard_pile) == 3 and all(c >= 0 for c in game.hands[0][1:])
+    cabo = Game(PRESETS["cabo"], 2, 1)
+    before = cabo.snapshot()
+    PlayoutPolicy(cabo).taps(cabo)  # no TAP at this table
+    assert cabo.snapshot() == before
