@@ -80,7 +80,7 @@ def parse_level(spec: str) -> tuple[str, dict[str, Any]]:
         if not rest.endswith(")"):
             raise BotError(f"bot {spec!r}: options must end with ')'")
         body = rest[:-1].strip()
-        for item in body.split(",") if body else []:
+        for item in _split_options(body) if body else []:
             key, eq, raw = item.partition("=")
             key, raw = key.strip(), raw.strip()
             if not eq or not key.isidentifier() or not raw:
@@ -97,6 +97,26 @@ def parse_level(spec: str) -> tuple[str, dict[str, Any]]:
             "module:Class or cmd:COMMAND"
         )
     return name, options
+
+
+def _split_options(body: str) -> list[str]:
+    """``a=1, b=[1, 2], c="x,y"`` split at the commas outside brackets and quotes."""
+    items: list[str] = []
+    depth = 0
+    quoted = False
+    start = 0
+    for i, ch in enumerate(body):
+        if ch == '"' and (i == 0 or body[i - 1] != "\\"):
+            quoted = not quoted
+        elif not quoted and ch in "[{":
+            depth += 1
+        elif not quoted and ch in "]}":
+            depth -= 1
+        elif not quoted and depth == 0 and ch == ",":
+            items.append(body[start:i])
+            start = i + 1
+    items.append(body[start:])
+    return items
 
 
 def level_bot(level: str, seed: int | None = None, **options: Any) -> Bot:

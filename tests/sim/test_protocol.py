@@ -276,6 +276,10 @@ def test_level_options_are_read_as_json_values() -> None:
         "expert",
         {"budget_ms": 0, "iterations": 12, "horizon_turns": None},
     )
+    assert parse_level('expert(search_phases=["powers", "holding"], x="a,b")') == (
+        "expert",
+        {"search_phases": ["powers", "holding"], "x": "a,b"},
+    )
     assert parse_level("medium(noise=0.5, track_pile=true)") == (
         "medium",
         {"noise": 0.5, "track_pile": True},
