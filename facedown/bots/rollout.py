@@ -25,10 +25,12 @@ _Z = (-1.53, -0.89, -0.49, -0.16, 0.16, 0.49, 0.89, 1.53)
 class PlayoutPolicy:
     """The rollout player of every seat of a sampled game."""
 
-    def __init__(self, game: Game, profile: Profile = HARD, turns: int = 0) -> None:
+    def __init__(
+        self, game: Game, profile: Profile = HARD, turns: int = 0, *, calls: bool = True
+    ) -> None:
         """A player for the playouts of ``game``, with the worths of ``profile``; the round
         has gone ``turns`` turns (players keep low cards: the longer, the lower the unknown
-        cards of the others)."""
+        cards of the others); with ``calls`` False nobody calls (playouts to a horizon)."""
         values = game.deck.values
         self.values = values
         self.mean = sum(values) / len(values)
@@ -44,6 +46,7 @@ class PlayoutPolicy:
         self.horizon = profile.horizon
         self.call_bias = profile.call_bias
         self.start_turns = turns
+        self.calls = calls
         self.guess = self.mean  # an opponent's unknown card: set by :meth:`at_action`
         self._turn_actions = 2.5 * game.players  # actions in a turn of every seat, roughly
         self.at_action(0)
@@ -97,7 +100,7 @@ class PlayoutPolicy:
         phase = game.phase
         kinds = {a.kind: a for a in legal}
         if phase == TURN_START:
-            if A.CALL in kinds and (late or self._call_worth(game, seat) > 0):
+            if A.CALL in kinds and self._calls(game, seat, late):
                 return kinds[A.CALL]
             return self._start(game, seat, kinds) or legal[0]
         if phase in (HOLDING, TAKEN):
@@ -105,7 +108,7 @@ class PlayoutPolicy:
         if phase == POWERS:
             return self._power(game, seat) or kinds.get(A.SKIP) or legal[0]
         if phase == TURN_END:
-            if A.CALL in kinds and (late or self._call_worth(game, seat) > 0):
+            if A.CALL in kinds and self._calls(game, seat, late):
                 return kinds[A.CALL]
             return kinds.get(A.END_TURN) or legal[0]
         return legal[0]
@@ -136,6 +139,9 @@ class PlayoutPolicy:
             game.apply(found)
             if game.phase >= ROUND_OVER:
                 return
+
+    def _calls(self, game: Game, seat: int, late: bool) -> bool:
+        return late or (self.calls and self._call_worth(game, seat) > 0)
 
     def _start(self, game: Game, seat: int, kinds: dict[str, Action]) -> Action | None:
         own = self._own(game, seat)

@@ -170,7 +170,10 @@ class ExpertBot:
         ):
             game = sampler.sample(self.rng)
             if policy is None:
-                policy = PlayoutPolicy(game, self.base.profile, self.base.turns)
+                # To a horizon nobody calls: the outcome is the hands then, not a guess at
+                # how the playout policy's calls would have been scored.
+                calls = self.horizon_turns is None
+                policy = PlayoutPolicy(game, self.base.profile, self.base.turns, calls=calls)
             playout_seed = self.rng.getrandbits(30)
             outcome: list[float] = []
             for action in candidates:
