@@ -48,6 +48,7 @@ class ExpertBot:
         opponent_knows: float = 0.6,
         search_phases: tuple[str, ...] = ("turn_start", "holding", "taken", "powers", "turn_end"),
         horizon_turns: int | None = 2,
+        search_calls: bool = True,
         profile: Profile = HARD,
     ) -> None:
         """``budget_ms`` of thinking per decision (0: none) and/or ``iterations`` sampled deals;
@@ -66,6 +67,7 @@ class ExpertBot:
         self.opponent_knows = opponent_knows
         self.search_phases = search_phases
         self.horizon_turns = horizon_turns
+        self.search_calls = search_calls
         self.base = HeuristicBot(profile, seed)
         self.rng = random.Random(seed)
         self._rules_json: dict[str, Any] | None = None
@@ -83,14 +85,27 @@ class ExpertBot:
         phase = info.view["phase"]
         if len(info.legal) == 1 or phase not in self.search_phases or default.kind == A.TAP:
             return default
-        if self.horizon_turns is not None and default.kind == A.CALL:
-            return default  # a short horizon cannot weigh a call: the heuristic decides
         candidates = self._candidates(info, default)
-        if self.horizon_turns is not None:
-            candidates = [a for a in candidates if a.kind != A.CALL]
+        horizon = self.horizon_turns
+        if horizon is not None:
+            # A few turns cannot weigh ending the round: whether to call is searched first,
+            # the call against the best other move, with playouts to the end of the round.
+            call = next((a for a in info.legal if a.kind == A.CALL), None)
+            others = [a for a in candidates if a.kind != A.CALL]
+            if call is not None and self.search_calls and others:
+                pair = [call, others[0]] if default.kind == A.CALL else [default, call]
+                half = start + self.budget / 2 if self.budget > 0 else math.inf
+                if self._search(info, pair, half, None).kind == A.CALL:
+                    self.base.memory.last_action = call
+                    return call
+            elif default.kind == A.CALL:
+                return default
+            candidates = others
         if len(candidates) < 2:
-            return default
-        best = self._search(info, candidates, start)
+            best = candidates[0] if candidates else default
+        else:
+            deadline = start + self.budget if self.budget > 0 else math.inf
+            best = self._search(info, candidates, deadline, horizon)
         self.base.memory.last_action = best
         return best
 
@@ -146,7 +161,9 @@ class ExpertBot:
         return out
 
     # ------------------------------------------------------------------ search
-    def _search(self, info: SeatInfo, candidates: list[Action], start: float) -> Action:
+    def _search(
+        self, info: SeatInfo, candidates: list[Action], deadline: float, horizon: int | None
+    ) -> Action:
         if self._rules_json is None:
             self._rules_json = info.rules.to_json()
         bias = self.base.profile.opponent_bias(self.base.turns)
@@ -162,7 +179,6 @@ class ExpertBot:
         sums = [0.0] * n
         diffs = [0.0] * n  # paired against the default: sum of differences and of squares
         squares = [0.0] * n
-        deadline = start + self.budget if self.budget > 0 else math.inf
         worlds = 0
         policy: PlayoutPolicy | None = None
         while (self.iterations is None or worlds < self.iterations) and (
@@ -172,7 +188,7 @@ class ExpertBot:
             if policy is None:
                 # To a horizon nobody calls: the outcome is the hands then, not a guess at
                 # how the playout policy's calls would have been scored.
-                calls = self.horizon_turns is None
+                calls = horizon is None
                 policy = PlayoutPolicy(game, self.base.profile, self.base.turns, calls=calls)
             playout_seed = self.rng.getrandbits(30)
             outcome: list[float] = []
@@ -182,7 +198,7 @@ class ExpertBot:
                 trial = game.clone()
                 trial.seed = playout_seed  # the same reshuffles for every candidate
                 trial.apply(action)
-                outcome.append(playout_score(trial, policy, seat, self.horizon_turns))
+                outcome.append(playout_score(trial, policy, seat, horizon))
             if len(outcome) < n:
                 break
             worlds += 1
