@@ -2,16 +2,17 @@
 
 For a decision with several sensible options, the bot deals sampled games
 (:class:`~facedown.bots.determinize.Sampler`), and in each one plays every candidate action followed
-by a quick playout (:class:`~facedown.bots.rollout.PlayoutPolicy`) at every seat, for
-``horizon_turns`` of its own turns (default 2; None: to the end of the round).  It scores a playout
-by its hand total against the others' (or by the round scores, when the round ended).  All
-candidates meet the same deals and the same playout randomness, so their differences are measured
-in pairs.  It keeps the `hard` choice unless another candidate scored better by a margin the
-samples make clear, and stops at its time budget (default 200 ms) or iteration budget.
+by a quick playout (:class:`~facedown.bots.rollout.PlayoutPolicy`) at every seat, TAPs included,
+for ``horizon_turns`` of its own turns (default 2; None: to the end of the round).  It scores a
+playout by its hand total against the others' (or by the round scores, when the round ended).
+All candidates meet the same deals and the same playout randomness, so their differences are
+measured in pairs.  It keeps the `hard` choice unless another candidate scored better by a margin
+the samples make clear, and stops at its time budget (default 200 ms) or iteration budget.
 
-Whether to call is the `hard` decision when playouts stop at a horizon (a few turns cannot weigh
-ending the round); with full playouts the call is searched too.  Short playouts are less noisy,
-so the budget buys about twice as many deals: in 2-player cabo that beat full playouts.
+A few turns cannot weigh ending the round, so when the bot may call it first searches that
+alone: the call against the best other move, each played out to the end of the round (nobody
+calls within a horizon playout).  Short playouts are less noisy than whole rounds, so the budget
+buys more deals: in 2-player cabo that beat full playouts.
 """
 
 from __future__ import annotations
