@@ -33,10 +33,14 @@ class HeuristicBot:
         self._last_phase = ""
         self._tap_chance: tuple[object, ...] = ()
         self._tap_seen = True
+        # The worth of calling at the last decision where the bot could call (None: it could
+        # not, or it called for having played max_turns): what a search starts from.
+        self.call_worth: float | None = None
 
     # ------------------------------------------------------------------ the Bot protocol
     def choose(self, info: SeatInfo) -> Action:
         self._observe(info)
+        self.call_worth = None
         action = self._decide(info) if len(info.legal) > 1 else info.legal[0]
         self.memory.last_action = action
         self._last_phase = info.view["phase"]
@@ -129,6 +133,7 @@ class HeuristicBot:
         if self.turns >= self.profile.max_turns:
             return call
         worth = call_worth(belief, info.rules, ev, self.profile, self.rng)
+        self.call_worth = worth
         if self.profile.call_noise > 0:
             worth += self.rng.gauss(0.0, self.profile.call_noise)
         return call if worth > 0 else None

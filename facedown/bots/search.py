@@ -50,6 +50,7 @@ class ExpertBot:
         search_phases: tuple[str, ...] = ("turn_start", "holding", "taken", "powers", "turn_end"),
         horizon_turns: int | None = 2,
         search_calls: bool = True,
+        call_window: float = 4.0,
         profile: Profile = HARD,
     ) -> None:
         """``budget_ms`` of thinking per decision (0: none) and/or ``iterations`` sampled deals;
@@ -57,6 +58,8 @@ class ExpertBot:
         better by ``confidence`` standard errors over at least ``min_worlds`` deals; an
         opponent is dealt knowing each of its cards with probability ``opponent_knows``;
         ``search_phases`` are the phases searched; ``horizon_turns`` as in the module doc;
+        ``search_calls``: search whether to call, when the heuristic's worth of calling is
+        within ``call_window`` points of calling;
         ``profile`` is the heuristic it starts from and plays out with."""
         if budget_ms <= 0 and iterations is None:
             raise ValueError("expert needs a time budget or an iteration budget")
@@ -69,6 +72,7 @@ class ExpertBot:
         self.search_phases = search_phases
         self.horizon_turns = horizon_turns
         self.search_calls = search_calls
+        self.call_window = call_window
         self.base = HeuristicBot(profile, seed)
         self.rng = random.Random(seed)
         self._rules_json: dict[str, Any] | None = None
@@ -93,7 +97,9 @@ class ExpertBot:
             # the call against the best other move, with playouts to the end of the round.
             call = next((a for a in info.legal if a.kind == A.CALL), None)
             others = [a for a in candidates if a.kind != A.CALL]
-            if call is not None and self.search_calls and others:
+            worth = self.base.call_worth
+            plausible = worth is None or worth > -self.call_window
+            if call is not None and self.search_calls and others and plausible:
                 pair = [call, others[0]] if default.kind == A.CALL else [default, call]
                 half = start + self.budget / 2 if self.budget > 0 else math.inf
                 if self._search(info, pair, half, None).kind == A.CALL:
