@@ -64,7 +64,7 @@ def server(tmp_path: Path) -> Iterator[RunningServer]:
         data_dir=tmp_path,
         secret="browser-test-secret",
         table=TableConfig(bot_delay=0.25, reveal_seconds=120, grace_seconds=60),
-        test_hooks=True,  # the cabo round stacks its deal
+        test_hooks=True,  # the cabo round and the keyboard turn stack their deals
     )
     with run_server(settings) as running:
         yield running

@@ -1,13 +1,15 @@
 """Whole rounds in real browsers: three players at a boyo table, a cabo round with a set,
-a seat moved to another device, a reconnect in the middle of a turn, and the 360 px layout.
+a seat moved to another device, a reconnect in the middle of a turn, the 360 px layout, and
+a turn played by keyboard alone (the focus never falls to <body>).
 
 Most deals are random (a table's seed is secret), so those tests play by what the screen offers
 and loop, with a bound, until they have done what they are about: a power, a TAP, a call.  The
-cabo round is stacked through the server's test hooks, so its set replacement succeeds.
+cabo round and the keyboard turn are stacked through the server's test hooks, so the set
+replacement succeeds and the keyboard player draws a card with powers.
 
 Cards fly between places (Svelte's crossfade).  The boyo round, the device move and the
 reconnect run with motion; the cabo round and the 360 px layout run with reduced motion, and
-check that no card moved then.
+check that no card moved then; the keyboard turn runs both ways.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 import time
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from ..server.harness import RunningServer
@@ -438,3 +441,183 @@ def test_360px_layout_and_german(browser: Browser, server: RunningServer, shots:
     shots.take(page, "howto-de")
     no_js_errors(page)
     context.close()
+
+
+# --------------------------------------------------------------------------- keyboard only
+
+# Kim holds four cards and draws the black King of spades first (in boyo: peek, spy and swap).
+KEYBOARD_DEAL: dict[str, Any] = {
+    "hands": [["5S", "9H", "3C", "QD"], ["3D", "6D", "8S", "4H"]],
+    "discard": "2H",
+    "draw": ["KS"],
+    "first": 0,
+}
+
+# What has the keyboard focus: None for <body> (or nothing), else what the control is.
+FOCUSED = """() => {
+  const el = document.activeElement;
+  if (el === null || el === document.body) return null;
+  return {
+    testid: el.getAttribute("data-testid") || "",
+    kind: el.getAttribute("data-focus") || "",
+    label: el.getAttribute("aria-label") || el.textContent.trim(),
+  };
+}"""
+
+
+def focused(page: Page) -> dict[str, Any]:
+    """The focused control; fails when the focus fell to <body>."""
+    found: dict[str, Any] | None = page.evaluate(FOCUSED)
+    assert found is not None, "the keyboard focus fell to <body>"
+    return found
+
+
+def expect_focus(page: Page, testid: str, kind: str) -> dict[str, Any]:
+    """The focus comes to ``testid``, a control of ``kind`` (data-focus); one to choose or press
+    is waited for until it takes a key (it waits while the last action is on its way)."""
+    page.wait_for_function(
+        "id => document.activeElement?.getAttribute('data-testid') === id", arg=testid
+    )
+    if kind in ("my-choice", "choice", "action"):
+        page.wait_for_function("document.activeElement.getAttribute('aria-disabled') !== 'true'")
+    found = focused(page)
+    assert found["kind"] == kind, found
+    assert found["label"], f"{testid} has no label"
+    return found
+
+
+def tab_to(page: Page, testid: str, *, back: bool = False, limit: int = 40) -> int:
+    """Press Tab (Shift+Tab) until ``testid`` has the focus, as a keyboard player would."""
+    for presses in range(1, limit + 1):
+        page.keyboard.press("Shift+Tab" if back else "Tab")
+        if focused(page)["testid"] == testid:
+            return presses
+    raise AssertionError(f"{limit} presses of Tab never reached {testid}")
+
+
+@pytest.mark.parametrize("reduced", [False, True], ids=["motion", "reduced-motion"])
+def test_a_whole_turn_by_keyboard_only(
+    browser: Browser, server: RunningServer, shots: Shots, reduced: bool
+) -> None:
+    # Kim plays by keyboard alone; Lee, at the other seat, uses the mouse (and is slow: Kim's
+    # READY comes while Lee still looks at the cards).  The deal is stacked (test hooks).
+    body = {
+        "preset": "boyo",
+        "seats": 2,
+        "name": "Kim",
+        "peek_seconds": 600,
+        "turn_seconds": 600,
+        "seed": 7,
+        "deal": KEYBOARD_DEAL,
+    }
+    with server.http() as http:
+        r = http.post("/api/tables", json=body)
+        assert r.status_code == 200, r.text
+        created = r.json()
+    lee_context, lee = new_page(browser, reduced_motion=reduced)
+    lee.goto(f"{server.url}/t/{created['code']}")
+    lee.get_by_test_id("join-name").fill("Lee")
+    lee.get_by_test_id("take-seat").click()
+    context, page = new_page(browser, reduced_motion=reduced)
+    page.goto(f"{server.url}/t/{created['code']}#seat={created['token']}")
+    expect(page.get_by_test_id("start")).to_be_enabled()
+
+    # The lobby: Tab to Start, Enter.  The lobby goes; the focus goes to the first card of the
+    # opening peek, not to <body>.
+    tab_to(page, "start")
+    page.keyboard.press("Enter")
+    expect_focus(page, "card-0-0", "my-choice")
+
+    # Screen readers hear what happened and whose turn it is: polite live regions that are on
+    # the page from the start (one added together with its text may go unread).
+    log = page.get_by_test_id("log")
+    expect(log).to_have_attribute("role", "log")
+    expect(log).to_have_attribute("aria-live", "polite")
+    expect(page.get_by_test_id("turn")).to_have_attribute("aria-live", "polite")
+    expect(page.get_by_test_id("hint")).to_have_attribute("aria-live", "polite")
+
+    # The opening peek: Enter on card 1, Tab, Enter on card 2.  The two cards flip; the focus
+    # stays on the card just chosen (the same element: it was not drawn anew), now telling it.
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("card-0-0")).to_have_attribute("aria-pressed", "true")
+    assert tab_to(page, "card-0-1") == 1
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("card-0-1")).to_have_attribute("data-face", "9H")
+    found = expect_focus(page, "card-0-1", "card")
+    assert found["label"] == "Your card 2: 9 of hearts"
+    expect(log.locator("li").last).to_have_text("You looked at your cards 1, 2: 5♠, 9♥")
+    shots.take(page, "opening")
+
+    # READY hides the cards; the button goes, and with nothing to do until Lee has looked,
+    # the focus goes to the line that says so.
+    tab_to(page, "act-ready")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("card-0-1")).to_have_attribute("data-face", "")
+    found = expect_focus(page, "turn", "status")
+    assert found["label"] == "Waiting for the others to look at their cards"
+
+    # Lee looks; Kim's turn starts, read out by the turn line, where the focus still is.
+    opening_peek(lee, 1)
+    expect(page.get_by_test_id("turn")).to_have_text("Your turn")
+    expect(log.locator("li").last).to_have_text("Play starts: You first")
+    assert focused(page)["testid"] == "turn"
+
+    # Draw: the focus goes to the first card the drawn card can replace.
+    tab_to(page, "act-draw")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("held").locator("[data-face]")).to_have_attribute("data-face", "KS")
+    expect(log.locator("li").last).to_have_text("You drew K♠")
+    expect_focus(page, "card-0-0", "my-choice")
+
+    # A power, peek: Tab on to Peek, Enter (the button stays, pressed, with the focus), then
+    # Shift+Tab back to the card to look at, Enter.  The card stays, and so does the focus.
+    tab_to(page, "act-peek")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("act-peek")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_test_id("hint")).to_have_text("Choose one of your cards to peek at")
+    expect_focus(page, "act-peek", "action")
+    assert tab_to(page, "card-0-3", back=True) == 1
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("card-0-3")).to_have_attribute("data-face", "QD")
+    expect(log.locator("li").last).to_have_text("You peeked at your card 4: Q♦")
+    expect_focus(page, "card-0-3", "my-choice")  # it may still be replaced
+
+    # Spy (the black King has it too): back over Kim's own cards to one of Lee's.
+    tab_to(page, "act-spy")
+    page.keyboard.press("Enter")
+    expect_focus(page, "act-spy", "action")
+    tab_to(page, "card-1-3", back=True)
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("card-1-3")).to_have_attribute("data-face", "4H")
+    expect(log.locator("li").last).to_have_text("You spied on Lee's card 4: 4♥")
+    expect_focus(page, "card-1-3", "card")
+    shots.take(page, "spied")
+
+    # Replace card 1: its card flies to the pile and the drawn King takes its place (a new
+    # element); the focus goes on to the next step, END TURN.
+    tab_to(page, "card-0-0")
+    expect_focus(page, "card-0-0", "my-choice")
+    page.keyboard.press("Enter")
+    expect(log.locator("li").last).to_have_text("You replaced your card 1: 5♠ to the pile")
+    expect(page.get_by_test_id("discard")).to_have_attribute("data-face", "5S")
+    expect_focus(page, "act-end_turn", "action")
+
+    # END TURN: nothing is left to do; the focus goes to the line saying whose turn it is.
+    page.keyboard.press("Enter")
+    found = expect_focus(page, "turn", "status")
+    assert found["label"] == "Lee's turn"
+    log_has(lee, "Kim spied on your card 4")
+    shots.take(page, "end-turn")
+
+    # Every card and every button of the table has a name for screen readers.
+    names = page.locator(".game button, .game [data-testid^=card-]").evaluate_all(
+        "els => els.map(el => el.getAttribute('aria-label') || el.textContent.trim())"
+    )
+    assert len(names) > 8 and all(names), names
+    if reduced:
+        assert flights(page) == []  # no card moved
+    else:
+        assert flights(page), "no card flew"
+    no_js_errors(page, lee)
+    context.close()
+    lee_context.close()

@@ -32,7 +32,8 @@ function above(later: Deferred): Deferred {
 /**
  * The card that leaves: it flies to where its counterpart arrives while it fades.  It stops being
  * a card of the table at once (no test id, hidden from screen readers): the card that took its
- * place is the one to read and click while it is still on its way out.
+ * place is the one to read and click while it is still on its way out.  (Svelte makes it inert
+ * as well; a keyboard focus it had moves on to the new step, see lib/focus.ts.)
  */
 export function send(node: Element, params: Params): Deferred {
   for (const el of [node, ...node.querySelectorAll("[data-testid]")]) el.removeAttribute("data-testid");
