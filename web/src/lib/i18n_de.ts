@@ -141,6 +141,7 @@ export const de: Record<string, string> = {
   "lobby.join": "Platz nehmen",
 
   "table.round": "Runde {n}",
+  "table.yourMoves": "Deine Züge",
   "table.yourTurn": "Du bist dran",
   "table.theirTurn": "{name} ist dran",
   "table.opening": "Wähle {n} deiner Karten zum Ansehen",

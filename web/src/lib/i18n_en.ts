@@ -141,6 +141,7 @@ export const en: Record<string, string> = {
   "lobby.join": "Take a seat",
 
   "table.round": "Round {n}",
+  "table.yourMoves": "Your moves",
   "table.yourTurn": "Your turn",
   "table.theirTurn": "{name}'s turn",
   "table.opening": "Choose {n} of your cards to look at",
