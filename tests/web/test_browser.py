@@ -96,6 +96,15 @@ def opening_peek(page: Page, seat: int) -> list[str]:
     return [face(page, seat, 0), face(page, seat, 1)]
 
 
+def open_table(server: RunningServer, body: dict[str, Any]) -> dict[str, Any]:
+    """Open a table over HTTP (a stacked deal needs the test hooks the server runs with)."""
+    with server.http() as http:
+        r = http.post("/api/tables", json=body)
+        assert r.status_code == 200, r.text
+        created: dict[str, Any] = r.json()
+    return created
+
+
 def play_now(page: Page, server: RunningServer, name: str, preset: str, bots: int) -> None:
     page.goto(server.url + "/")
     page.get_by_test_id("name").fill(name)
@@ -244,10 +253,7 @@ def test_cabo_round_with_a_set(browser: Browser, server: RunningServer, shots: S
         "seed": 2024,
         "deal": CABO_DEAL,
     }
-    with server.http() as http:
-        r = http.post("/api/tables", json=body)
-        assert r.status_code == 200, r.text
-        created = r.json()
+    created = open_table(server, body)
     context, page = new_page(browser, reduced_motion=True)
     page.goto(f"{server.url}/t/{created['code']}#seat={created['token']}")
     page.get_by_test_id("start").click()
@@ -510,10 +516,7 @@ def test_a_whole_turn_by_keyboard_only(
         "seed": 7,
         "deal": KEYBOARD_DEAL,
     }
-    with server.http() as http:
-        r = http.post("/api/tables", json=body)
-        assert r.status_code == 200, r.text
-        created = r.json()
+    created = open_table(server, body)
     lee_context, lee = new_page(browser, reduced_motion=reduced)
     lee.goto(f"{server.url}/t/{created['code']}")
     lee.get_by_test_id("join-name").fill("Lee")
