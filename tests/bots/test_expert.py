@@ -117,3 +117,42 @@ def test_playouts_tap_the_cards_a_seat_knows_to_match_the_top_discard() -> None:
     before = cabo.snapshot()
     PlayoutPolicy(cabo).taps(cabo)  # no TAP at this table
     assert cabo.snapshot() == before
+
+
+class _Recording(ExpertBot):
+    """An expert that notes the horizon of every search it makes."""
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(seed=3, budget_ms=0, iterations=4, call_window=1e9, **options)  # type: ignore[arg-type]
+        self.horizons: list[int | None] = []
+
+    def _search(self, info, candidates, deadline, horizon):  # type: ignore[no-untyped-def]
+        self.horizons.append(horizon)
+        return super()._search(info, candidates, deadline, horizon)
+
+
+def _call_states(players: int) -> list[Game]:
+    out = []
+    for game in random_states(PRESETS["kaboom"], players, seed=9, count=600):
+        seat = game.to_act
+        if seat is not None and any(a.kind == "call" for a in game.legal_actions(seat)):
+            out.append(game)
+    return out[:12]
+
+
+def test_calls_are_searched_to_the_end_of_the_round_at_two_seats_only() -> None:
+    two, four = _Recording(), _Recording()
+    for game in _call_states(2):
+        assert game.to_act is not None
+        assert two.choose(seat_info(game, game.to_act)) in game.legal_actions(game.to_act)
+    for game in _call_states(4):
+        assert game.to_act is not None
+        assert four.choose(seat_info(game, game.to_act)) in game.legal_actions(game.to_act)
+    assert None in two.horizons  # a call searched with whole-round playouts
+    assert four.horizons and None not in four.horizons
+    assert set(four.horizons) == {2}
+    forced = _Recording(search_calls=True)
+    for game in _call_states(4):
+        assert game.to_act is not None
+        forced.choose(seat_info(game, game.to_act))
+    assert None in forced.horizons
