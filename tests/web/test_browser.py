@@ -548,7 +548,13 @@ def test_a_whole_turn_by_keyboard_only(
     expect(page.get_by_test_id("card-0-1")).to_have_attribute("data-face", "9H")
     found = expect_focus(page, "card-0-1", "card")
     assert found["label"] == "Your card 2: 9 of hearts"
-    expect(log.locator("li").last).to_have_text("You looked at your cards 1, 2: 5♠, 9♥")
+    expect(log.locator("li").last.locator("[aria-hidden=true]")).to_have_text(
+        "You looked at your cards 1, 2: 5♠, 9♥"
+    )
+    # What a screen reader hears: the suits in words, and only once.
+    expect(log.locator("li").last.locator(".sr-only")).to_have_text(
+        "You looked at your cards 1, 2: 5 of spades, 9 of hearts"
+    )
     shots.take(page, "opening")
 
     # READY hides the cards; the button goes, and with nothing to do until Lee has looked,
@@ -562,14 +568,16 @@ def test_a_whole_turn_by_keyboard_only(
     # Lee looks; Kim's turn starts, read out by the turn line, where the focus still is.
     opening_peek(lee, 1)
     expect(page.get_by_test_id("turn")).to_have_text("Your turn")
-    expect(log.locator("li").last).to_have_text("Play starts: You first")
+    expect(log.locator("li").last.locator("[aria-hidden=true]")).to_have_text(
+        "Play starts: You first"
+    )
     assert focused(page)["testid"] == "turn"
 
     # Draw: the focus goes to the first card the drawn card can replace.
     tab_to(page, "act-draw")
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("held").locator("[data-face]")).to_have_attribute("data-face", "KS")
-    expect(log.locator("li").last).to_have_text("You drew K♠")
+    expect(log.locator("li").last.locator("[aria-hidden=true]")).to_have_text("You drew K♠")
     expect_focus(page, "card-0-0", "my-choice")
 
     # A power, peek: Tab on to Peek, Enter (the button stays, pressed, with the focus), then
@@ -582,7 +590,9 @@ def test_a_whole_turn_by_keyboard_only(
     assert tab_to(page, "card-0-3", back=True) == 1
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("card-0-3")).to_have_attribute("data-face", "QD")
-    expect(log.locator("li").last).to_have_text("You peeked at your card 4: Q♦")
+    expect(log.locator("li").last.locator("[aria-hidden=true]")).to_have_text(
+        "You peeked at your card 4: Q♦"
+    )
     expect_focus(page, "card-0-3", "my-choice")  # it may still be replaced
 
     # Spy (the black King has it too): back over Kim's own cards to one of Lee's.
@@ -592,7 +602,9 @@ def test_a_whole_turn_by_keyboard_only(
     tab_to(page, "card-1-3", back=True)
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("card-1-3")).to_have_attribute("data-face", "4H")
-    expect(log.locator("li").last).to_have_text("You spied on Lee's card 4: 4♥")
+    expect(log.locator("li").last.locator("[aria-hidden=true]")).to_have_text(
+        "You spied on Lee's card 4: 4♥"
+    )
     expect_focus(page, "card-1-3", "card")
     shots.take(page, "spied")
 
@@ -601,7 +613,9 @@ def test_a_whole_turn_by_keyboard_only(
     tab_to(page, "card-0-0")
     expect_focus(page, "card-0-0", "my-choice")
     page.keyboard.press("Enter")
-    expect(log.locator("li").last).to_have_text("You replaced your card 1: 5♠ to the pile")
+    expect(log.locator("li").last.locator("[aria-hidden=true]")).to_have_text(
+        "You replaced your card 1: 5♠ to the pile"
+    )
     expect(page.get_by_test_id("discard")).to_have_attribute("data-face", "5S")
     expect_focus(page, "act-end_turn", "action")
 

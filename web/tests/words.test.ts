@@ -37,6 +37,9 @@ describe("describeEvent", () => {
       "Maya swapped their card 3 with your card 2",
     );
     expect(describeEvent(cast, { type: "tap_hit", by: 2, slots: [0], cards: ["7S"] })).toBe("Sam tapped a 7♠: hit");
+    expect(describeEvent(cast, { type: "tap_hit", by: 2, slots: [0], cards: ["7S"] }, true)).toBe(
+      "Sam tapped a 7 of spades: hit",
+    );
     expect(describeEvent(cast, { type: "tap_missed", by: 2, slots: [0], cards: ["7"] })).toBe(
       "Sam tapped a 7: miss, penalty card",
     );

@@ -1,6 +1,6 @@
 // Events and actions in words: "Maya drew", "Sam tapped a 7: hit", the label of a button.
 
-import { cardFace, translate, type Locale, type Params } from "./i18n";
+import { cardFace, cardWords, translate, type Locale, type Params } from "./i18n";
 import type { Action, GameEvent } from "./protocol";
 
 /** Who is who at the table, for the words: seat names, which seat is "you", the call's name. */
@@ -40,20 +40,23 @@ export function slotList(slots: number[] | undefined): string {
   return (slots ?? []).map((s) => s + 1).join(", ");
 }
 
-export function cardList(cards: (string | null)[] | undefined): string {
-  return (cards ?? []).filter((c): c is string => c !== null).map(cardFace).join(", ");
+export function cardList(cards: (string | null)[] | undefined, spoken?: Locale): string {
+  const named = (cards ?? []).filter((c): c is string => c !== null);
+  return named.map((c) => (spoken ? cardWords(spoken, c) : cardFace(c))).join(", ");
 }
 
-/** One event as a line of the log, or "" for events not worth a line. */
-export function describeEvent(cast: Cast, ev: GameEvent): string {
+/** One event as a line of the log, or "" for events not worth a line; ``spoken``: with the cards
+ *  in words ("7 of spades", not "7♠"), for screen readers. */
+export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string {
+  const voice = spoken ? cast.locale : undefined;
   const mine = ev.by !== undefined && ev.by === cast.me;
   let key = `log.${ev.type}`;
   if (ev.type === "replaced" && (ev.slots?.length ?? 0) > 1) key = "log.replaced.set";
   const params: Params = {
     p: who(cast, ev.by),
     slots: slotList(ev.slots),
-    cards: cardList(ev.cards),
-    seen: cardList(ev.seen),
+    cards: cardList(ev.cards, voice),
+    seen: cardList(ev.seen, voice),
     t: whose(cast, ev.target),
     ts: ev.target_slot !== undefined ? ev.target_slot + 1 : "",
     call: cast.callName,
