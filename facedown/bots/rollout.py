@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..engine import Action, Game
 from ..engine import actions as A
 from ..engine.game import HOLDING, POWERS, ROUND_OVER, TAKEN, TURN_END, TURN_START
-from .calling import relative
+from .calling import relative, round_scores
 from .profiles import HARD, Profile
 
 MAX_PLAYOUT_ACTIONS = 150  # after this many actions every seat calls when it can
@@ -53,13 +53,6 @@ class PlayoutPolicy:
         self.ranks = game.deck.ranks
         self.sets = game.rules.set_replace
         self.tap = game.rules.tap
-        rules = game.rules
-        self.lowest_zero = rules.lowest_scores_zero
-        self.tie_caller_only = rules.lowest_tie_caller_only
-        self.strictly_lowest = rules.caller_strictly_lowest
-        self.caller_zero = rules.caller_lowest_scores_zero
-        self.multiplier = rules.caller_multiplier
-        self.penalty = rules.caller_penalty
         self._gain: dict[float, float] = {}
 
     def at_action(self, n: int) -> None:
@@ -290,40 +283,15 @@ class PlayoutPolicy:
         if means[seat] - 1.2 * sds[seat] > best_other + 1.2 * max(sds) + self.call_bias:
             return -1.0
         h = self.horizon
-        score = self._relative
+        rules = self.rules
         now = later = 0.0
         for k in range(len(_Z)):
             totals = [means[o] + _Z[(k + 3 * o) % 8] * sds[o] for o in range(n)]
-            now += score([t - (gains[o] if o != seat else 0.0) for o, t in enumerate(totals)], seat)
-            later += score([t - h * gains[o] for o, t in enumerate(totals)], -1, seat)
+            called = [t - (gains[o] if o != seat else 0.0) for o, t in enumerate(totals)]
+            on = [t - h * gains[o] for o, t in enumerate(totals)]
+            now += relative(round_scores(rules, called, seat), seat)
+            later += relative(round_scores(rules, on, -1), seat)
         return (later - now) / len(_Z) + self.call_bias
-
-    def _relative(self, totals: list[float], caller: int, seat: int = -1) -> float:
-        """``relative(round_scores(rules, totals, caller), seat)`` (``seat`` -1: the caller),
-        with the ruleset's scoring read once; ``totals`` becomes the scores."""
-        if seat < 0:
-            seat = caller
-        scores = totals
-        if self.lowest_zero or caller >= 0:
-            lowest = min(totals)
-            mine = totals[caller] if caller >= 0 else 0.0
-            if caller >= 0:
-                others = min(t for p, t in enumerate(totals) if p != caller)
-                lowest_caller = mine < others if self.strictly_lowest else mine <= others
-            if self.lowest_zero:
-                if self.tie_caller_only and caller >= 0 and mine == lowest:
-                    scores[caller] = 0.0
-                else:
-                    for p, t in enumerate(totals):
-                        if t == lowest:
-                            scores[p] = 0.0
-            if caller >= 0:
-                if lowest_caller and self.caller_zero:
-                    scores[caller] = 0.0
-                elif not lowest_caller:
-                    scores[caller] = mine * self.multiplier + self.penalty
-        own = scores[seat]
-        return own - (sum(scores) - own) / (len(scores) - 1)
 
 
 def _argmax(values: list[float]) -> int:
