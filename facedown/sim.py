@@ -29,7 +29,7 @@ from typing import Any, Literal, TextIO
 
 from .bots.base import seat_info
 from .bots.driver import play_match, play_round
-from .bots.protocol import DEFAULT_TIMEOUT, BotError, Entrant, guard, make_entrant
+from .bots.protocol import DEFAULT_TIMEOUT, BotError, Entrant, guard, make_entrant, split_commas
 from .engine import Game, Ruleset, make_ruleset
 from .engine.game import MAX_PLAYERS, MIN_PLAYERS
 
@@ -96,21 +96,11 @@ class GameResult:
 def split_bots(text: str) -> tuple[str, ...]:
     """The bot specs of a ``--bots`` list: split at the commas outside brackets, so that
     ``expert(budget_ms=20, iterations=50),hard`` names two bots."""
-    specs: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for ch in text:
-        if ch == "," and depth == 0:
-            specs.append("".join(current))
-            current = []
-            continue
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth < 0:
-            raise SimError(f"unbalanced ')' in the bot list {text!r}")
-        current.append(ch)
-    if depth:
+    specs, open_ = split_commas(text)
+    if open_ < 0:
+        raise SimError(f"unbalanced ')' in the bot list {text!r}")
+    if open_ > 0:
         raise SimError(f"unbalanced '(' in the bot list {text!r}")
-    specs.append("".join(current))
     return tuple(s.strip() for s in specs if s.strip())
 
 

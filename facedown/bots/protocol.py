@@ -80,7 +80,7 @@ def parse_level(spec: str) -> tuple[str, dict[str, Any]]:
         if not rest.endswith(")"):
             raise BotError(f"bot {spec!r}: options must end with ')'")
         body = rest[:-1].strip()
-        for item in _split_options(body) if body else []:
+        for item in split_commas(body)[0] if body else []:
             key, eq, raw = item.partition("=")
             key, raw = key.strip(), raw.strip()
             if not eq or not key.isidentifier() or not raw:
@@ -99,24 +99,29 @@ def parse_level(spec: str) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
-def _split_options(body: str) -> list[str]:
-    """``a=1, b=[1, 2], c="x,y"`` split at the commas outside brackets and quotes."""
+def split_commas(text: str) -> tuple[list[str], int]:
+    """``text`` split at the commas outside brackets and quotes (``a=1, b=[1, 2], c="x,y"`` is
+    three items), and how many brackets are left open at its end (negative: too many closed)."""
     items: list[str] = []
     depth = 0
     quoted = False
     start = 0
-    for i, ch in enumerate(body):
-        if ch == '"' and (i == 0 or body[i - 1] != "\\"):
+    for i, ch in enumerate(text):
+        if ch == '"' and (i == 0 or text[i - 1] != "\\"):
             quoted = not quoted
-        elif not quoted and ch in "[{":
+        elif quoted:
+            continue
+        elif ch in "([{":
             depth += 1
-        elif not quoted and ch in "]}":
+        elif ch in ")]}":
             depth -= 1
-        elif not quoted and depth == 0 and ch == ",":
-            items.append(body[start:i])
+            if depth < 0:
+                return items, depth
+        elif depth == 0 and ch == ",":
+            items.append(text[start:i])
             start = i + 1
-    items.append(body[start:])
-    return items
+    items.append(text[start:])
+    return items, depth
 
 
 def level_bot(level: str, seed: int | None = None, **options: Any) -> Bot:
