@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .engine import Action, Game, IllegalAction, StackedDeal, make_ruleset, view
+from .engine.cards import Deck
 from .engine.game import ROUND_OVER
 from .engine.scoring import next_first
 
@@ -81,7 +82,7 @@ def _play(data: Mapping[str, Any], seed: int, record: dict[str, Any]) -> None:
     game: Game | None = None
     for index, rnd in enumerate(rounds):
         where = f"round {index + 1}"
-        deal = _deal(rules.build_deck().ids_by_name(), rnd, table)
+        deal = _deal(rules.deck_cards, rnd, table)
         if game is None:
             game = Game(rules, n, seed, totals=totals, deal=deal, first=deal.first or 0)
         else:
@@ -125,23 +126,18 @@ def _play(data: Mapping[str, Any], seed: int, record: dict[str, Any]) -> None:
         _compare("match result", expected_match, actual)
 
 
-def _deal(pool: dict[str, list[int]], rnd: Mapping[str, Any], table: _Table) -> StackedDeal:
-    def take(card: object) -> int:
-        ids = pool.get(str(card))
-        if not ids:
-            raise ScenarioError(f"card {card!r} is not in the deck (or used up)")
-        return ids.pop(0)
-
+def _deal(deck: Deck, rnd: Mapping[str, Any], table: _Table) -> StackedDeal:
     hands_spec = rnd.get("hands")
     if not isinstance(hands_spec, dict) or set(hands_spec) != set(table.names):
         raise ScenarioError("'hands' must give a hand for every player")
-    hands = [[take(c) for c in hands_spec[p]] for p in table.names]
     if "discard" not in rnd:
         raise ScenarioError("'discard' is missing")
-    discard = take(rnd["discard"])
-    draw = [take(c) for c in rnd.get("draw") or []]
     first = table.seat(rnd["first"]) if "first" in rnd else None
-    return StackedDeal(hands, discard, draw, first)
+    hands = [hands_spec[p] for p in table.names]
+    try:
+        return StackedDeal.from_names(deck, hands, rnd["discard"], rnd.get("draw") or (), first)
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
 
 
 def _action(table: _Table, step: Mapping[str, Any]) -> Action:

@@ -66,6 +66,28 @@ class StackedDeal:
     draw_top: Sequence[int] = ()
     first: int | None = None
 
+    @classmethod
+    def from_names(
+        cls,
+        deck: Deck,
+        hands: Sequence[Sequence[object]],
+        discard: object,
+        draw: Sequence[object] = (),
+        first: int | None = None,
+    ) -> StackedDeal:
+        """The deal its card names describe: a name stands for the next physical card of that
+        name not dealt yet.  Raises ValueError for a card not in ``deck``, or used up."""
+        pool = deck.ids_by_name()
+
+        def take(name: object) -> int:
+            ids = pool.get(str(name))
+            if not ids:
+                raise ValueError(f"card {name!r} is not in the deck, or every one of them is dealt")
+            return ids.pop(0)
+
+        dealt = [[take(name) for name in hand] for hand in hands]
+        return cls(dealt, take(discard), [take(name) for name in draw], first)
+
 
 class _Tables:
     """Interned action objects and action lists, shared by a game and its clones.

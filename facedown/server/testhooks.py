@@ -27,14 +27,6 @@ def stacked_deal(rules: Ruleset, players: int, spec: Mapping[str, Any]) -> Stack
     A name stands for the next physical card of that name not dealt yet.  Raises ValueError
     with a readable message when the deal does not fit the table.
     """
-    pool = rules.deck_cards.ids_by_name()
-
-    def take(name: object) -> int:
-        ids = pool.get(str(name))
-        if not ids:
-            raise ValueError(f"card {name!r} is not in the deck, or every one of them is dealt")
-        return ids.pop(0)
-
     hands_spec: Sequence[Sequence[object]] = spec.get("hands") or []
     if len(hands_spec) != players:
         raise ValueError(f"the deal gives {len(hands_spec)} hands for {players} seats")
@@ -42,13 +34,12 @@ def stacked_deal(rules: Ruleset, players: int, spec: Mapping[str, Any]) -> Stack
     for seat, hand in enumerate(hands_spec):
         if len(hand) != size:
             raise ValueError(f"the deal gives seat {seat} {len(hand)} cards, not {size}")
-    hands = [[take(name) for name in hand] for hand in hands_spec]
-    discard = take(spec.get("discard"))
-    draw = [take(name) for name in spec.get("draw") or []]
     first = spec.get("first")
     if first is not None and not (isinstance(first, int) and 0 <= first < players):
         raise ValueError(f"first player {first!r} is not a seat")
-    return StackedDeal(hands, discard, draw, first)
+    return StackedDeal.from_names(
+        rules.deck_cards, hands_spec, spec.get("discard"), spec.get("draw") or (), first
+    )
 
 
 def new_match(rules: Ruleset, players: int, seed: int, deal: Mapping[str, Any] | None) -> Game:
