@@ -4,6 +4,11 @@ benchmarks/ladder.py and docs/bots.md)."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
 import pytest
 
 from facedown.sim import SimConfig, run, wilson
@@ -19,3 +24,25 @@ def test_each_heuristic_level_beats_the_one_below(preset: str, upper: str, lower
     share = sum(s.share for game in results for s in game.seats if s.bot == upper)
     low, _ = wilson(share, rounds)
     assert low > 0.5, f"{upper} took {share / rounds:.1%} of the wins against {lower}"
+
+
+def _ladder_module() -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "ladder.py"
+    spec = importlib.util.spec_from_file_location("facedown_ladder_benchmark", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_ladder_benchmark_reports_share_and_score_difference() -> None:
+    ladder = _ladder_module()
+    step = ladder.measure("kivo", 4, "hard", "random", 40, seed=3, jobs=1)
+    # The interval of the per-round score difference is centred on the two sides' mean scores.
+    centre = (step.diff_low + step.diff_high) / 2
+    assert centre == pytest.approx(step.upper_score - step.lower_score)
+    assert step.diff_high < 0 < step.low - 0.5  # hard scores lower and wins more than random
+    line = ladder.row(step)
+    assert f"[{step.diff_low:+.2f}, {step.diff_high:+.2f}]" in line
+    assert line.count("|") == ladder.HEADER.splitlines()[0].count("|")
