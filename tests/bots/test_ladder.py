@@ -8,6 +8,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -46,3 +47,29 @@ def test_the_ladder_benchmark_reports_share_and_score_difference() -> None:
     line = ladder.row(step)
     assert f"[{step.diff_low:+.2f}, {step.diff_high:+.2f}]" in line
     assert line.count("|") == ladder.HEADER.splitlines()[0].count("|")
+
+
+def test_a_step_holds_only_when_the_upper_level_wins_more_and_scores_lower() -> None:
+    ladder = _ladder_module()
+
+    def step(low: float, diff_high: float) -> Any:
+        return ladder.Step(
+            "kivo",
+            2,
+            "expert",
+            "hard",
+            600,
+            0.55,
+            low,
+            0.6,
+            9.4,
+            9.1,
+            diff_high - 1.0,
+            diff_high,
+            1.0,
+        )
+
+    assert step(0.51, -0.1).holds
+    early_caller = step(0.506, 0.9)  # more round wins, worse scores: calls too early
+    assert not early_caller.holds and "scores no lower" in ladder.row(early_caller)
+    assert not step(0.45, -0.2).holds and "wins no more" in ladder.row(step(0.45, -0.2))
