@@ -174,19 +174,23 @@ class ExpertBot:
         return out
 
     # ------------------------------------------------------------------ search
-    def _search(
-        self, info: SeatInfo, candidates: list[Action], deadline: float, horizon: int | None
-    ) -> Action:
+    def sampler(self, info: SeatInfo) -> Sampler:
+        """The deals this bot searches over at ``info`` (after it has observed ``info``)."""
         if self._rules_json is None:
             self._rules_json = info.rules.to_json()
         bias = self.base.profile.opponent_bias(self.base.turns)
-        sampler = Sampler(
+        return Sampler(
             info,
             self.base.memory,
             self._rules_json,
             opponent_knows=self.opponent_knows,
             keep_low=min(1.0, bias / LOWER_OF_TWO),
         )
+
+    def _search(
+        self, info: SeatInfo, candidates: list[Action], deadline: float, horizon: int | None
+    ) -> Action:
+        sampler = self.sampler(info)
         seat = info.seat
         n = len(candidates)
         sums = [0.0] * n

@@ -27,9 +27,10 @@ def test_each_heuristic_level_beats_the_one_below(preset: str, upper: str, lower
     assert low > 0.5, f"{upper} took {share / rounds:.1%} of the wins against {lower}"
 
 
-def _ladder_module() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "ladder.py"
-    spec = importlib.util.spec_from_file_location("facedown_ladder_benchmark", path)
+def _benchmark(name: str) -> ModuleType:
+    """A script of benchmarks/, imported as a module."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"facedown_benchmark_{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
@@ -38,7 +39,7 @@ def _ladder_module() -> ModuleType:
 
 
 def test_the_ladder_benchmark_reports_share_and_score_difference() -> None:
-    ladder = _ladder_module()
+    ladder = _benchmark("ladder")
     step = ladder.measure("kivo", 4, "hard", "random", 40, seed=3, jobs=1)
     # The interval of the per-round score difference is centred on the two sides' mean scores.
     centre = (step.diff_low + step.diff_high) / 2
@@ -50,7 +51,7 @@ def test_the_ladder_benchmark_reports_share_and_score_difference() -> None:
 
 
 def test_a_step_holds_only_when_the_upper_level_wins_more_and_scores_lower() -> None:
-    ladder = _ladder_module()
+    ladder = _benchmark("ladder")
 
     def step(low: float, diff_high: float) -> Any:
         return ladder.Step(
@@ -73,3 +74,12 @@ def test_a_step_holds_only_when_the_upper_level_wins_more_and_scores_lower() -> 
     early_caller = step(0.506, 0.9)  # more round wins, worse scores: calls too early
     assert not early_caller.holds and "scores no lower" in ladder.row(early_caller)
     assert not step(0.45, -0.2).holds and "wins no more" in ladder.row(step(0.45, -0.2))
+
+
+def test_the_sampler_bias_benchmark_compares_sampled_and_real_opponent_hands() -> None:
+    errors = _benchmark("sampler_bias").errors_by_turn("kivo", 3, rounds=3, samples=4, seed=2)
+    assert errors and all(turn >= 1 for turn in errors)
+    # Every turn start of the expert compares both opponents once.
+    assert all(len(values) % 2 == 0 for values in errors.values())
+    # Errors are hand totals of a 0-13 deck: four cards differ by at most 52 points.
+    assert all(abs(v) <= 52 for values in errors.values() for v in values)
