@@ -85,18 +85,15 @@ def measure(
     results = run(config, jobs=jobs)
     seconds = time.perf_counter() - start
     share = 0.0
-    scores = {up: 0, down: 0}
-    diffs: list[float] = []  # per round: the upper seats' mean score minus the lower seats'
+    ups: list[int] = []  # per round: the upper seats' total round score, and the lower seats'
+    downs: list[int] = []
     for game in results:
-        side = {up: 0, down: 0}
-        for seat in game.seats:
-            scores[seat.bot] += seat.total
-            side[seat.bot] += seat.total
-            if seat.bot == up:
-                share += seat.share
-        diffs.append((side[up] - side[down]) / (players / 2))
+        ups.append(sum(s.total for s in game.seats if s.bot == up))
+        downs.append(sum(s.total for s in game.seats if s.bot == down))
+        share += sum(s.share for s in game.seats if s.bot == up)
     low, high = wilson(share, rounds)
-    per_side = rounds * players / 2
+    seats = players / 2  # seats of each side
+    diffs = [(u - d) / seats for u, d in zip(ups, downs, strict=True)]
     mean = sum(diffs) / len(diffs)
     sd = (sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1)) ** 0.5
     half = Z95 * sd / len(diffs) ** 0.5
@@ -109,8 +106,8 @@ def measure(
         share / rounds,
         low,
         high,
-        scores[up] / per_side,
-        scores[down] / per_side,
+        sum(ups) / (rounds * seats),
+        sum(downs) / (rounds * seats),
         mean - half,
         mean + half,
         seconds,
