@@ -27,7 +27,7 @@ from facedown.engine.game import ROUND_OVER, TURN_START
 
 
 def errors_by_turn(
-    preset: str, players: int, rounds: int, samples: int, seed: int
+    preset: str, players: int, rounds: int, samples: int, seed: int, keep_low: float | None = None
 ) -> dict[int, list[float]]:
     """Sampled minus real opponent hand totals at the expert's turn starts, by its own turn."""
     rules = PRESETS[preset]
@@ -35,7 +35,7 @@ def errors_by_turn(
     errors: dict[int, list[float]] = defaultdict(list)
     for r in range(rounds):
         game = Game(rules, players, seed=seed * 100_000 + r)
-        expert = ExpertBot(seed=seed + r, budget_ms=0, iterations=8)
+        expert = ExpertBot(seed=seed + r, budget_ms=0, iterations=8, keep_low=keep_low)
         bots: list[Bot] = [expert]
         bots += [make_bot("hard", seed=seed + r * players + i) for i in range(1, players)]
         while game.phase < ROUND_OVER:
@@ -62,9 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--samples", type=int, default=40, help="sampled deals per decision")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument(
+        "--keep-low", type=float, default=None, help="the expert's keep_low (default: its own)"
+    )
     parser.add_argument("--last", type=int, default=8, help="turns from this one on are pooled")
     args = parser.parse_args(argv)
-    errors = errors_by_turn(args.preset, args.players, args.rounds, args.samples, args.seed)
+    errors = errors_by_turn(
+        args.preset, args.players, args.rounds, args.samples, args.seed, args.keep_low
+    )
     pooled: dict[int, list[float]] = defaultdict(list)
     for turn, values in errors.items():
         pooled[min(turn, args.last)] += values

@@ -5,7 +5,9 @@ it lies, the unseen cards are shuffled over the places it does not know (unknown
 draw pile, the parts of the discard pile it did not see), and the result is rebuilt with
 :meth:`Game.from_snapshot`.  What the opponents know is guessed: each of their own cards with
 probability ``opponent_knows``.  Players keep low cards, so an opponent's card the seat does not
-know is dealt low: with probability ``keep_low`` it is the lower of two unseen cards.
+know is dealt low: as the lowest of ``1 + keep_low`` unseen cards (the fractional part of
+``keep_low`` is the chance of one more card to choose from: 0.5 deals the lower of two half the
+time, 2.5 the lowest of three or of four).
 """
 
 from __future__ import annotations
@@ -76,10 +78,12 @@ class Sampler:
         values = self.values
         for p in hidden_places:
             card = rest.pop()
-            if p[0] != seat and rest and rng.random() < self.keep_low:
-                other = rng.randrange(len(rest))
-                if values[rest[other]] < values[card]:
-                    card, rest[other] = rest[other], card
+            if p[0] != seat and rest:
+                more = int(self.keep_low) + (rng.random() < self.keep_low % 1.0)
+                for _ in range(more):
+                    other = rng.randrange(len(rest))
+                    if values[rest[other]] < values[card]:
+                        card, rest[other] = rest[other], card
             place_ids[p] = card
         pile_ids = [c if c != EMPTY else rest.pop() for c in pile_ids]
         if self.holding and held == EMPTY:

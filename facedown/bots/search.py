@@ -34,7 +34,15 @@ from .heuristic import HeuristicBot
 from .profiles import HARD, Profile
 from .rollout import PlayoutPolicy, playout_score
 
-LOWER_OF_TWO = 2.3  # how much lower the lower of two 0-13 cards is than one card, on average
+
+def keep_low_per_turn(players: int) -> float:
+    """How many more unseen cards an opponent's unknown card is the lowest of, per turn played.
+
+    Players keep their low cards, so the cards of an opponent nobody else knows get lower as the
+    round goes on, by more at fuller tables (more turns go by between one's own turns).  Measured
+    with ``benchmarks/sampler_bias.py`` against `hard`: see docs/bots.md.
+    """
+    return 0.45 + 0.05 * min(4, max(0, players - 2))
 
 
 class ExpertBot:
@@ -54,6 +62,7 @@ class ExpertBot:
         horizon_turns: int | None = 2,
         search_calls: bool | None = None,
         call_window: float = 4.0,
+        keep_low: float | None = None,
         profile: Profile = HARD,
     ) -> None:
         """``budget_ms`` of thinking per decision (0: none) and/or ``iterations`` sampled deals;
@@ -63,6 +72,8 @@ class ExpertBot:
         ``search_phases`` are the phases searched; ``horizon_turns`` as in the module doc;
         ``search_calls``: search whether to call (None: at 2-player tables only), when the
         heuristic's worth of calling is within ``call_window`` points of calling;
+        ``keep_low``: how fast the opponents' unknown cards are dealt lower as the round goes
+        on (see :meth:`sampler`; None: by the number of seats);
         ``profile`` is the heuristic it starts from and plays out with."""
         if budget_ms <= 0 and iterations is None:
             raise ValueError("expert needs a time budget or an iteration budget")
@@ -76,6 +87,7 @@ class ExpertBot:
         self.horizon_turns = horizon_turns
         self.search_calls = search_calls
         self.call_window = call_window
+        self.keep_low = keep_low
         self.base = HeuristicBot(profile, seed)
         self.rng = random.Random(seed)
         self._rules_json: dict[str, Any] | None = None
@@ -178,13 +190,15 @@ class ExpertBot:
         """The deals this bot searches over at ``info`` (after it has observed ``info``)."""
         if self._rules_json is None:
             self._rules_json = info.rules.to_json()
-        bias = self.base.profile.opponent_bias(self.base.turns)
+        per_turn = self.keep_low
+        if per_turn is None:
+            per_turn = keep_low_per_turn(len(info.view["hands"]))
         return Sampler(
             info,
             self.base.memory,
             self._rules_json,
             opponent_knows=self.opponent_knows,
-            keep_low=min(1.0, bias / LOWER_OF_TWO),
+            keep_low=per_turn * max(0, self.base.turns - 1),
         )
 
     def _search(
