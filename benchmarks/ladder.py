@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from facedown.sim import Z95, SimConfig, run, wilson
+from facedown.sim import GameResult, SimConfig, deal_means, mean_interval, run, wilson
 
 PRESETS = ("boyo", "cabo", "kivo", "kaboom")
 STEPS = (("easy", "random"), ("medium", "easy"), ("hard", "medium"), ("expert", "hard"))
@@ -75,41 +75,48 @@ def measure(
     seed: int,
     jobs: int,
     expert: str = EXPERT,
+    duplicate: bool = True,
 ) -> Step:
     """Play one step of the ladder: ``rounds`` rounds of ``upper`` against ``lower``."""
     spec = {"expert": expert}
     up, down = spec.get(upper, upper), spec.get(lower, lower)
     bots = (up, down) if players == 2 else (up, down, up, down)
-    config = SimConfig(preset, players, bots, rounds, seed=seed, unit="round")
+    if duplicate:
+        rounds -= rounds % players
+    config = SimConfig(preset, players, bots, rounds, seed=seed, unit="round", duplicate=duplicate)
     start = time.perf_counter()
     results = run(config, jobs=jobs)
     seconds = time.perf_counter() - start
-    share = 0.0
-    ups: list[int] = []  # per round: the upper seats' total round score, and the lower seats'
-    downs: list[int] = []
-    for game in results:
-        ups.append(sum(s.total for s in game.seats if s.bot == up))
-        downs.append(sum(s.total for s in game.seats if s.bot == down))
-        share += sum(s.share for s in game.seats if s.bot == up)
-    low, high = wilson(share, rounds)
     seats = players / 2  # seats of each side
-    diffs = [(u - d) / seats for u, d in zip(ups, downs, strict=True)]
-    mean = sum(diffs) / len(diffs)
-    sd = (sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1)) ** 0.5
-    half = Z95 * sd / len(diffs) ** 0.5
+
+    def side(game: GameResult, bot: str) -> int:
+        return sum(s.total for s in game.seats if s.bot == bot)
+
+    def upper_share(game: GameResult) -> float:
+        return sum(s.share for s in game.seats if s.bot == up)
+
+    # The rounds of one duplicate deal are not independent: the intervals take the deal as
+    # their unit (each deal's mean over its rounds).  Without duplicate deals the share's
+    # interval is Wilson's over the rounds.
+    share, low, high = mean_interval(deal_means(config, results, upper_share))
+    if not duplicate:
+        low, high = wilson(share * rounds, rounds)
+    # Per round: the upper seats' mean round score minus the lower seats'.
+    diffs = deal_means(config, results, lambda g: (side(g, up) - side(g, down)) / seats)
+    _, diff_low, diff_high = mean_interval(diffs)
     return Step(
         preset,
         players,
         upper,
         lower,
         rounds,
-        share / rounds,
+        share,
         low,
         high,
-        sum(ups) / (rounds * seats),
-        sum(downs) / (rounds * seats),
-        mean - half,
-        mean + half,
+        sum(side(g, up) for g in results) / (rounds * seats),
+        sum(side(g, down) for g in results) / (rounds * seats),
+        diff_low,
+        diff_high,
         seconds,
     )
 
@@ -152,6 +159,12 @@ def main(argv: list[str] | None = None) -> int:
         "--steps", default="easy,medium,hard,expert", help="the upper levels of the steps to run"
     )
     parser.add_argument("--expert", default=EXPERT, help="the expert's spec for the ladder")
+    parser.add_argument(
+        "--no-duplicate",
+        dest="duplicate",
+        action="store_false",
+        help="a new deal every round (default: each deal played once per seat rotation)",
+    )
     parser.add_argument("--markdown", type=Path, default=None, help="write the table here too")
     args = parser.parse_args(argv)
     wanted = set(args.steps.split(","))
@@ -174,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                     seed=args.seed,
                     jobs=args.jobs,
                     expert=args.expert,
+                    duplicate=args.duplicate,
                 )
                 steps.append(step)
                 print(f"{row(step)}  <!-- {step.seconds:.0f} s -->", flush=True)

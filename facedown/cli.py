@@ -145,6 +145,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         unit=args.unit,
         options=options,
         timeout=args.timeout,
+        duplicate=args.duplicate,
     )
     show = not args.quiet and sys.stderr.isatty()
     start = time.perf_counter()
@@ -157,6 +158,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         return 2
     seconds = time.perf_counter() - start
     games = f"{config.games} {'matches' if config.unit == 'match' else 'rounds'}"
+    if config.duplicate:
+        games += f" on {config.games // config.players} duplicate deals"
     print(
         f"{config.preset}, {config.players} players, {games} (seed {config.seed}): "
         f"{seconds:.1f} s, {config.games / seconds:.1f} games/s"
@@ -227,6 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--unit", choices=["match", "round"], default="match")
     p.add_argument("--options", default=None, help="ruleset options as a JSON object")
+    p.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="deal each deal once per seat rotation (--games a multiple of --players)",
+    )
     p.add_argument("--out", default=None, help="write per-game rows to a .csv or .json file")
     p.add_argument(
         "--timeout", type=float, default=5.0, help="seconds a cmd: bot may take to decide"

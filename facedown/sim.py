@@ -5,6 +5,11 @@ results are put back in game order, so a tournament is the same whatever the num
 Seats rotate: in game ``i`` the bot listed ``k``-th sits at seat ``(k - i) mod players``, so over
 ``players`` consecutive games every bot sits once in every seat.
 
+With ``duplicate`` (as in duplicate bridge) those ``players`` consecutive games are dealt the same
+cards: every bot plays every seat of every deal, and the luck of the deal cancels out of the
+comparison between bots.  The games of one deal are not independent, so a confidence interval
+of a difference between bots takes the deal as its unit (:func:`deal_means`).
+
 A game's *winners* are the match winners (``--unit match``) or the seats with the lowest round
 score (``--unit round``); ``k`` winners each take a share of ``1/k``.  A bot's win rate is its
 shares over its games, with a 95% Wilson score interval.
@@ -54,6 +59,11 @@ class SimConfig:
     unit: Unit = "match"
     options: dict[str, Any] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT
+    duplicate: bool = False
+
+    def deal(self, index: int) -> int:
+        """The deal that game ``index`` is played on (its own, unless ``duplicate``)."""
+        return index // self.players if self.duplicate else index
 
     def rules(self) -> Ruleset:
         return make_ruleset(self.preset, self.options or None)
@@ -116,7 +126,10 @@ def play_game(
 ) -> GameResult:
     """Play game ``index`` with ``entrants`` (one per lineup place) and record it."""
     n = config.players
-    seed = derive_seed(config.seed, index, "game")
+    if config.duplicate:
+        seed = derive_seed(config.seed, config.deal(index), "deal")
+    else:
+        seed = derive_seed(config.seed, index, "game")
     place = [(s + index) % n for s in range(n)]  # the lineup place of the bot at seat s
     try:
         guards = []
@@ -137,7 +150,7 @@ def play_game(
             play_match(game, guards)
         for s, g in enumerate(guards):
             g.game_over(seat_info(game, s))
-    except BotError as e:
+    except (BotError, RuntimeError) as e:  # RuntimeError: the bots never end the round
         raise SimError(f"game {index} (deal seed {seed}): {e}") from None
     history = game.history
     if config.unit == "round":
@@ -192,6 +205,11 @@ def check(config: SimConfig) -> None:
         raise SimError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players")
     if config.games < 1:
         raise SimError("play at least one game")
+    if config.duplicate and config.games % config.players:
+        raise SimError(
+            f"duplicate deals are played once per seat: the games ({config.games}) must be a "
+            f"multiple of the players ({config.players})"
+        )
     rules = config.rules()
     try:
         Game(rules, config.players, 0)
@@ -267,6 +285,28 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     low = 0.0 if successes <= 0 else max(0.0, centre - half)
     high = 1.0 if successes >= n else min(1.0, centre + half)
     return (low, high)
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    """The mean of independent ``values`` and the low and high ends of its 95% interval."""
+    n = len(values)
+    if n == 0:
+        raise ValueError("no values")
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / max(1, n - 1))
+    half = z * sd / math.sqrt(n)
+    return (mean, mean - half, mean + half)
+
+
+def deal_means(
+    config: SimConfig, results: Sequence[GameResult], value: Callable[[GameResult], float]
+) -> list[float]:
+    """``value`` of every game, averaged over the games of each deal: one figure per deal, and
+    the deals are independent (with ``duplicate`` the games of one deal are not)."""
+    groups: dict[int, list[float]] = {}
+    for game in results:
+        groups.setdefault(config.deal(game.game), []).append(value(game))
+    return [sum(v) / len(v) for v in groups.values()]
 
 
 @dataclass(frozen=True)

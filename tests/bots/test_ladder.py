@@ -50,6 +50,18 @@ def test_the_ladder_benchmark_reports_share_and_score_difference() -> None:
     assert line.count("|") == ladder.HEADER.splitlines()[0].count("|")
 
 
+def test_the_ladder_plays_duplicate_deals_and_takes_the_deal_as_its_unit() -> None:
+    ladder = _benchmark("ladder")
+    alike = ("tests.sim.sample_bots:Steady", "tests.sim.sample_bots:SteadyToo")
+    even = ladder.measure("kivo", 2, *alike, 41, seed=3, jobs=1)
+    assert even.rounds == 40  # whole deals: each played once from each seat
+    # Two sides that play alike come out even on every deal.
+    assert (even.diff_low, even.diff_high) == (0.0, 0.0)
+    assert even.share == even.low == even.high == 0.5
+    apart = ladder.measure("kivo", 2, *alike, 40, seed=3, jobs=1, duplicate=False)
+    assert apart.diff_low < apart.diff_high and apart.low < 0.5 < apart.high
+
+
 def test_a_step_holds_only_when_the_upper_level_wins_more_and_scores_lower() -> None:
     ladder = _benchmark("ladder")
 

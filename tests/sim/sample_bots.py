@@ -19,6 +19,31 @@ class FirstLegal:
         return info.legal[0]
 
 
+class Steady:
+    """Plays without chance: draws, keeps what it drew in place of its first card, calls on
+    its third turn."""
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    def choose(self, info: SeatInfo) -> Action:
+        kinds = {a.kind: a for a in info.legal}
+        if info.view["phase"] == "turn_start":
+            self.turns += 1
+            if "call" in kinds and self.turns >= 3:
+                return kinds["call"]
+            if "draw" in kinds:
+                return kinds["draw"]
+        for action in info.legal:
+            if action.kind == "replace" and action.slots == (0,):
+                return action
+        return kinds.get("end_turn") or info.legal[0]
+
+
+class SteadyToo(Steady):
+    """The same player under another name: two sides that play alike."""
+
+
 class Seedless:
     """A random player whose class takes no seed: the tournament constructs it bare."""
 

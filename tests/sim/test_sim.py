@@ -17,6 +17,8 @@ from facedown.sim import (
     SeatResult,
     SimConfig,
     SimError,
+    deal_means,
+    mean_interval,
     run,
     split_bots,
     standings,
@@ -65,6 +67,51 @@ def test_fewer_bots_than_seats_repeat_in_order() -> None:
     assert config(players=4, bots=("random", FIRST)).lineup() == ("random", FIRST, "random", FIRST)
     with pytest.raises(SimError, match="3 bots listed for 2 seats"):
         config(players=2, bots=("random", "random", "random")).lineup()
+
+
+def test_duplicate_deals_seat_every_bot_at_every_seat_of_a_deal() -> None:
+    bots = ("random", FIRST, "tests.sim.sample_bots:Seedless")
+    results = run(config(bots=bots, games=9, duplicate=True), jobs=2)
+    assert results == run(config(bots=bots, games=9, duplicate=True), jobs=1)
+    deals = [results[k : k + 3] for k in range(0, 9, 3)]
+    for deal in deals:
+        assert len({g.seed for g in deal}) == 1  # one deal, three games
+        for bot in bots:
+            assert sorted(s.seat for g in deal for s in g.seats if s.bot == bot) == [0, 1, 2]
+    assert len({deal[0].seed for deal in deals}) == 3
+    with pytest.raises(SimError, match="multiple of the players"):
+        run(config(games=10, duplicate=True))
+
+
+def test_duplicate_deals_take_the_luck_of_the_deal_out_of_a_comparison() -> None:
+    # Two sides that play alike: on duplicate deals every deal comes out even for them; on
+    # deals of their own, the one that sat at the better seat is ahead.
+    alike = ("tests.sim.sample_bots:Steady", "tests.sim.sample_bots:SteadyToo")
+
+    def differences(duplicate: bool) -> list[float]:
+        c = config(
+            preset="kivo", players=2, bots=alike, games=40, unit="round", duplicate=duplicate
+        )
+
+        def difference(game: GameResult) -> float:
+            first, second = sorted(game.seats, key=lambda s: s.lineup)
+            return first.total - second.total
+
+        return deal_means(c, run(c), difference)
+
+    assert differences(True) == [0.0] * 20
+    apart = differences(False)
+    assert len(apart) == 40 and any(d != 0 for d in apart)
+
+
+def test_mean_interval() -> None:
+    mean, low, high = mean_interval([1.0, 2.0, 3.0, 4.0])
+    assert mean == 2.5
+    # sd 1.29 (n - 1), so the half width is 1.96 * 1.29 / 2
+    assert (low, high) == (pytest.approx(2.5 - 1.2652, abs=1e-4), pytest.approx(3.7652, abs=1e-4))
+    assert mean_interval([5.0]) == (5.0, 5.0, 5.0)
+    with pytest.raises(ValueError):
+        mean_interval([])
 
 
 def test_match_results_are_consistent() -> None:
@@ -203,6 +250,25 @@ def test_bot_lists_split_at_commas_outside_brackets() -> None:
         split_bots("hard(noise=1")
     with pytest.raises(SimError, match="unbalanced"):
         split_bots("hard)")
+
+
+def test_bots_that_never_end_a_round_stop_the_tournament_with_an_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Two players that only ever take the first legal action never call.
+    with pytest.raises(SimError, match=r"game 0 \(deal seed \d+\): the round did not end"):
+        run(config(players=2, bots=(FIRST,), games=1, unit="round"))
+    argv = ["sim", "--players", "2", "--bots", FIRST, "--games", "1", "--quiet"]
+    assert main(argv) == 2
+    assert "the round did not end" in capsys.readouterr().err
+
+
+def test_cli_plays_duplicate_deals(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["sim", "--preset", "kivo", "--players", "2", "--bots", "random", "--games", "4"]
+    assert main([*argv, "--unit", "round", "--duplicate", "--quiet"]) == 0
+    assert "4 rounds on 2 duplicate deals" in capsys.readouterr().out
+    assert main([*argv[:-1], "3", "--duplicate", "--quiet"]) == 2
+    assert "multiple of the players" in capsys.readouterr().err
 
 
 def test_cli_passes_level_options(capsys: pytest.CaptureFixture[str]) -> None:
