@@ -62,6 +62,7 @@ class ExpertBot:
         horizon_turns: int | None = 2,
         search_calls: bool | None = None,
         call_window: float = 4.0,
+        new_call_confidence: float | None = 1.5,
         keep_low: float | None = None,
         profile: Profile = HARD,
     ) -> None:
@@ -72,6 +73,9 @@ class ExpertBot:
         ``search_phases`` are the phases searched; ``horizon_turns`` as in the module doc;
         ``search_calls``: search whether to call (None: at 2-player tables only), when the
         heuristic's worth of calling is within ``call_window`` points of calling;
+        ``new_call_confidence``: the standard errors by which a call the heuristic would not
+        make must beat its move (None: the search never calls where the heuristic would not,
+        it only holds back the heuristic's calls);
         ``keep_low``: how fast the opponents' unknown cards are dealt lower as the round goes
         on (see :meth:`sampler`; None: by the number of seats);
         ``profile`` is the heuristic it starts from and plays out with."""
@@ -87,6 +91,7 @@ class ExpertBot:
         self.horizon_turns = horizon_turns
         self.search_calls = search_calls
         self.call_window = call_window
+        self.new_call_confidence = new_call_confidence
         self.keep_low = keep_low
         self.base = HeuristicBot(profile, seed)
         self.rng = random.Random(seed)
@@ -114,13 +119,18 @@ class ExpertBot:
             others = [a for a in candidates if a.kind != A.CALL]
             worth = self.base.call_worth
             plausible = worth is None or worth > -self.call_window
+            if default.kind != A.CALL and self.new_call_confidence is None:
+                plausible = False  # the search only holds back the heuristic's calls
             searched = self.search_calls
             if searched is None:
                 searched = len(info.view["hands"]) == 2
             if call is not None and searched and others and plausible:
                 pair = [call, others[0]] if default.kind == A.CALL else [default, call]
                 half = start + self.budget / 2 if self.budget > 0 else math.inf
-                if self._search(info, pair, half, None).kind == A.CALL:
+                confidence = self.confidence
+                if default.kind != A.CALL and self.new_call_confidence is not None:
+                    confidence = self.new_call_confidence
+                if self._search(info, pair, half, None, confidence).kind == A.CALL:
                     self.base.memory.last_action = call
                     return call
             elif default.kind == A.CALL:
@@ -130,7 +140,7 @@ class ExpertBot:
             best = candidates[0] if candidates else default
         else:
             deadline = start + self.budget if self.budget > 0 else math.inf
-            best = self._search(info, candidates, deadline, horizon)
+            best = self._search(info, candidates, deadline, horizon, self.confidence)
         self.base.memory.last_action = best
         return best
 
@@ -202,7 +212,12 @@ class ExpertBot:
         )
 
     def _search(
-        self, info: SeatInfo, candidates: list[Action], deadline: float, horizon: int | None
+        self,
+        info: SeatInfo,
+        candidates: list[Action],
+        deadline: float,
+        horizon: int | None,
+        confidence: float,
     ) -> Action:
         sampler = self.sampler(info)
         seat = info.seat
@@ -246,7 +261,7 @@ class ExpertBot:
                 break
             mean = diffs[i] / worlds
             var = max(0.0, squares[i] / worlds - mean * mean)
-            margin = self.confidence * math.sqrt(var / worlds)
+            margin = confidence * math.sqrt(var / worlds)
             if mean < -margin and sums[i] < sums[best]:
                 best = i
         return candidates[best]

@@ -11,6 +11,8 @@ from facedown.bots import ExpertBot, seat_info
 from facedown.bots.determinize import Sampler
 from facedown.bots.heuristic import HeuristicBot
 from facedown.bots.memory import parse_place
+from facedown.bots.profiles import HARD
+from facedown.bots.search import keep_low_per_turn
 from facedown.engine import PRESETS, Game, view
 
 from .tables import RULESETS, random_states
@@ -126,9 +128,9 @@ class _Recording(ExpertBot):
         super().__init__(seed=3, budget_ms=0, iterations=4, call_window=1e9, **options)  # type: ignore[arg-type]
         self.horizons: list[int | None] = []
 
-    def _search(self, info, candidates, deadline, horizon):  # type: ignore[no-untyped-def]
+    def _search(self, info, candidates, deadline, horizon, confidence):  # type: ignore[no-untyped-def]
         self.horizons.append(horizon)
-        return super()._search(info, candidates, deadline, horizon)
+        return super()._search(info, candidates, deadline, horizon, confidence)
 
 
 def _call_states(players: int) -> list[Game]:
@@ -156,3 +158,61 @@ def test_calls_are_searched_to_the_end_of_the_round_at_two_seats_only() -> None:
         assert game.to_act is not None
         forced.choose(seat_info(game, game.to_act))
     assert None in forced.horizons
+
+
+def test_opponents_unknown_cards_are_dealt_lower_the_more_keep_low() -> None:
+    rules = PRESETS["kivo"]
+    game = Game(rules, 2, 5)
+    for seat in (0, 1):
+        game.apply(next(a for a in game.legal_actions(seat) if a.kind == "opening_peek"))
+    info = seat_info(game, 0)
+    bot = HeuristicBot(seed=1)
+    bot.memory.observe(info)
+    values = rules.deck_cards.values
+
+    def mean_opponent_card(keep_low: float) -> float:
+        sampler = Sampler(info, bot.memory, rules.to_json(), keep_low=keep_low)
+        rng = random.Random(2)
+        cards = [c for _ in range(400) for c in sampler.sample(rng).hands[1]]
+        return sum(values[c] for c in cards) / len(cards)
+
+    plain, two, four = mean_opponent_card(0.0), mean_opponent_card(1.0), mean_opponent_card(3.0)
+    # One card of 0-13 averages 6.5; the lower of two about 4.2; the lowest of four about 2.3.
+    assert 6.0 < plain < 7.0 and 3.7 < two < 4.7 and 1.8 < four < 2.9
+
+
+def test_the_expert_deals_opponents_lower_as_its_round_goes_on() -> None:
+    game = Game(PRESETS["kivo"], 2, 5)
+    for seat in (0, 1):
+        game.apply(next(a for a in game.legal_actions(seat) if a.kind == "opening_peek"))
+    bot = ExpertBot(seed=1, budget_ms=0, iterations=4, keep_low=0.5)
+    info = seat_info(game, 0)
+    bot.choose(info)
+    assert bot.base.turns == 1 and bot.sampler(info).keep_low == 0.0
+    bot.base.turns = 7
+    assert bot.sampler(info).keep_low == 3.0
+    assert ExpertBot(seed=1, iterations=4).keep_low is None  # by seat count:
+    assert keep_low_per_turn(2) < keep_low_per_turn(4)
+
+
+def test_without_new_calls_the_search_only_holds_back_the_heuristics_calls() -> None:
+    weighed = 0
+    for game in _call_states(2):
+        seat = game.to_act
+        assert seat is not None
+        info = seat_info(game, seat)
+        # A heuristic that never calls: the search never calls either, nor weighs a call.
+        never = _Recording(new_call_confidence=None, profile=HARD.with_options(call_bias=-50))
+        assert never.choose(info).kind != "call" and None not in never.horizons
+        # One that calls whenever it may: the search weighs its call to the end of the round.
+        eager = HARD.with_options(call_bias=50)
+        always = _Recording(new_call_confidence=None, profile=eager)
+        always.choose(info)
+        if HeuristicBot(eager, seed=3).choose(info).kind == "call":
+            weighed += 1
+            assert None in always.horizons
+        # With new calls allowed, the search weighs calling even where the heuristic would not.
+        free = _Recording(profile=HARD.with_options(call_bias=-50))
+        free.choose(info)
+        assert None in free.horizons
+    assert weighed
