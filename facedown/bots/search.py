@@ -96,7 +96,9 @@ class ExpertBot:
         self.base = HeuristicBot(profile, seed)
         self.rng = random.Random(seed)
         self._rules_json: dict[str, Any] | None = None
-        # The last decision's sampled deals and candidates' mean scores (tests, tuning).
+        # The last decision's heuristic choice, sampled deals and candidates' mean scores
+        # (tests, tuning).
+        self.last_default: Action | None = None
         self.last_worlds = 0
         self.last_means: list[float] = []
 
@@ -107,6 +109,7 @@ class ExpertBot:
         start = time.perf_counter()
         self.last_worlds = 0
         default = self.base.choose(info)
+        self.last_default = default
         phase = info.view["phase"]
         if len(info.legal) == 1 or phase not in self.search_phases or default.kind == A.TAP:
             return default

@@ -95,3 +95,18 @@ def test_the_sampler_bias_benchmark_compares_sampled_and_real_opponent_hands() -
     assert all(len(values) % 2 == 0 for values in errors.values())
     # Errors are hand totals of a 0-13 deck: four cards differ by at most 52 points.
     assert all(abs(v) <= 52 for values in errors.values() for v in values)
+
+
+def test_the_departures_benchmark_finds_the_experts_own_choices_and_prices_them() -> None:
+    departures = _benchmark("departures")
+    found = departures.find_departures("cabo", 2, rounds=4, seed=1)
+    assert found
+    for d in found:
+        legal = d.game.legal_actions(d.seat)
+        assert d.default != d.chosen and d.default in legal and d.chosen in legal
+        assert d.kind.startswith(d.phase + ": ")
+    # Both continuations meet the same randomness: a departure to the same action is worth 0.
+    same = departures.Departure(found[0].game, found[0].seat, 1, "x", found[0].default,
+                                found[0].default)  # fmt: skip
+    assert departures.worth(same, 3, seed=2) == 0.0
+    assert abs(departures.worth(found[0], 2, seed=2)) < 200

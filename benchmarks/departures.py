@@ -1,0 +1,147 @@
+"""Where the expert departs from `hard`, and what each kind of departure is worth.
+
+The expert starts every decision from the `hard` heuristic's choice and keeps it unless its
+search finds better.  This plays rounds of one expert against `hard` and notes every decision
+where the expert chose otherwise.  Then, from the real state of each such decision (the true
+deal, which the expert never saw), it plays the round to its end ``--continuations`` times after
+`hard`'s choice and as often after the expert's, with fresh `hard` bots at every seat and the
+same randomness for both, and takes the mean difference of the expert's seat's round score
+minus the others' mean (below 0: the departure was worth it).
+
+Fresh bots know what their seat knows now (its known cards) but not what it remembered of the
+discard pile, so the continuations are a little weaker than the real `hard`; both sides of each
+pair play them alike.
+
+    .venv/bin/python benchmarks/departures.py --preset kivo --players 2 --rounds 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+
+from facedown.bots import make_bot
+from facedown.bots.base import SeatInfo
+from facedown.bots.calling import relative
+from facedown.bots.driver import next_action, play_round
+from facedown.bots.heuristic import HeuristicBot
+from facedown.bots.protocol import parse_level
+from facedown.bots.search import ExpertBot
+from facedown.engine import PRESETS, Action, Game
+from facedown.engine.game import ROUND_OVER
+
+EXPERT = "expert(budget_ms=0, iterations=24)"
+
+
+@dataclass(frozen=True)
+class Departure:
+    """A decision where the expert chose ``chosen`` and `hard` would have chosen ``default``."""
+
+    game: Game  # the real state before the decision
+    seat: int
+    turns: int  # the expert's own turns in the round so far
+    phase: str
+    default: Action
+    chosen: Action
+
+    @property
+    def kind(self) -> str:
+        return f"{self.phase}: {self.default.kind} -> {self.chosen.kind}"
+
+
+class _Watched(ExpertBot):
+    """An expert that notes each decision where it leaves the heuristic's choice."""
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)  # type: ignore[arg-type]
+        self.departures: list[Departure] = []
+        self.game: Game | None = None
+
+    def choose(self, info: SeatInfo) -> Action:
+        self.last_default = None
+        chosen = super().choose(info)
+        default = self.last_default
+        if default is not None and chosen != default and self.game is not None:
+            departure = Departure(
+                self.game.clone(), info.seat, self.base.turns, info.view["phase"], default, chosen
+            )
+            self.departures.append(departure)
+        return chosen
+
+
+def find_departures(
+    preset: str, players: int, rounds: int, seed: int, expert: str = EXPERT
+) -> list[Departure]:
+    """The expert's departures from `hard` over ``rounds`` rounds (its seat rotating)."""
+    _, options = parse_level(expert)
+    found: list[Departure] = []
+    for r in range(rounds):
+        game = Game(PRESETS[preset], players, seed=seed * 100_000 + r)
+        watched = _Watched(seed=seed + r, **options)
+        watched.game = game
+        bots = [make_bot("hard", seed=seed + r * players + i) for i in range(players)]
+        bots[r % players] = watched
+        while game.phase < ROUND_OVER:
+            game.apply(next_action(game, bots))
+        found += watched.departures
+    return found
+
+
+def worth(departure: Departure, continuations: int, seed: int) -> float:
+    """The mean of (after the expert's choice - after `hard`'s) of the seat's relative score."""
+    total = 0.0
+    for k in range(continuations):
+        outcome = []
+        for action in (departure.default, departure.chosen):
+            game = departure.game.clone()
+            game.seed = seed * 1_000 + k  # the same reshuffles after either choice
+            game.apply(action)
+            if game.phase < ROUND_OVER:
+                bots = [make_bot("hard", seed=seed + 7 * k + i) for i in range(game.players)]
+                for bot in bots:
+                    assert isinstance(bot, HeuristicBot)
+                    bot.turns = departure.turns
+                play_round(game, bots)
+            outcome.append(relative(game.history[-1].round_scores, departure.seat))
+        total += outcome[1] - outcome[0]
+    return total / continuations
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="kivo", choices=sorted(PRESETS))
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--continuations", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--expert", default=EXPERT, help="the expert's spec")
+    args = parser.parse_args(argv)
+    departures = find_departures(args.preset, args.players, args.rounds, args.seed, args.expert)
+    by_kind: dict[str, list[float]] = defaultdict(list)
+    for d in departures:
+        by_kind[d.kind].append(worth(d, args.continuations, args.seed))
+    print(
+        f"{args.preset}, {args.players} players, {args.rounds} rounds of `{args.expert}` "
+        f"against hard: {len(departures)} departures"
+    )
+    print("| departure | count | worth each (95% CI) | worth per round |")
+    print("| --- | --- | --- | --- |")
+    everything = [v for values in by_kind.values() for v in values]
+    rows = sorted(by_kind.items(), key=lambda kv: -len(kv[1]))
+    for kind, values in [*rows, ("all", everything)]:
+        if not values:
+            continue
+        mean = statistics.fmean(values)
+        half = 1.96 * statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
+        print(
+            f"| {kind} | {len(values)} | {mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] "
+            f"| {sum(values) / args.rounds:+.3f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
