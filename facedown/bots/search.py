@@ -6,8 +6,10 @@ by a quick playout (:class:`~facedown.bots.rollout.PlayoutPolicy`) at every seat
 for ``horizon_turns`` of its own turns (default 2; None: to the end of the round).  It scores a
 playout by its hand total against the others' (or by the round scores, when the round ended).
 All candidates meet the same deals and the same playout randomness, so their differences are
-measured in pairs.  It keeps the `hard` choice unless another candidate scored better by a margin
-the samples make clear, and stops at its time budget (default 200 ms) or iteration budget.
+measured in pairs.  An opponent's unknown card is dealt lower the longer the round has gone on
+(players keep their low cards; :func:`keep_low_per_turn`).  It keeps the `hard` choice unless
+another candidate scored better by a margin the samples make clear, and stops at its time
+budget (default 200 ms) or iteration budget.
 
 A few turns cannot weigh ending the round, so when the bot may call it first searches that
 alone: the call against the best other move, each played out to the end of the round (nobody
