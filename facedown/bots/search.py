@@ -231,6 +231,8 @@ class ExpertBot:
         diffs = [0.0] * n  # paired against the default: sum of differences and of squares
         squares = [0.0] * n
         worlds = 0
+        # The longest playout so far: one that could not end by the deadline is not begun.
+        longest = 0.0
         policy: PlayoutPolicy | None = None
         while (self.iterations is None or worlds < self.iterations) and (
             time.perf_counter() < deadline
@@ -244,12 +246,14 @@ class ExpertBot:
             playout_seed = self.rng.getrandbits(30)
             outcome: list[float] = []
             for action in candidates:
-                if time.perf_counter() >= deadline:
+                begun = time.perf_counter()
+                if begun + longest >= deadline:
                     break  # out of time: this deal is left unfinished and uncounted
                 trial = game.clone()
                 trial.seed = playout_seed  # the same reshuffles for every candidate
                 trial.apply(action)
                 outcome.append(playout_score(trial, policy, seat, horizon))
+                longest = max(longest, time.perf_counter() - begun)
             if len(outcome) < n:
                 break
             worlds += 1
