@@ -18,7 +18,6 @@ pair play them alike.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from facedown.bots.protocol import parse_level
 from facedown.bots.search import ExpertBot
 from facedown.engine import PRESETS, Action, Game
 from facedown.engine.game import ROUND_OVER
+from facedown.sim import mean_interval
 
 EXPERT = "expert(budget_ms=0, iterations=24)"
 
@@ -134,10 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     for kind, values in [*rows, ("all", everything)]:
         if not values:
             continue
-        mean = statistics.fmean(values)
-        half = 1.96 * statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
+        mean, low, high = mean_interval(values)
         print(
-            f"| {kind} | {len(values)} | {mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}] "
+            f"| {kind} | {len(values)} | {mean:+.2f} [{low:+.2f}, {high:+.2f}] "
             f"| {sum(values) / args.rounds:+.3f} |"
         )
     return 0

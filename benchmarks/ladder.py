@@ -5,9 +5,10 @@ and the lower one: at 2 seats one of each, at 4 seats two of each in alternate s
 from round to round, as ``facedown sim`` does).  A round's winners are the seats with the lowest
 round score; the upper level's *share* of a round is the part of the win its seats took (ties
 share).  The *score difference* of a round is the upper seats' mean round score minus the lower
-seats'.  The upper level beats the lower one when both clear their 95% intervals: the Wilson
-interval of its mean share lies above 50% (the share of two equal sides) and the interval of the
-mean score difference lies below 0.
+seats'.  The upper level beats the lower one when both clear their 95% intervals: the interval
+of its mean share lies above 50% (the share of two equal sides) and the interval of the mean
+score difference lies below 0.  Deals are duplicate (``--no-duplicate``: a new deal every
+round), so both intervals take the deal as their unit.
 
 Both, because every preset decides a match by the total of the round scores, and the share of
 round wins alone can be bought with earlier calls: in 2-player kivo, `hard` with

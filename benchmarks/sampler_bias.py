@@ -24,6 +24,7 @@ from facedown.bots.driver import next_action
 from facedown.bots.search import ExpertBot
 from facedown.engine import PRESETS, Game
 from facedown.engine.game import ROUND_OVER, TURN_START
+from facedown.sim import mean_interval
 
 
 def errors_by_turn(
@@ -77,12 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     print("own turn | opponent hands seen | sampled minus real total (mean, 95% CI)")
     for turn in sorted(pooled):
         values = pooled[turn]
-        n = len(values)
-        mean = sum(values) / n
-        sd = (sum((v - mean) ** 2 for v in values) / max(1, n - 1)) ** 0.5
-        half = 1.96 * sd / n**0.5
+        mean, low, high = mean_interval(values)
         label = f"{turn}+" if turn == args.last else str(turn)
-        print(f"{label:>8} | {n:>19} | {mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}]")
+        print(f"{label:>8} | {len(values):>19} | {mean:+.2f} [{low:+.2f}, {high:+.2f}]")
     return 0
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from .bots.base import seat_info
-from .bots.driver import play_match, play_round
+from .bots.driver import RoundTooLong, play_match, play_round
 from .bots.protocol import DEFAULT_TIMEOUT, BotError, Entrant, guard, make_entrant, split_commas
 from .engine import Game, Ruleset, make_ruleset
 from .engine.game import MAX_PLAYERS, MIN_PLAYERS
@@ -150,7 +150,7 @@ def play_game(
             play_match(game, guards)
         for s, g in enumerate(guards):
             g.game_over(seat_info(game, s))
-    except (BotError, RuntimeError) as e:  # RuntimeError: the bots never end the round
+    except (BotError, RoundTooLong) as e:
         raise SimError(f"game {index} (deal seed {seed}): {e}") from None
     history = game.history
     if config.unit == "round":

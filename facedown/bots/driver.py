@@ -16,6 +16,10 @@ from .base import Bot, Reactive, seat_info
 MAX_ROUND_ACTIONS = 20_000  # a round of bots that never call ends here with an error
 
 
+class RoundTooLong(RuntimeError):
+    """The bots did not end the round within the allowed number of actions."""
+
+
 def next_action(game: Game, bots: Sequence[Bot]) -> Action:
     """The action the bots at ``game`` take next (the caller applies it)."""
     n = game.players
@@ -46,7 +50,7 @@ def play_round(
         if game.phase >= ROUND_OVER:
             return game.history[-1]
         game.apply(next_action(game, bots))
-    raise RuntimeError(f"the round did not end within {max_actions} actions")
+    raise RoundTooLong(f"the round did not end within {max_actions} actions")
 
 
 def play_match(game: Game, bots: Sequence[Bot], max_actions: int = MAX_ROUND_ACTIONS) -> Game:

@@ -123,18 +123,16 @@ class ExpertBot:
             call = next((a for a in info.legal if a.kind == A.CALL), None)
             others = [a for a in candidates if a.kind != A.CALL]
             worth = self.base.call_worth
+            # How sure the search must be to change the heuristic's mind about calling (None:
+            # it never calls where the heuristic would not, it only holds back its calls).
+            confidence = self.confidence if default.kind == A.CALL else self.new_call_confidence
             plausible = worth is None or worth > -self.call_window
-            if default.kind != A.CALL and self.new_call_confidence is None:
-                plausible = False  # the search only holds back the heuristic's calls
             searched = self.search_calls
             if searched is None:
                 searched = len(info.view["hands"]) == 2
-            if call is not None and searched and others and plausible:
+            if call is not None and searched and others and plausible and confidence is not None:
                 pair = [call, others[0]] if default.kind == A.CALL else [default, call]
                 half = start + self.budget / 2 if self.budget > 0 else math.inf
-                confidence = self.confidence
-                if default.kind != A.CALL and self.new_call_confidence is not None:
-                    confidence = self.new_call_confidence
                 if self._search(info, pair, half, None, confidence).kind == A.CALL:
                     self.base.memory.last_action = call
                     return call
