@@ -8,9 +8,11 @@ deal, which the expert never saw), it plays the round to its end ``--continuatio
 same randomness for both, and takes the mean difference of the expert's seat's round score
 minus the others' mean (below 0: the departure was worth it).
 
-Fresh bots know what their seat knows now (its known cards) but not what it remembered of the
-discard pile, so the continuations are a little weaker than the real `hard`; both sides of each
-pair play them alike.
+The continuations are played by copies of the table's `hard` bots as they stood at the decision
+(for the expert's seat, the `hard` heuristic the expert starts from), so every seat keeps what it
+remembered; each continuation reseeds them.  Fresh bots (an earlier version) forgot the discard
+pile and biased the price of a call badly: at `hard`'s own calls in 2-player kivo they priced
+calling at +3.58 against playing on, the real bots at -0.79.
 
     .venv/bin/python benchmarks/departures.py --preset kivo --players 2 --rounds 300
 """
@@ -18,15 +20,16 @@ pair play them alike.
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
 
-from facedown.bots import make_bot
-from facedown.bots.base import SeatInfo
+from facedown.bots.base import Bot, SeatInfo
 from facedown.bots.calling import relative
 from facedown.bots.driver import next_action, play_round
 from facedown.bots.heuristic import HeuristicBot
+from facedown.bots.profiles import HARD
 from facedown.bots.protocol import parse_level
 from facedown.bots.search import ExpertBot
 from facedown.engine import PRESETS, Action, Game
@@ -46,6 +49,7 @@ class Departure:
     phase: str
     default: Action
     chosen: Action
+    bots: tuple[HeuristicBot, ...]  # the seats' `hard` players as they stood at the decision
 
     @property
     def kind(self) -> str:
@@ -59,14 +63,23 @@ class _Watched(ExpertBot):
         super().__init__(**options)  # type: ignore[arg-type]
         self.departures: list[Departure] = []
         self.game: Game | None = None
+        self.table: list[HeuristicBot] = []  # the other seats' bots (this seat's is unused)
 
     def choose(self, info: SeatInfo) -> Action:
         self.last_default = None
         chosen = super().choose(info)
         default = self.last_default
         if default is not None and chosen != default and self.game is not None:
+            # The heuristic has taken in this decision (its memory, its turn count).
+            bots = [self.base if seat == info.seat else bot for seat, bot in enumerate(self.table)]
             departure = Departure(
-                self.game.clone(), info.seat, self.base.turns, info.view["phase"], default, chosen
+                self.game.clone(),
+                info.seat,
+                self.base.turns,
+                info.view["phase"],
+                default,
+                chosen,
+                tuple(copy.deepcopy(bots)),
             )
             self.departures.append(departure)
         return chosen
@@ -82,7 +95,9 @@ def find_departures(
         game = Game(PRESETS[preset], players, seed=seed * 100_000 + r)
         watched = _Watched(seed=seed + r, **options)
         watched.game = game
-        bots = [make_bot("hard", seed=seed + r * players + i) for i in range(players)]
+        hard = [HeuristicBot(HARD, seed=seed + r * players + i) for i in range(players)]
+        watched.table = hard
+        bots: list[Bot] = list(hard)
         bots[r % players] = watched
         while game.phase < ROUND_OVER:
             game.apply(next_action(game, bots))
@@ -100,10 +115,10 @@ def worth(departure: Departure, continuations: int, seed: int) -> float:
             game.seed = seed * 1_000 + k  # the same reshuffles after either choice
             game.apply(action)
             if game.phase < ROUND_OVER:
-                bots = [make_bot("hard", seed=seed + 7 * k + i) for i in range(game.players)]
-                for bot in bots:
-                    assert isinstance(bot, HeuristicBot)
-                    bot.turns = departure.turns
+                bots = copy.deepcopy(departure.bots)
+                for i, bot in enumerate(bots):
+                    bot.rng.seed(seed + 7 * k + i)  # its memory forgets with the same generator
+                bots[departure.seat].memory.last_action = action
                 play_round(game, bots)
             outcome.append(relative(game.history[-1].round_scores, departure.seat))
         total += outcome[1] - outcome[0]

@@ -4,6 +4,7 @@ benchmarks/ladder.py and docs/bots.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -106,7 +107,8 @@ def test_the_departures_benchmark_finds_the_experts_own_choices_and_prices_them(
         assert d.default != d.chosen and d.default in legal and d.chosen in legal
         assert d.kind.startswith(d.phase + ": ")
     # Both continuations meet the same randomness: a departure to the same action is worth 0.
-    same = departures.Departure(found[0].game, found[0].seat, 1, "x", found[0].default,
-                                found[0].default)  # fmt: skip
+    same = dataclasses.replace(found[0], chosen=found[0].default)
     assert departures.worth(same, 3, seed=2) == 0.0
+    # The continuations are played by the table's own bots, with what they remembered.
+    assert all(bot.memory.known or bot.memory.pile for bot in found[0].bots)
     assert abs(departures.worth(found[0], 2, seed=2)) < 200
