@@ -8,8 +8,9 @@ playout by its hand total against the others' (or by the round scores, when the 
 All candidates meet the same deals and the same playout randomness, so their differences are
 measured in pairs.  An opponent's unknown card is dealt lower the longer the round has gone on
 (players keep their low cards; :func:`keep_low_per_turn`).  It keeps the `hard` choice unless
-another candidate scored better by a margin the samples make clear, and stops at its time
-budget (default 200 ms) or iteration budget.
+another candidate scored better by a margin the samples make clear, and stops at its iteration
+budget or 3% short of its time budget (default 200 ms), which leaves room for a playout that
+runs long.
 
 A few turns cannot weigh ending the round, so when the bot may call it first searches that
 alone: the call against the best other move, each played out to the end of the round (nobody
@@ -35,6 +36,8 @@ from .evaluate import Evaluator
 from .heuristic import HeuristicBot
 from .profiles import HARD, Profile
 from .rollout import PlayoutPolicy, playout_score
+
+RESERVE = 0.03  # the part of the time budget kept back from the search
 
 
 def keep_low_per_turn(players: int) -> float:
@@ -109,6 +112,9 @@ class ExpertBot:
 
     def choose(self, info: SeatInfo) -> Action:
         start = time.perf_counter()
+        # The search ends a little before the budget does: a playout may run longer than the
+        # longest so far, and the answer has to get back.
+        end = start + self.budget * (1.0 - RESERVE) if self.budget > 0 else math.inf
         self.last_worlds = 0
         default = self.base.choose(info)
         self.last_default = default
@@ -132,7 +138,7 @@ class ExpertBot:
                 searched = len(info.view["hands"]) == 2
             if call is not None and searched and others and plausible and confidence is not None:
                 pair = [call, others[0]] if default.kind == A.CALL else [default, call]
-                half = start + self.budget / 2 if self.budget > 0 else math.inf
+                half = start + (end - start) / 2
                 if self._search(info, pair, half, None, confidence).kind == A.CALL:
                     self.base.memory.last_action = call
                     return call
@@ -142,8 +148,7 @@ class ExpertBot:
         if len(candidates) < 2:
             best = candidates[0] if candidates else default
         else:
-            deadline = start + self.budget if self.budget > 0 else math.inf
-            best = self._search(info, candidates, deadline, horizon, self.confidence)
+            best = self._search(info, candidates, end, horizon, self.confidence)
         self.base.memory.last_action = best
         return best
 
