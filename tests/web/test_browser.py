@@ -1,6 +1,7 @@
 """Whole rounds in real browsers: three players at a boyo table, a cabo round with a set,
-a seat moved to another device, a reconnect in the middle of a turn, the 360 px layout, and
-a turn played by keyboard alone (the focus never falls to <body>).
+a seat moved to another device, a reconnect in the middle of a turn, the 360 px layout, the
+buttons staying put when a card lands, and a turn played by keyboard alone (the focus never
+falls to <body>).
 
 Most deals are random (a table's seed is secret), so those tests play by what the screen offers
 and loop, with a bound, until they have done what they are about: a power, a TAP, a call.  The
@@ -458,6 +459,67 @@ def test_360px_layout_and_german(browser: Browser, server: RunningServer, shots:
     expect(page.get_by_role("heading", level=1)).to_have_text("So spielt man Kaboom")
     expect(page.locator("article")).to_contain_text("Harakiri")
     shots.take(page, "howto-de")
+    no_js_errors(page)
+    context.close()
+
+
+# --------------------------------------------------------------------------- cards in flight
+
+# Every Web Animation (a card's flight among them) a hundred times slower: a flight of a quarter
+# to half a second is still under way when the test looks at the page.
+SLOW_FLIGHTS = """
+const animateAtSpeed = Element.prototype.animate;
+Element.prototype.animate = function (keyframes, options) {
+  if (options && typeof options === "object" && options.duration) {
+    options = { ...options, duration: options.duration * 100 };
+  }
+  return animateAtSpeed.call(this, keyframes, options);
+};
+"""
+
+# The bot plays first; its cards have four different ranks, so it has nothing to TAP.
+FLIGHT_DEAL: dict[str, Any] = {
+    "hands": [["2S", "3H", "4C", "6D"], ["KS", "QH", "JC", "10D"]],
+    "discard": "5H",
+    "draw": ["6C", "6H", "6S"],
+    "first": 1,
+}
+
+
+def test_buttons_stay_put_when_a_flight_ends(browser: Browser, server: RunningServer) -> None:
+    # At 360 px the bot's held card takes a line of its own in the bot's seat.  When the bot lets
+    # it go, the page takes its new shape at once; nothing moves later, when the card lands
+    # (the buttons used to jump up then: a press and release that straddled the jump, on a busy
+    # machine even Playwright's, made no click, and the turn started with nothing done).
+    body = {
+        "preset": "boyo",
+        "seats": 2,
+        "name": "Vi",
+        "bots": ["medium"],
+        "peek_seconds": 600,
+        "turn_seconds": 600,
+        "seed": 5,
+        "deal": FLIGHT_DEAL,
+    }
+    created = open_table(server, body)
+    context, page = new_page(browser, width=360, height=740)
+    context.add_init_script(SLOW_FLIGHTS)
+    page.goto(f"{server.url}/t/{created['code']}#seat={created['token']}")
+    page.get_by_test_id("start").click()
+    opening_peek(page, 0)
+    end_opening(page)
+
+    # The bot's turn is over and its card still on its way (Svelte makes a leaving one inert).
+    draw, call = page.get_by_test_id("act-draw"), page.get_by_test_id("act-call")
+    expect(draw).to_be_visible(timeout=WAIT)
+    log_has(page, r"Bot \(medium\) (replaced|discarded)")
+    assert page.evaluate("document.querySelectorAll('[inert]').length") > 0
+    before = [draw.bounding_box(), call.bounding_box()]
+
+    # Every flight ends; the cards that left are gone from the page.
+    page.evaluate("document.getAnimations().forEach((a) => a.finish())")
+    page.wait_for_function("document.querySelectorAll('[inert]').length === 0")
+    assert [draw.bounding_box(), call.bounding_box()] == before
     no_js_errors(page)
     context.close()
 
