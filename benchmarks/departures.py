@@ -45,7 +45,6 @@ class Departure:
 
     game: Game  # the real state before the decision
     seat: int
-    turns: int  # the expert's own turns in the round so far
     phase: str
     default: Action
     chosen: Action
@@ -75,7 +74,6 @@ class _Watched(ExpertBot):
             departure = Departure(
                 self.game.clone(),
                 info.seat,
-                self.base.turns,
                 info.view["phase"],
                 default,
                 chosen,
