@@ -4,10 +4,13 @@ A search bot cannot see the deck, so it deals one itself: every card it knows go
 it lies, the unseen cards are shuffled over the places it does not know (unknown hand cards, the
 draw pile, the parts of the discard pile it did not see), and the result is rebuilt with
 :meth:`Game.from_snapshot`.  What the opponents know is guessed: each of their own cards with
-probability ``opponent_knows``.  Players keep low cards, so an opponent's card the seat does not
-know is dealt low: as the lowest of ``1 + keep_low`` unseen cards (the fractional part of
-``keep_low`` is the chance of one more card to choose from: 0.5 deals the lower of two half the
-time, 2.5 the lowest of three or of four).
+probability ``opponent_knows``, whether the seat knows that card or not.  Players keep the low
+cards they know, so an opponent's card that its owner knows and the seat does not is dealt low:
+as the lowest of ``1 + keep_low / opponent_knows`` unseen cards (the fractional part is the
+chance of one more card to choose from: 0.5 deals the lower of two half the time, 2.5 the lowest
+of three or of four).  A card its owner has not seen is dealt as any unseen card.  With
+``kept_known`` False, every opponent's card the seat does not know is dealt as the lowest of
+``1 + keep_low``, whoever knows it.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class Sampler:
         *,
         opponent_knows: float = 0.6,
         keep_low: float = 0.0,
+        kept_known: bool = True,
     ) -> None:
         view = info.view
         self.view = view
@@ -55,6 +59,7 @@ class Sampler:
             self.pile[-1] = view["top_discard"]
         self.held: str | None = view.get("held")
         self.holding = view["phase"] in ("holding", "taken")
+        self.kept_known = kept_known
 
     def sample(self, rng: random.Random) -> Game:
         """One game consistent with the seat's knowledge."""
@@ -76,10 +81,16 @@ class Sampler:
         rng.shuffle(rest)
         hidden_places = [p for p, c in place_ids.items() if c == EMPTY]
         values = self.values
+        knows = self.opponent_knows
+        # Which of their cards the opponents know.  Players keep the low cards they know and
+        # replace the high ones, so those are dealt low; a card its owner has not seen is as
+        # likely as any (with ``kept_known`` False, every unknown card is dealt low).
+        aware = {p for p in self.places if p[0] != seat and rng.random() < knows}
+        keep_low = self.keep_low / max(knows, 0.05) if self.kept_known else self.keep_low
         for p in hidden_places:
             card = rest.pop()
-            if p[0] != seat and rest:
-                more = int(self.keep_low) + (rng.random() < self.keep_low % 1.0)
+            if p[0] != seat and rest and (p in aware or not self.kept_known):
+                more = int(keep_low) + (rng.random() < keep_low % 1.0)
                 for _ in range(more):
                     other = rng.randrange(len(rest))
                     if values[rest[other]] < values[card]:
@@ -96,7 +107,7 @@ class Sampler:
         for (o, s), c in place_ids.items():
             if (o, s) not in hidden:
                 known[seat] |= 1 << c
-            elif o != seat and rng.random() < self.opponent_knows:
+            if (o, s) in aware:
                 known[o] |= 1 << c
         if held != EMPTY and (self.held is not None):
             known[seat] |= 1 << held

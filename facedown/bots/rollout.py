@@ -14,6 +14,7 @@ from ..engine import Action, Game
 from ..engine import actions as A
 from ..engine.game import HOLDING, POWERS, ROUND_OVER, TAKEN, TURN_END, TURN_START
 from .calling import relative, round_scores
+from .leaf import leaf_value
 from .profiles import HARD, Profile
 
 MAX_PLAYOUT_ACTIONS = 150  # after this many actions every seat calls when it can
@@ -336,14 +337,23 @@ def play_turns(game: Game, policy: PlayoutPolicy, seat: int, turns: int) -> None
         game.apply(policy.action(game, game.turn, late=n >= MAX_PLAYOUT_ACTIONS))
 
 
-def playout_score(game: Game, policy: PlayoutPolicy, seat: int, horizon: int | None) -> float:
+def playout_score(
+    game: Game,
+    policy: PlayoutPolicy,
+    seat: int,
+    horizon: int | None,
+    leaf: tuple[float, ...] | None = None,
+) -> float:
     """How the sampled ``game`` turns out for ``seat`` (lower is better): its round score minus
-    the others' mean at the end of the round; with a ``horizon`` of turns, the same of the hand
-    totals then if the round goes on."""
+    the others' mean at the end of the round; with a ``horizon`` of turns, if the round goes on,
+    :func:`~facedown.bots.leaf.leaf_value` with the weights ``leaf``, or without them the same
+    difference of the hand totals then."""
     if horizon is None:
         finished = play_out(game, policy)
         return relative(game.history[-1].round_scores, seat) if finished else 0.0
     play_turns(game, policy, seat, horizon)
     if game.phase >= ROUND_OVER:
         return relative(game.history[-1].round_scores, seat)
+    if leaf is not None:
+        return leaf_value(game, seat, leaf)
     return relative([game.hand_total(p) for p in range(game.players)], seat)

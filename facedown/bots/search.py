@@ -4,10 +4,13 @@ For a decision with several sensible options, the bot deals sampled games
 (:class:`~facedown.bots.determinize.Sampler`), and in each one plays every candidate action followed
 by a quick playout (:class:`~facedown.bots.rollout.PlayoutPolicy`) at every seat, TAPs included,
 for ``horizon_turns`` of its own turns (default 2; None: to the end of the round).  It scores a
-playout by its hand total against the others' (or by the round scores, when the round ended).
+playout by the round scores when the round ended, otherwise by a value of the table fitted to how
+rounds of `hard` end (:mod:`facedown.bots.leaf`; where none is fitted, by the hand totals).
 All candidates meet the same deals and the same playout randomness, so their differences are
 measured in pairs.  An opponent's unknown card is dealt lower the longer the round has gone on
-(players keep their low cards; :func:`keep_low_per_turn`).  It keeps the `hard` choice unless
+(players keep their low cards; :func:`keep_low_per_turn`), and an opponent knows more of its
+own cards the more turns it has played (:func:`opponent_knows_at`): the cards it knows are the
+ones it kept, dealt low; the others are dealt as any unseen card.  It keeps the `hard` choice unless
 another candidate scored better by a margin the samples make clear, and stops at its iteration
 budget or 3% short of its time budget (default 200 ms), which leaves room for a playout that
 runs long.
@@ -34,6 +37,7 @@ from .base import SeatInfo
 from .determinize import Sampler
 from .evaluate import Evaluator
 from .heuristic import HeuristicBot
+from .leaf import leaf_weights
 from .profiles import HARD, Profile
 from .rollout import PlayoutPolicy, playout_score
 
@@ -50,6 +54,17 @@ def keep_low_per_turn(players: int) -> float:
     return 0.45 + 0.05 * min(4, max(0, players - 2))
 
 
+# How much of its hand a player knows at the start of its turn, by the turns it has played:
+# the part of its own cards a `hard` player knows, 2-player kivo, 600 rounds (the other presets
+# and 4 seats are within 0.05 up to turn 6; kaboom 2 seats and boyo lower after).
+KNOWN_BY_TURN = (0.49, 0.51, 0.59, 0.70, 0.79, 0.85, 0.89, 0.93, 0.95, 0.96)
+
+
+def opponent_knows_at(turns: int) -> float:
+    """The chance that an opponent who has played ``turns`` turns knows one of its cards."""
+    return KNOWN_BY_TURN[max(0, min(turns, len(KNOWN_BY_TURN) - 1))]
+
+
 class ExpertBot:
     """A search player of one seat for one match."""
 
@@ -62,19 +77,21 @@ class ExpertBot:
         max_candidates: int = 4,
         confidence: float = 1.5,
         min_worlds: int = 6,
-        opponent_knows: float = 0.6,
+        opponent_knows: float | None = None,
         search_phases: tuple[str, ...] = ("turn_start", "holding", "taken", "powers", "turn_end"),
         horizon_turns: int | None = 2,
         search_calls: bool | None = None,
         call_window: float = 4.0,
         new_call_confidence: float | None = 1.5,
         keep_low: float | None = None,
+        leaf: bool = True,
         profile: Profile = HARD,
     ) -> None:
         """``budget_ms`` of thinking per decision (0: none) and/or ``iterations`` sampled deals;
         at most ``max_candidates`` options; another option than the heuristic's needs a mean
         better by ``confidence`` standard errors over at least ``min_worlds`` deals; an
-        opponent is dealt knowing each of its cards with probability ``opponent_knows``;
+        opponent is dealt knowing each of its cards with probability ``opponent_knows``
+        (None: by its turns, :func:`opponent_knows_at`);
         ``search_phases`` are the phases searched; ``horizon_turns`` as in the module doc;
         ``search_calls``: search whether to call (None: at 2-player tables only), when the
         heuristic's worth of calling is within ``call_window`` points of calling;
@@ -82,7 +99,8 @@ class ExpertBot:
         make must beat its move (None: the search never calls where the heuristic would not,
         it only holds back the heuristic's calls);
         ``keep_low``: how fast the opponents' unknown cards are dealt lower as the round goes
-        on (see :meth:`sampler`; None: by the number of seats);
+        on (see :meth:`sampler`; None: by the number of seats); ``leaf``: score a playout
+        that stops at its horizon with the fitted values of :mod:`facedown.bots.leaf`;
         ``profile`` is the heuristic it starts from and plays out with."""
         if budget_ms <= 0 and iterations is None:
             raise ValueError("expert needs a time budget or an iteration budget")
@@ -98,6 +116,7 @@ class ExpertBot:
         self.call_window = call_window
         self.new_call_confidence = new_call_confidence
         self.keep_low = keep_low
+        self.leaf = leaf
         self.base = HeuristicBot(profile, seed)
         self.rng = random.Random(seed)
         self._rules_json: dict[str, Any] | None = None
@@ -215,7 +234,11 @@ class ExpertBot:
             info,
             self.base.memory,
             self._rules_json,
-            opponent_knows=self.opponent_knows,
+            opponent_knows=(
+                self.opponent_knows
+                if self.opponent_knows is not None
+                else opponent_knows_at(self.base.turns - 1)
+            ),
             keep_low=per_turn * max(0, self.base.turns - 1),
         )
 
@@ -237,6 +260,7 @@ class ExpertBot:
         # The longest playout so far: one that could not end by the deadline is not begun.
         longest = 0.0
         policy: PlayoutPolicy | None = None
+        leaf = leaf_weights(info.rules.name, len(info.view["hands"])) if self.leaf else None
         while (self.iterations is None or worlds < self.iterations) and (
             time.perf_counter() < deadline
         ):
@@ -255,7 +279,7 @@ class ExpertBot:
                 trial = game.clone()
                 trial.seed = playout_seed  # the same reshuffles for every candidate
                 trial.apply(action)
-                outcome.append(playout_score(trial, policy, seat, horizon))
+                outcome.append(playout_score(trial, policy, seat, horizon, leaf))
                 longest = max(longest, time.perf_counter() - begun)
             if len(outcome) < n:
                 break

@@ -12,7 +12,7 @@ from facedown.bots.determinize import Sampler
 from facedown.bots.heuristic import HeuristicBot
 from facedown.bots.memory import parse_place
 from facedown.bots.profiles import HARD
-from facedown.bots.search import keep_low_per_turn
+from facedown.bots.search import KNOWN_BY_TURN, keep_low_per_turn, opponent_knows_at
 from facedown.engine import PRESETS, Game, view
 
 from .tables import RULESETS, random_states
@@ -171,7 +171,7 @@ def test_opponents_unknown_cards_are_dealt_lower_the_more_keep_low() -> None:
     values = rules.deck_cards.values
 
     def mean_opponent_card(keep_low: float) -> float:
-        sampler = Sampler(info, bot.memory, rules.to_json(), keep_low=keep_low)
+        sampler = Sampler(info, bot.memory, rules.to_json(), keep_low=keep_low, kept_known=False)
         rng = random.Random(2)
         cards = [c for _ in range(400) for c in sampler.sample(rng).hands[1]]
         return sum(values[c] for c in cards) / len(cards)
@@ -216,3 +216,48 @@ def test_without_new_calls_the_search_only_holds_back_the_heuristics_calls() -> 
         free.choose(info)
         assert None in free.horizons
     assert weighed
+
+
+def test_opponents_know_their_cards_as_often_as_the_sampler_is_told() -> None:
+    rules = PRESETS["kivo"]
+    game = Game(rules, 2, 5)
+    for seat in (0, 1):
+        game.apply(next(a for a in game.legal_actions(seat) if a.kind == "opening_peek"))
+    info = seat_info(game, 0)
+    bot = HeuristicBot(seed=1)
+    bot.memory.observe(info)
+    values = rules.deck_cards.values
+    rng = random.Random(4)
+    for knows in (0.0, 0.5, 1.0):
+        sampler = Sampler(info, bot.memory, rules.to_json(), opponent_knows=knows, keep_low=1.0)
+        aware = seen = 0
+        low: list[int] = []
+        high: list[int] = []
+        for _ in range(300):
+            dealt = sampler.sample(rng)
+            for c in dealt.hands[1]:
+                seen += 1
+                known = dealt.knows(1, c)
+                aware += known
+                (low if known else high).append(values[c])
+        assert abs(aware / seen - knows) < 0.06
+        if low and high:
+            # The cards an opponent knows are the ones it kept: dealt low; the others as any.
+            assert sum(low) / len(low) < sum(high) / len(high) - 1.0
+            assert 5.5 < sum(high) / len(high) < 7.5
+
+
+def test_the_expert_thinks_its_opponents_know_more_of_their_cards_as_the_round_goes_on() -> None:
+    game = Game(PRESETS["kivo"], 2, 5)
+    for seat in (0, 1):
+        game.apply(next(a for a in game.legal_actions(seat) if a.kind == "opening_peek"))
+    bot = ExpertBot(seed=1, budget_ms=0, iterations=4)
+    info = seat_info(game, 0)
+    bot.choose(info)
+    assert bot.sampler(info).opponent_knows == KNOWN_BY_TURN[0] == opponent_knows_at(0)
+    bot.base.turns = 40
+    assert bot.sampler(info).opponent_knows == KNOWN_BY_TURN[-1]
+    assert list(KNOWN_BY_TURN) == sorted(KNOWN_BY_TURN)
+    fixed = ExpertBot(seed=1, budget_ms=0, iterations=4, opponent_knows=0.3)
+    fixed.choose(info)
+    assert fixed.sampler(info).opponent_knows == 0.3

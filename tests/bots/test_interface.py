@@ -27,7 +27,7 @@ from .tables import random_states
 
 # Modules that may touch a Game: the door (seat_info), the driver that seats bots at a game, and
 # the search's own sampled games (built from a seat's knowledge, never from the real game).
-GAME_MODULES = {"base.py", "driver.py", "determinize.py", "rollout.py"}
+GAME_MODULES = {"base.py", "driver.py", "determinize.py", "leaf.py", "rollout.py"}
 
 
 def test_levels_are_named_in_order_of_strength() -> None:
