@@ -17,11 +17,8 @@ runs long.
 
 A few turns cannot weigh ending the round, so when the bot may call it first searches that
 alone: the call against the best other move, each played out to the end of the round (nobody
-calls within a horizon playout).  It does so at 2-player tables only: with three opponents'
-hands to sample, searched calls did worse than the heuristic's (4 seats against `hard`, mean
-round scores expert / hard: cabo 8.56 / 8.59 with them, 6.93 / 7.41 without; kivo 11.43 /
-10.09 with them, 9.90 / 9.73 without).  Short playouts are less noisy than whole rounds, so
-the budget buys more deals: in 2-player cabo that beat full playouts.
+calls within a horizon playout).  Short playouts are less noisy than whole rounds, so the
+budget buys more deals: in 2-player cabo that beat full playouts.
 """
 
 from __future__ import annotations
@@ -51,7 +48,7 @@ def keep_low_per_turn(players: int) -> float:
     round goes on, by more at fuller tables (more turns go by between one's own turns).  Measured
     with ``benchmarks/sampler_bias.py`` against `hard`: see docs/bots.md.
     """
-    return 0.45 + 0.05 * min(4, max(0, players - 2))
+    return 0.45 + 0.175 * min(2, max(0, players - 2))
 
 
 # How much of its hand a player knows at the start of its turn, by the turns it has played:
@@ -80,7 +77,7 @@ class ExpertBot:
         opponent_knows: float | None = None,
         search_phases: tuple[str, ...] = ("turn_start", "holding", "taken", "powers", "turn_end"),
         horizon_turns: int | None = 2,
-        search_calls: bool | None = None,
+        search_calls: bool = True,
         call_window: float = 4.0,
         new_call_confidence: float | None = 1.5,
         keep_low: float | None = None,
@@ -93,7 +90,7 @@ class ExpertBot:
         opponent is dealt knowing each of its cards with probability ``opponent_knows``
         (None: by its turns, :func:`opponent_knows_at`);
         ``search_phases`` are the phases searched; ``horizon_turns`` as in the module doc;
-        ``search_calls``: search whether to call (None: at 2-player tables only), when the
+        ``search_calls``: search whether to call (False: call as the heuristic does), when the
         heuristic's worth of calling is within ``call_window`` points of calling;
         ``new_call_confidence``: the standard errors by which a call the heuristic would not
         make must beat its move (None: the search never calls where the heuristic would not,
@@ -153,8 +150,6 @@ class ExpertBot:
             confidence = self.confidence if default.kind == A.CALL else self.new_call_confidence
             plausible = worth is None or worth > -self.call_window
             searched = self.search_calls
-            if searched is None:
-                searched = len(info.view["hands"]) == 2
             if call is not None and searched and others and plausible and confidence is not None:
                 pair = [call, others[0]] if default.kind == A.CALL else [default, call]
                 half = start + (end - start) / 2

@@ -142,22 +142,19 @@ def _call_states(players: int) -> list[Game]:
     return out[:12]
 
 
-def test_calls_are_searched_to_the_end_of_the_round_at_two_seats_only() -> None:
-    two, four = _Recording(), _Recording()
-    for game in _call_states(2):
-        assert game.to_act is not None
-        assert two.choose(seat_info(game, game.to_act)) in game.legal_actions(game.to_act)
-    for game in _call_states(4):
-        assert game.to_act is not None
-        assert four.choose(seat_info(game, game.to_act)) in game.legal_actions(game.to_act)
-    assert None in two.horizons  # a call searched with whole-round playouts
-    assert four.horizons and None not in four.horizons
-    assert set(four.horizons) == {2}
-    forced = _Recording(search_calls=True)
-    for game in _call_states(4):
-        assert game.to_act is not None
-        forced.choose(seat_info(game, game.to_act))
-    assert None in forced.horizons
+def test_calls_are_searched_to_the_end_of_the_round_unless_told_not_to() -> None:
+    for players in (2, 4):
+        searching = _Recording()
+        for game in _call_states(players):
+            assert game.to_act is not None
+            action = searching.choose(seat_info(game, game.to_act))
+            assert action in game.legal_actions(game.to_act)
+        assert None in searching.horizons  # a call searched with whole-round playouts
+        heuristic = _Recording(search_calls=False)
+        for game in _call_states(players):
+            assert game.to_act is not None
+            heuristic.choose(seat_info(game, game.to_act))
+        assert heuristic.horizons and set(heuristic.horizons) == {2}
 
 
 def test_opponents_unknown_cards_are_dealt_lower_the_more_keep_low() -> None:
