@@ -8,9 +8,10 @@ import time
 import pytest
 
 from facedown.bots import ExpertBot, seat_info
+from facedown.bots.base import SeatInfo
 from facedown.bots.determinize import Sampler
 from facedown.bots.heuristic import HeuristicBot
-from facedown.bots.memory import parse_place
+from facedown.bots.memory import Memory, parse_place
 from facedown.bots.profiles import HARD
 from facedown.bots.search import KNOWN_BY_TURN, keep_low_per_turn, opponent_knows_at
 from facedown.engine import PRESETS, Game, view
@@ -157,18 +158,24 @@ def test_calls_are_searched_to_the_end_of_the_round_unless_told_not_to() -> None
         assert heuristic.horizons and set(heuristic.horizons) == {2}
 
 
-def test_opponents_unknown_cards_are_dealt_lower_the_more_keep_low() -> None:
-    rules = PRESETS["kivo"]
-    game = Game(rules, 2, 5)
+def _after_the_opening_peeks() -> tuple[SeatInfo, Memory]:
+    """Seat 0 of a 2-player kivo table whose opening peeks are done, and its memory."""
+    game = Game(PRESETS["kivo"], 2, 5)
     for seat in (0, 1):
         game.apply(next(a for a in game.legal_actions(seat) if a.kind == "opening_peek"))
     info = seat_info(game, 0)
-    bot = HeuristicBot(seed=1)
-    bot.memory.observe(info)
+    memory = Memory()
+    memory.observe(info)
+    return info, memory
+
+
+def test_opponents_unknown_cards_are_dealt_lower_the_more_keep_low() -> None:
+    rules = PRESETS["kivo"]
+    info, memory = _after_the_opening_peeks()
     values = rules.deck_cards.values
 
     def mean_opponent_card(keep_low: float) -> float:
-        sampler = Sampler(info, bot.memory, rules.to_json(), keep_low=keep_low, kept_known=False)
+        sampler = Sampler(info, memory, rules.to_json(), keep_low=keep_low, kept_known=False)
         rng = random.Random(2)
         cards = [c for _ in range(400) for c in sampler.sample(rng).hands[1]]
         return sum(values[c] for c in cards) / len(cards)
@@ -217,16 +224,11 @@ def test_without_new_calls_the_search_only_holds_back_the_heuristics_calls() -> 
 
 def test_opponents_know_their_cards_as_often_as_the_sampler_is_told() -> None:
     rules = PRESETS["kivo"]
-    game = Game(rules, 2, 5)
-    for seat in (0, 1):
-        game.apply(next(a for a in game.legal_actions(seat) if a.kind == "opening_peek"))
-    info = seat_info(game, 0)
-    bot = HeuristicBot(seed=1)
-    bot.memory.observe(info)
+    info, memory = _after_the_opening_peeks()
     values = rules.deck_cards.values
     rng = random.Random(4)
     for knows in (0.0, 0.5, 1.0):
-        sampler = Sampler(info, bot.memory, rules.to_json(), opponent_knows=knows, keep_low=1.0)
+        sampler = Sampler(info, memory, rules.to_json(), opponent_knows=knows, keep_low=1.0)
         aware = seen = 0
         low: list[int] = []
         high: list[int] = []
