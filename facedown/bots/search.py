@@ -137,6 +137,8 @@ class ExpertBot:
         phase = info.view["phase"]
         if len(info.legal) == 1 or phase not in self.search_phases or default.kind == A.TAP:
             return default
+        if default.kind == A.CALL and self.base.turns >= self.base.profile.max_turns:
+            return default  # the round has gone on long enough: the heuristic's call stands
         candidates = self._candidates(info, default)
         horizon = self.horizon_turns
         if horizon is not None:

@@ -260,3 +260,15 @@ def test_the_expert_thinks_its_opponents_know_more_of_their_cards_as_the_round_g
     fixed = ExpertBot(seed=1, budget_ms=0, iterations=4, opponent_knows=0.3)
     fixed.choose(info)
     assert fixed.sampler(info).opponent_knows == 0.3
+
+
+def test_the_expert_calls_when_the_heuristic_has_played_its_turns() -> None:
+    # Two experts that each hold back every call would play on for ever: once the heuristic
+    # calls for having played ``max_turns`` turns, the search does not overrule it.
+    profile = HARD.with_options(max_turns=1, call_bias=-50)
+    for game in _call_states(2):
+        seat = game.to_act
+        assert seat is not None
+        info = seat_info(game, seat)
+        bot = ExpertBot(seed=3, budget_ms=0, iterations=8, profile=profile)
+        assert bot.choose(info).kind == "call"
