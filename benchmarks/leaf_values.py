@@ -17,6 +17,8 @@ import argparse
 import sys
 from multiprocessing import Pool
 
+import numpy as np
+
 from facedown.bots import make_bot
 from facedown.bots.driver import next_action
 from facedown.bots.leaf import FEATURES, features
@@ -48,35 +50,17 @@ def rows(preset: str, players: int, rounds: int, seed: int) -> list[Row]:
     return out
 
 
-def solve(a: list[list[float]], b: list[float]) -> list[float]:
-    """Solve ``a @ w = b`` (Gaussian elimination with partial pivoting)."""
-    n = len(b)
-    m = [[*row, b[i]] for i, row in enumerate(a)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
-        m[col], m[pivot] = m[pivot], m[col]
-        for r in range(n):
-            if r != col and m[col][col] != 0.0:
-                f = m[r][col] / m[col][col]
-                m[r] = [x - f * y for x, y in zip(m[r], m[col], strict=True)]
-    return [m[i][n] / m[i][i] if m[i][i] != 0.0 else 0.0 for i in range(n)]
-
-
 def fit(data: list[Row], ridge: float = 1e-6) -> list[float]:
-    """Least-squares weights (a tiny ridge keeps a constant feature, such as a fixed hand
-    size, from making the system singular; its weight comes out 0)."""
-    k = len(data[0][0])
-    xtx = [[0.0] * k for _ in range(k)]
-    xty = [0.0] * k
-    for x, y in data:
-        for i in range(k):
-            xty[i] += x[i] * y
-            row = xtx[i]
-            for j in range(k):
-                row[j] += x[i] * x[j]
-    for i in range(k):
-        xtx[i][i] += ridge * len(data)
-    return solve(xtx, xty)
+    """Least-squares weights (numpy's; a tiny ridge keeps a constant feature, such as a fixed
+    hand size, from taking a weight of its own: it comes out 0)."""
+    x = np.array([row for row, _ in data])
+    y = np.array([target for _, target in data])
+    if ridge > 0:
+        k = x.shape[1]
+        x = np.vstack([x, np.sqrt(ridge * len(data)) * np.eye(k)])
+        y = np.concatenate([y, np.zeros(k)])
+    weights, *_ = np.linalg.lstsq(x, y, rcond=None)
+    return [float(w) for w in weights]
 
 
 def mse(data: list[Row], weights: list[float]) -> float:
