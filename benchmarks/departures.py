@@ -33,7 +33,6 @@ from facedown.bots.profiles import HARD
 from facedown.bots.protocol import parse_level
 from facedown.bots.search import ExpertBot
 from facedown.engine import PRESETS, Action, Game
-from facedown.engine.game import ROUND_OVER
 from facedown.sim import mean_interval
 
 EXPERT = "expert(budget_ms=0, iterations=24)"
@@ -74,7 +73,7 @@ class _Watched(ExpertBot):
             departure = Departure(
                 self.game.clone(),
                 info.seat,
-                info.view["phase"],
+                info.view.phase,
                 default,
                 chosen,
                 tuple(copy.deepcopy(bots)),
@@ -97,7 +96,7 @@ def find_departures(
         watched.table = hard
         bots: list[Bot] = list(hard)
         bots[r % players] = watched
-        while game.phase < ROUND_OVER:
+        while not game.is_round_over:
             game.apply(next_action(game, bots))
         found += watched.departures
     return found
@@ -112,7 +111,7 @@ def worth(departure: Departure, continuations: int, seed: int) -> float:
             game = departure.game.clone()
             game.seed = seed * 1_000 + k  # the same reshuffles after either choice
             game.apply(action)
-            if game.phase < ROUND_OVER:
+            if not game.is_round_over:
                 bots = copy.deepcopy(departure.bots)
                 for i, bot in enumerate(bots):
                     bot.rng.seed(seed + 7 * k + i)  # its memory forgets with the same generator

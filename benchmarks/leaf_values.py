@@ -23,7 +23,7 @@ from facedown.bots import make_bot
 from facedown.bots.driver import next_action
 from facedown.bots.leaf import FEATURES, features
 from facedown.engine import PRESETS, Game
-from facedown.engine.game import ROUND_OVER, TURN_START
+from facedown.engine.phases import TURN_START
 
 Row = tuple[list[float], float]
 
@@ -36,8 +36,8 @@ def rows(preset: str, players: int, rounds: int, seed: int) -> list[Row]:
         game = Game(rules, players, seed=seed * 1_000_003 + r, first=r % players)
         bots = [make_bot("hard", seed=seed * 7919 + r * players + i) for i in range(players)]
         seen: list[tuple[int, list[float]]] = []
-        previous: tuple[int, int] | None = None
-        while game.phase < ROUND_OVER:
+        previous: tuple[str, int] | None = None
+        while not game.is_round_over:
             now = (game.phase, game.turn)
             if game.phase == TURN_START and game.caller < 0 and now != previous:
                 seen.append((game.turn, features(game, game.turn)))

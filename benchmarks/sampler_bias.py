@@ -23,7 +23,7 @@ from facedown.bots.base import Bot, seat_info
 from facedown.bots.driver import next_action
 from facedown.bots.search import ExpertBot
 from facedown.engine import PRESETS, Game
-from facedown.engine.game import ROUND_OVER, TURN_START
+from facedown.engine.phases import TURN_START
 from facedown.sim import mean_interval
 
 
@@ -39,7 +39,7 @@ def errors_by_turn(
         expert = ExpertBot(seed=seed + r, budget_ms=0, iterations=8, keep_low=keep_low)
         bots: list[Bot] = [expert]
         bots += [make_bot("hard", seed=seed + r * players + i) for i in range(1, players)]
-        while game.phase < ROUND_OVER:
+        while not game.is_round_over:
             deciding = game.phase == TURN_START and game.turn == 0
             info = seat_info(game, 0) if deciding else None
             action = next_action(game, bots)  # the expert observes ``info`` here

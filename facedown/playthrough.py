@@ -10,10 +10,8 @@ import json
 import random
 from typing import Any
 
-from .engine import SPECTATOR, Game, make_ruleset, view
+from .engine import SPECTATOR, Game, make_ruleset, observe
 from .engine.actions import TAP
-from .engine.game import ROUND_OVER
-from .engine.views import knowledge_json
 
 # Golden files: (preset, players, seed).
 GOLDENS = (
@@ -43,7 +41,7 @@ def playthrough(preset: str, players: int, seed: int, options: dict[str, Any] | 
     out = [f"# {preset}, {players} players, seed {seed}: one round, every seat's view"]
     out.append(_views(game, seats))
     step = 0
-    while game.phase < ROUND_OVER:
+    while not game.is_round_over:
         pool = game.all_legal_actions()
         taps = [a for a in pool if a.kind == TAP]
         others = [a for a in pool if a.kind != TAP]
@@ -53,7 +51,8 @@ def playthrough(preset: str, players: int, seed: int, options: dict[str, Any] | 
         out.append(f"\nstep {step}: {action.text()}")
         for seat in seats:
             name = "spectator" if seat == SPECTATOR else f"seat {seat}"
-            out.append(f"  events {name}: {_line([e.to_json(game.deck, seat) for e in events])}")
+            seen = observe(game, seat, events).events
+            out.append(f"  events {name}: {_line([e.to_json() for e in seen])}")
         out.append(_views(game, seats))
     return "\n".join(out) + "\n"
 
@@ -61,9 +60,11 @@ def playthrough(preset: str, players: int, seed: int, options: dict[str, Any] | 
 def _views(game: Game, seats: list[int]) -> str:
     lines = []
     for seat in seats:
+        seen = observe(game, seat)
         if seat == SPECTATOR:
-            lines.append(f"  view spectator: {_line(view(game, seat))}")
+            lines.append(f"  view spectator: {_line(seen.view.to_json())}")
         else:
-            lines.append(f"  view seat {seat}: {_line(view(game, seat))}")
-            lines.append(f"  knows seat {seat}: {_line(knowledge_json(game, seat))}")
+            lines.append(f"  view seat {seat}: {_line(seen.view.to_json())}")
+            knows = observe(game, seat, knowledge=True).knowledge
+            lines.append(f"  knows seat {seat}: {_line(dict(knows))}")
     return "\n".join(lines)

@@ -12,10 +12,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine import Action, Game, IllegalAction, StackedDeal, make_ruleset, view
+from .engine import (
+    Action,
+    Game,
+    IllegalAction,
+    Phase,
+    Reveal,
+    StackedDeal,
+    make_ruleset,
+    seen_event,
+    view,
+)
 from .engine.cards import Deck
-from .engine.game import ROUND_OVER
-from .engine.scoring import next_first
 
 
 class ScenarioError(Exception):
@@ -86,9 +94,9 @@ def _play(data: Mapping[str, Any], seed: int, record: dict[str, Any]) -> None:
         if game is None:
             game = Game(rules, n, seed, totals=totals, deal=deal, first=deal.first or 0)
         else:
-            if game.phase != ROUND_OVER:
+            if game.phase is not Phase.ROUND_OVER:
                 raise Mismatch(f"{where}: the previous round has not ended (phase {game.phase})")
-            first = deal.first if deal.first is not None else next_first(game)
+            first = deal.first if deal.first is not None else game.next_first()
             game.start_round(deal, first=first)
         rec: dict[str, Any] = {"actions": []}
         record["rounds"].append(rec)
@@ -104,13 +112,13 @@ def _play(data: Mapping[str, Any], seed: int, record: dict[str, Any]) -> None:
                 )
         for i, step in enumerate(rnd.get("actions") or []):
             _step(game, table, step, f"{where}, action {i + 1}", rec)
-        if game.phase < ROUND_OVER:
+        if not game.is_round_over:
             rec["state"] = _state(game, table)
         else:
             rec["result"] = _round_result(game, table)
         expected = rnd.get("result")
         if expected:
-            if game.phase < ROUND_OVER:
+            if not game.is_round_over:
                 raise Mismatch(f"{where}: expected a result but the round has not ended")
             _compare(f"{where} result", expected, rec["result"])
     assert game is not None
@@ -170,7 +178,7 @@ def _step(
         if not step.get("error"):
             raise Mismatch(f"{where}: {step['by']} {step['do']} was refused: {e}") from None
     else:
-        entry["events"] = [ev.to_json(game.deck, action.player) for ev in events]
+        entry["events"] = [seen_event(ev, game.deck, action.player).to_json() for ev in events]
         if step.get("error"):
             raise Mismatch(f"{where}: {step['by']} {step['do']} should be refused but was accepted")
     then = step.get("then")
@@ -211,9 +219,9 @@ def _checks(game: Game, table: _Table, then: Mapping[str, Any]) -> dict[str, Any
 def _state(game: Game, table: _Table) -> dict[str, Any]:
     v = view(game)
     return {
-        "phase": v["phase"],
+        "phase": v.phase.value,
         "to_act": table.names[game.to_act] if game.to_act is not None else None,
-        "top_discard": v["top_discard"],
+        "top_discard": v.top_discard,
         "hands": {
             p: [game.deck.names[c] if c >= 0 else None for c in h]
             for p, h in zip(table.names, game.hands, strict=True)
@@ -222,7 +230,7 @@ def _state(game: Game, table: _Table) -> dict[str, Any]:
 
 
 def _round_result(game: Game, table: _Table) -> dict[str, Any]:
-    result = game.history[-1].to_json(game.deck)
+    result = Reveal.of(game.history[-1], game.deck).to_json()
     return {
         "round_scores": dict(zip(table.names, result["round_scores"], strict=True)),
         "totals": dict(zip(table.names, result["totals"], strict=True)),

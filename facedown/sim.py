@@ -35,8 +35,7 @@ from typing import Any, Literal, TextIO
 from .bots.base import seat_info
 from .bots.driver import RoundTooLong, play_match, play_round
 from .bots.protocol import DEFAULT_TIMEOUT, BotError, Entrant, guard, make_entrant, split_commas
-from .engine import Game, Ruleset, make_ruleset
-from .engine.game import MAX_PLAYERS, MIN_PLAYERS
+from .engine import MAX_PLAYERS, MIN_PLAYERS, Game, Ruleset, make_ruleset
 
 Unit = Literal["match", "round"]
 UNITS = ("match", "round")

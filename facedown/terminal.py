@@ -1,4 +1,9 @@
-"""A terminal game: you at seat 0 against bots, until the server and web client take over."""
+"""A terminal game: you at seat 0 against bots.
+
+Who is asked to act is the engine's arbiter's answer (:meth:`Game.awaiting`): you, when the game
+waits for you; otherwise the bot it waits for, but first, whenever a new card lies on the
+discard pile and the rules let you TAP, you are offered the tap.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +11,24 @@ import random
 from collections.abc import Callable
 
 from .bots import make_bot, seat_info
-from .engine import Action, Game, IllegalAction, find_preset, view
-from .engine.events import Event
-from .engine.game import ROUND_OVER
+from .engine import Action, Game, IllegalAction, SeenEvent, find_preset, observe, seen_event
 
 Reader = Callable[[str], str]
+YOU = 0
 
 
-def describe(game: Game, event: Event, seat: int) -> str | None:
-    """One line of what happened, as ``seat`` may see it."""
-    data = event.to_json(game.deck, seat)
-    who = "You" if event.player == seat else f"Seat {event.player}"
-    kind = data["type"]
-    cards = ", ".join(data.get("cards", []))
-    seen = ", ".join(data.get("seen", []))
-    slots = " ".join(str(s) for s in data.get("slots", []))
+def describe(game: Game, event: SeenEvent, seat: int) -> str | None:
+    """One line of what happened, as ``seat`` sees it."""
+    who = "You" if event.by == seat else f"Seat {event.by}"
+    cards = ", ".join(c or "?" for c in event.cards)
+    seen = ", ".join(c or "?" for c in event.seen)
+    slots = " ".join(str(s) for s in event.slots)
+    result = event.result
     lines = {
-        "round_started": f"Round {data.get('round')} starts.",
+        "round_started": f"Round {event.round} starts.",
         "opening_peeked": f"{who} looked at cards {slots}" + (f": {seen}" if seen else "."),
-        "play_started": f"Play starts with seat {event.player}.",
-        "turn_started": f"{who}: your turn." if event.player == seat else None,
+        "play_started": f"Play starts with seat {event.by}.",
+        "turn_started": f"{who}: your turn." if event.by == seat else None,
         "drew": f"{who} drew" + (f" {seen}." if seen else "."),
         "took_discard": f"{who} took the discard {cards}.",
         "undid": f"{who} put {cards} back.",
@@ -34,10 +37,9 @@ def describe(game: Game, event: Event, seat: int) -> str | None:
         "kept": f"{who} keeps the card as an extra card.",
         "discarded": f"{who} discarded {cards}.",
         "peeked": f"{who} peeked at slot {slots}" + (f": {seen}." if seen else "."),
-        "spied": f"{who} spied on seat {data.get('target')} slot {data.get('target_slot')}"
+        "spied": f"{who} spied on seat {event.target} slot {event.target_slot}"
         + (f": {seen}." if seen else "."),
-        "swapped": f"{who} swapped slot {slots} with seat {data.get('target')} slot "
-        f"{data.get('target_slot')}.",
+        "swapped": f"{who} swapped slot {slots} with seat {event.target} slot {event.target_slot}.",
         "skipped": f"{who} skipped the power.",
         "called": f"{who} called {game.rules.call_name}!",
         "tap_hit": f"{who} tapped {cards}: hit.",
@@ -45,30 +47,30 @@ def describe(game: Game, event: Event, seat: int) -> str | None:
         "penalty": None,
         "passed": f"{who} cannot move and passes.",
         "reshuffled": "The discard pile is shuffled into a new draw pile.",
-        "round_over": f"Round over. Hands {data.get('hands')}; scores {data.get('round_scores')};"
-        f" totals {data.get('totals')}.",
-        "match_over": f"Match over. Winners: {data.get('winners')}.",
+        "round_over": None
+        if result is None
+        else f"Round over. Hands {[list(h) for h in result.hands]}; scores "
+        f"{list(result.round_scores)}; totals {list(result.totals)}.",
+        "match_over": f"Match over. Winners: {list(event.winners)}.",
     }
-    return lines.get(kind)
+    return lines.get(event.type)
 
 
 def render(game: Game, seat: int) -> str:
-    v = view(game, seat)
+    v = observe(game, seat).view
     rows = [
-        f"-- round {v['round']}, {v['phase']}; draw {v['draw_size']}, "
-        f"discard top {v['top_discard']}; totals {v['totals']}"
+        f"-- round {v.round}, {v.phase}; draw {v.draw_size}, "
+        f"discard top {v.top_discard}; totals {list(v.totals)}"
     ]
-    for owner, hand in enumerate(v["hands"]):
+    for owner, hand in enumerate(v.hands):
         cells = []
         for slot, filled in enumerate(hand):
-            shown = v.get("shown", {}).get(f"{owner}:{slot}")
+            shown = v.shown.get(f"{owner}:{slot}")
             cells.append(f"[{slot}:{shown}]" if shown else (f"[{slot}:??]" if filled else "[ ]"))
         mark = "you" if owner == seat else f"seat {owner}"
         rows.append(f"   {mark:>7} {' '.join(cells)}")
-    if v.get("held"):
-        rows.append(
-            f"   holding {v['held']}" + (f", powers {v['powers']}" if v.get("powers") else "")
-        )
+    if v.holding and v.held:
+        rows.append(f"   holding {v.held}" + (f", powers {list(v.powers)}" if v.powers else ""))
     return "\n".join(rows)
 
 
@@ -88,30 +90,52 @@ def play(
     others = {s: make_bot(bots, seed + s) for s in range(1, players)}
     write(f"Facedown: {preset}, {players} players, you are seat 0 (bots: {bots}; seed {seed}).")
     write("Type the number of an action, or q to quit.")
+    offered = -1  # the discard pile's top card when you were last offered a tap
     while not game.is_match_over:
-        for s, bot in others.items():
-            legal = game.legal_actions(s)
-            if legal and (game.phase == ROUND_OVER or game.to_act == s or game.to_act is None):
-                _apply(game, bot.choose(seat_info(game, s)), write)
-                break
+        waiting = game.awaiting()
+        if waiting.must(YOU):  # at the reveal any seat may deal on: you, once you have read it
+            answer = _ask(game, list(game.legal_actions(YOU)), read, write)
         else:
-            legal = game.legal_actions(0)
-            if not legal:
-                continue
-            write(render(game, 0))
-            for i, a in enumerate(legal):
-                write(f"   {i:>2}) {a.text().split(' ', 1)[1]}")
-            try:
-                answer = read("> ").strip()
-            except EOFError:
-                return 0
-            if answer in ("q", "quit"):
-                return 0
-            if not answer.isdigit() or int(answer) >= len(legal):
-                write("Pick one of the numbers above.")
-                continue
-            _apply(game, legal[int(answer)], write)
+            bot_seat = waiting.first
+            assert bot_seat is not None
+            answer = None
+            if YOU in waiting.may_tap and game.top_discard != offered:
+                offered = game.top_discard
+                taps = list(game.legal_actions(YOU))
+                answer = _ask(game, taps, read, write, wait=f"let seat {bot_seat} play on")
+            if answer is None:
+                answer = others[bot_seat].choose(seat_info(game, bot_seat))
+        if answer is _QUIT:
+            return 0
+        if answer is not None:
+            _apply(game, answer, write)
     return 0
+
+
+_QUIT = Action(-1, "quit")
+
+
+def _ask(
+    game: Game, legal: list[Action], read: Reader, write: Callable[[str], None], wait: str = ""
+) -> Action | None:
+    """Ask for one of ``legal`` (or, with ``wait``, for none: option 0 lets play go on)."""
+    write(render(game, YOU))
+    first = 1 if wait else 0
+    if wait:
+        write(f"   {0:>2}) {wait}")
+    for i, a in enumerate(legal, start=first):
+        write(f"   {i:>2}) {a.text().split(' ', 1)[1]}")
+    while True:
+        try:
+            answer = read("> ").strip()
+        except EOFError:
+            return _QUIT
+        if answer in ("q", "quit"):
+            return _QUIT
+        if answer.isdigit() and int(answer) < len(legal) + first:
+            index = int(answer) - first
+            return legal[index] if index >= 0 else None
+        write("Pick one of the numbers above.")
 
 
 def _apply(game: Game, action: Action, write: Callable[[str], None]) -> None:
@@ -121,6 +145,6 @@ def _apply(game: Game, action: Action, write: Callable[[str], None]) -> None:
         write(f"Refused: {e}")
         return
     for event in events:
-        line = describe(game, event, 0)
+        line = describe(game, seen_event(event, game.deck, YOU), YOU)
         if line:
             write(line)

@@ -1,8 +1,9 @@
 """What a bot is given and what it returns.
 
-A bot sees a table only through :func:`seat_info`: its seat's view, what the seat has
-legitimately learned (its knowledge, by place), its legal actions and the table's rules.  It never
-receives the :class:`~facedown.engine.Game` itself.
+A bot sees a table only through :func:`seat_info`: the engine's
+:class:`~facedown.engine.Observation` of its seat (its view, what the seat has legitimately
+learned, its knowledge by place, its legal actions and the table's rules).  It never receives the
+:class:`~facedown.engine.Game` itself.
 
 Two questions are put to a bot.  :meth:`Bot.choose` is asked when the seat has to act (its turn,
 the opening peek, the next round) and returns one of the legal actions.  Where the rules allow an
@@ -13,33 +14,17 @@ every change of the table; it returns a TAP or None.  Bots without ``react`` nev
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from ..engine import Action, Game, Ruleset, view
-from ..engine.views import knowledge_json
+from ..engine import Action, Game, Observation, observe
 
-
-@dataclass(frozen=True)
-class SeatInfo:
-    """Everything a seat may know: its view, its knowledge, its legal actions and the rules."""
-
-    seat: int
-    view: dict[str, Any]
-    knowledge: dict[str, str]
-    legal: list[Action]
-    rules: Ruleset
+SeatInfo = Observation  # what a bot is given: everything its seat may know now
 
 
 def seat_info(game: Game, seat: int) -> SeatInfo:
-    """Build a bot's input from the game: the only door from a state to a bot."""
-    return SeatInfo(
-        seat,
-        view(game, seat),
-        knowledge_json(game, seat),
-        list(game.legal_actions(seat)),
-        game.rules,
-    )
+    """Build a bot's input from the game: the only door from a state to a bot.  A bot is always
+    given its seat's knowledge (it models its own forgetting, :mod:`facedown.bots.memory`)."""
+    return observe(game, seat, knowledge=True)
 
 
 class Bot(Protocol):

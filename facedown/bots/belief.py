@@ -32,16 +32,16 @@ class Belief:
         view = info.view
         self.book = book
         self.seat = info.seat
-        self.players: int = view["players"]
+        self.players: int = view.players
         self.slots: list[tuple[int, ...]] = [
-            tuple(s for s, filled in enumerate(hand) if filled) for hand in view["hands"]
+            tuple(s for s, filled in enumerate(hand) if filled) for hand in view.hands
         ]
         self.known: dict[Place, str] = {
             p: n for p, n in memory.known.items() if p[1] in self.slots[p[0]]
         }
-        self.held: str | None = view.get("held")
-        self.top: str | None = view["top_discard"]
-        self.caller: int | None = view["caller"]
+        self.held: str | None = view.held
+        self.top: str | None = view.top_discard
+        self.caller: int | None = view.caller
         seen = Counter(self.known.values())
         seen.update(memory.seen_pile() if track_pile else ([self.top] if self.top else []))
         if self.held is not None:

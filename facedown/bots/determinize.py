@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..engine import EMPTY, Game
+from ..engine import EMPTY, Game, Phase
 from .base import SeatInfo
 from .memory import Memory, Place
 
@@ -48,17 +48,17 @@ class Sampler:
         for cid, name in enumerate(names):
             self.ids.setdefault(name, []).append(cid)
         self.size = len(names)
-        hands = view["hands"]
+        hands = view.hands
         self.places: list[Place] = [
             (o, s) for o, hand in enumerate(hands) for s, filled in enumerate(hand) if filled
         ]
         self.known = {p: n for p, n in memory.known.items() if p in set(self.places)}
-        self.pile = list(memory.pile[: view["discard_size"]])
-        self.pile += [None] * (view["discard_size"] - len(self.pile))
+        self.pile = list(memory.pile[: view.discard_size])
+        self.pile += [None] * (view.discard_size - len(self.pile))
         if self.pile:
-            self.pile[-1] = view["top_discard"]
-        self.held: str | None = view.get("held")
-        self.holding = view["phase"] in ("holding", "taken")
+            self.pile[-1] = view.top_discard
+        self.held: str | None = view.held
+        self.holding = view.holding
         self.kept_known = kept_known
 
     def sample(self, rng: random.Random) -> Game:
@@ -99,10 +99,10 @@ class Sampler:
         pile_ids = [c if c != EMPTY else rest.pop() for c in pile_ids]
         if self.holding and held == EMPTY:
             held = rest.pop()
-        hands = [[EMPTY] * len(hand) for hand in view["hands"]]
+        hands = [[EMPTY] * len(hand) for hand in view.hands]
         for (o, s), c in place_ids.items():
             hands[o][s] = c
-        known = [0] * view["players"]
+        known = [0] * view.players
         hidden = set(hidden_places)
         for (o, s), c in place_ids.items():
             if (o, s) not in hidden:
@@ -111,30 +111,30 @@ class Sampler:
                 known[o] |= 1 << c
         if held != EMPTY and (self.held is not None):
             known[seat] |= 1 << held
-        caller = view["caller"]
+        caller = view.caller
         snapshot = {
             "rules": self.rules_json,
-            "players": view["players"],
+            "players": view.players,
             "seed": rng.getrandbits(30),
-            "round": view["round"],
-            "first": view["first"],
-            "phase": view["phase"],
+            "round": view.round,
+            "first": view.first,
+            "phase": view.phase,
             "turn": seat,
             "hands": hands,
             "draw_pile": rest,
             "discard_pile": pile_ids,
             "held": held,
-            "held_from_discard": view["phase"] == "taken",
-            "pending": list(view.get("powers") or []),
+            "held_from_discard": view.phase is Phase.TAKEN,
+            "pending": list(view.powers),
             "caller": caller if caller is not None else EMPTY,
-            "finals_left": view["final_turns_left"] or 0,
+            "finals_left": view.final_turns_left or 0,
             "passes": 0,
-            "peeked": list(view["peeked"]),
+            "peeked": list(view.peeked),
             "known": known,
             "public": 0,
             "reshuffles": 0,
-            "totals": list(view["totals"]),
-            "hundred_used": [False] * view["players"],
+            "totals": list(view.totals),
+            "hundred_used": [False] * view.players,
             "history": [],
             "winners": [],
             "sudden_death_played": False,

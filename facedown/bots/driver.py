@@ -1,8 +1,9 @@
 """Play a table of bots: who is asked what, and when.
 
-The turn player is asked :meth:`~facedown.bots.base.Bot.choose`.  Where the rules have TAP, every
-other seat whose bot is :class:`~facedown.bots.base.Reactive` is first asked whether it taps, in
-seat order after the turn player, once for every state of the table.
+The engine's arbiter (:meth:`~facedown.engine.Game.awaiting`) says who must act; that seat's bot
+is asked :meth:`~facedown.bots.base.Bot.choose`.  Where the rules have TAP, every seat the arbiter
+says may act out of turn whose bot is :class:`~facedown.bots.base.Reactive` is first asked whether
+it taps, in seat order after the turn player, once for every state of the table.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..engine import Action, Game, RoundResult
-from ..engine.game import OPENING, ROUND_OVER
 from .base import Bot, Reactive, seat_info
 
 MAX_ROUND_ACTIONS = 20_000  # a round of bots that never call ends here with an error
@@ -22,22 +22,17 @@ class RoundTooLong(RuntimeError):
 
 def next_action(game: Game, bots: Sequence[Bot]) -> Action:
     """The action the bots at ``game`` take next (the caller applies it)."""
-    n = game.players
-    if game.phase == OPENING:
-        seat = next(s for s in range(n) if game.legal_actions(s))
-        return bots[seat].choose(seat_info(game, seat))
-    if game.phase >= ROUND_OVER:
-        return bots[game.turn].choose(seat_info(game, game.turn))
-    turn = game.turn
-    if game.rules.tap:
-        for i in range(1, n):
-            seat = (turn + i) % n
-            bot = bots[seat]
-            if isinstance(bot, Reactive) and game.legal_actions(seat):
-                action = bot.react(seat_info(game, seat))
-                if action is not None:
-                    return action
-    return bots[turn].choose(seat_info(game, turn))
+    waiting = game.awaiting()
+    for seat in waiting.may_tap:
+        bot = bots[seat]
+        if isinstance(bot, Reactive):
+            action = bot.react(seat_info(game, seat))
+            if action is not None:
+                return action
+    first = waiting.first
+    if first is None:
+        raise ValueError("the match is over: nobody is to act")
+    return bots[first].choose(seat_info(game, first))
 
 
 def play_round(
@@ -47,7 +42,7 @@ def play_round(
     if len(bots) != game.players:
         raise ValueError(f"{game.players} seats need {game.players} bots, not {len(bots)}")
     for _ in range(max_actions):
-        if game.phase >= ROUND_OVER:
+        if game.is_round_over:
             return game.history[-1]
         game.apply(next_action(game, bots))
     raise RoundTooLong(f"the round did not end within {max_actions} actions")

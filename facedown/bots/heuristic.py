@@ -10,8 +10,9 @@ are equal.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
-from ..engine import Action
+from ..engine import Action, Phase
 from ..engine import actions as A
 from .base import SeatInfo
 from .belief import Belief
@@ -30,7 +31,7 @@ class HeuristicBot:
         self.rng = random.Random(seed)
         self.memory = Memory(profile.forget, self.rng)
         self.turns = 0  # own turns in this round
-        self._last_phase = ""
+        self._last_phase: Phase | None = None
         self._tap_chance: tuple[object, ...] = ()
         self._tap_seen = True
         # The worth of calling at the last decision where the bot could call (None: it could
@@ -43,7 +44,7 @@ class HeuristicBot:
         self.call_worth = None
         action = self._decide(info) if len(info.legal) > 1 else info.legal[0]
         self.memory.last_action = action
-        self._last_phase = info.view["phase"]
+        self._last_phase = info.view.phase
         return action
 
     def react(self, info: SeatInfo) -> Action | None:
@@ -55,9 +56,9 @@ class HeuristicBot:
 
     # ------------------------------------------------------------------ thinking
     def _observe(self, info: SeatInfo) -> None:
-        if info.view["round"] != self.memory.round:  # a new round: count turns afresh
+        if info.view.round != self.memory.round:  # a new round: count turns afresh
             self.turns = 0
-            self._last_phase = ""
+            self._last_phase = None
         self.memory.observe(info)
 
     def belief(self, info: SeatInfo) -> Belief:
@@ -76,14 +77,17 @@ class HeuristicBot:
         return worth + self.rng.gauss(0.0, sd) if sd > 0 else worth
 
     def _decide(self, info: SeatInfo) -> Action:
-        phase = info.view["phase"]
+        phase = info.view.phase
         legal = info.legal
-        if phase == "opening":
+        if phase is Phase.OPENING:
             return legal[0]
-        if phase in ("round_over", "match_over"):
+        if phase.is_over:
             return _first(legal, A.NEXT_ROUND) or legal[0]
         # A new turn, unless we come back to its start: after a TAP, or an undone take.
-        if phase == "turn_start" and self._last_phase not in ("turn_start", "taken"):
+        if phase is Phase.TURN_START and self._last_phase not in (
+            Phase.TURN_START,
+            Phase.TAKEN,
+        ):
             self.turns += 1
             self.memory.forget_some()
         belief = self.belief(info)
@@ -91,13 +95,13 @@ class HeuristicBot:
         if tap is not None:
             return tap
         ev = Evaluator(belief, info.rules, self.profile)
-        if phase == "turn_start":
+        if phase is Phase.TURN_START:
             action = self._turn_start(info, belief, ev)
-        elif phase == "holding":
+        elif phase is Phase.HOLDING:
             action = self._holding(info, belief, ev)
-        elif phase == "taken":
+        elif phase is Phase.TAKEN:
             action = self._taken(info, belief, ev)
-        elif phase == "powers":
+        elif phase is Phase.POWERS:
             action = self._power(info, belief, ev) or _first(legal, A.SKIP)
         else:  # turn_end
             action = self._call(info, belief, ev) or _first(legal, A.END_TURN)
@@ -120,7 +124,7 @@ class HeuristicBot:
         if best is None:
             return None
         # One chance per discard: a player who overlooked it does not notice it later.
-        chance = (belief.top, info.view["discard_size"], info.view["round"])
+        chance = (belief.top, info.view.discard_size, info.view.round)
         if chance != self._tap_chance:
             self._tap_chance = chance
             self._tap_seen = self.rng.random() >= self.profile.tap_miss
@@ -155,7 +159,7 @@ class HeuristicBot:
         held = belief.held
         if held is None:
             return None
-        if info.view.get("powers"):  # powers while holding: use them first, then decide
+        if info.view.powers:  # powers while holding: use them first, then decide
             power = self._power(info, belief, ev)
             if power is not None:
                 return power
@@ -176,7 +180,7 @@ class HeuristicBot:
 
     def _power(self, info: SeatInfo, belief: Belief, ev: Evaluator) -> Action | None:
         """The most useful power action available now (None: none is worth it)."""
-        pending = info.view.get("powers") or []
+        pending = info.view.powers
         best: tuple[float, Action] | None = None
         for power in pending:
             worth = ev.power_worth(power)
@@ -217,14 +221,14 @@ class HeuristicBot:
         return Action(seat, A.SWAP, (swap.slot,), swap.target, swap.target_slot)
 
 
-def _first(legal: list[Action], kind: str) -> Action | None:
+def _first(legal: Sequence[Action], kind: str) -> Action | None:
     for action in legal:
         if action.kind == kind:
             return action
     return None
 
 
-def _fallback(legal: list[Action]) -> Action:
+def _fallback(legal: Sequence[Action]) -> Action:
     """A safe legal action when no option was judged: never a TAP out of the blue."""
     for kind in (A.END_TURN, A.SKIP, A.DRAW, A.DISCARD, A.NEXT_ROUND):
         found = _first(legal, kind)

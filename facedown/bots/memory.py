@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..engine import Action
+from ..engine import Action, View
 from ..engine import actions as A
 from .base import SeatInfo
 
@@ -53,10 +53,10 @@ class Memory:
     def observe(self, info: SeatInfo) -> None:
         """Take in what the seat sees now."""
         view = info.view
-        if view["round"] != self.round:
-            self.reset(view["round"])
+        if view.round != self.round:
+            self.reset(view.round)
         current = {parse_place(p): n for p, n in info.knowledge.items()}
-        self._note_swapped_away(info.seat, current, view["hands"])
+        self._note_swapped_away(info.seat, current, view.hands)
         for place, name in current.items():
             if self.forgotten.get(place) == name:
                 continue
@@ -80,8 +80,8 @@ class Memory:
                 continue  # our own swap: the card that came is the one we chose
             self.suspect.add(place)
 
-    def _observe_pile(self, view: dict[str, Any]) -> None:
-        draw, size, top = view["draw_size"], view["discard_size"], view["top_discard"]
+    def _observe_pile(self, view: View) -> None:
+        draw, size, top = view.draw_size, view.discard_size, view.top_discard
         if draw > self.draw_size >= 0:  # the discard pile became a new draw pile
             self.pile.clear()
         self.draw_size = draw

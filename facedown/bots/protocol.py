@@ -325,7 +325,12 @@ class CommandBot:
 
     def game_over(self, info: SeatInfo) -> None:
         self.process.send(
-            {"type": "over", "seat": info.seat, "view": info.view, "knowledge": info.knowledge}
+            {
+                "type": "over",
+                "seat": info.seat,
+                "view": info.view.to_json(),
+                "knowledge": dict(info.knowledge),
+            }
         )
 
 
@@ -399,8 +404,8 @@ class BotProcess:
                 "type": "decide",
                 "seat": info.seat,
                 "optional": optional,
-                "view": info.view,
-                "knowledge": info.knowledge,
+                "view": info.view.to_json(),
+                "knowledge": dict(info.knowledge),
                 "legal": [a.to_json() for a in info.legal],
             },
             self.timeout,

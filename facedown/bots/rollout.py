@@ -10,12 +10,15 @@ plays a lean version of the `hard` heuristics (see :mod:`facedown.bots.evaluate`
 
 from __future__ import annotations
 
-from ..engine import Action, Game
+from ..engine import PLAY_PHASES, Action, Game, Phase
 from ..engine import actions as A
-from ..engine.game import HOLDING, POWERS, ROUND_OVER, TAKEN, TURN_END, TURN_START
 from .calling import relative, round_scores
 from .leaf import leaf_value
 from .profiles import HARD, Profile
+
+# The phases a playout meets, as module names (quicker to reach than enum members).
+TURN_START, HOLDING, TAKEN = Phase.TURN_START, Phase.HOLDING, Phase.TAKEN
+POWERS, TURN_END = Phase.POWERS, Phase.TURN_END
 
 MAX_PLAYOUT_ACTIONS = 150  # after this many actions every seat calls when it can
 NONE = -1e9  # the worth of an empty slot: never the one to replace
@@ -110,7 +113,7 @@ class PlayoutPolicy:
     def taps(self, game: Game) -> None:
         """Every seat TAPs the cards it knows to match the top discard (sure hits, as `hard`
         does; never a card worth less than nothing), seats after the turn player first."""
-        if not self.tap or not TURN_START <= game.phase <= TURN_END:
+        if not self.tap or game.phase not in PLAY_PHASES:
             return
         ranks, values, n = self.ranks, self.values, game.players
         for _ in range(4 * n):
@@ -131,7 +134,7 @@ class PlayoutPolicy:
             if found is None or found not in game.legal_actions(found.player):
                 return
             game.apply(found)
-            if game.phase >= ROUND_OVER:
+            if game.is_round_over:
                 return
 
     def _calls(self, game: Game, seat: int, late: bool) -> bool:
@@ -310,12 +313,12 @@ def play_out(game: Game, policy: PlayoutPolicy, max_actions: int = 4 * MAX_PLAYO
     """
     for n in range(max_actions):
         policy.taps(game)
-        if game.phase >= ROUND_OVER:
+        if game.is_round_over:
             return True
         if n % 8 == 0:
             policy.at_action(n)
         game.apply(policy.action(game, game.turn, late=n >= MAX_PLAYOUT_ACTIONS))
-    return game.phase >= ROUND_OVER
+    return game.is_round_over
 
 
 def play_turns(game: Game, policy: PlayoutPolicy, seat: int, turns: int) -> None:
@@ -324,7 +327,7 @@ def play_turns(game: Game, policy: PlayoutPolicy, seat: int, turns: int) -> None
     was_start = game.phase == TURN_START and game.turn == seat
     for n in range(4 * MAX_PLAYOUT_ACTIONS):
         policy.taps(game)
-        if game.phase >= ROUND_OVER:
+        if game.is_round_over:
             return
         at_start = game.phase == TURN_START and game.turn == seat
         if at_start and not was_start:
@@ -352,7 +355,7 @@ def playout_score(
         finished = play_out(game, policy)
         return relative(game.history[-1].round_scores, seat) if finished else 0.0
     play_turns(game, policy, seat, horizon)
-    if game.phase >= ROUND_OVER:
+    if game.is_round_over:
         return relative(game.history[-1].round_scores, seat)
     if leaf is not None:
         return leaf_value(game, seat, leaf)

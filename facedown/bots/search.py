@@ -28,7 +28,7 @@ import random
 import time
 from typing import Any
 
-from ..engine import Action
+from ..engine import PLAY_PHASES, Action, Phase
 from ..engine import actions as A
 from .base import SeatInfo
 from .determinize import Sampler
@@ -75,7 +75,7 @@ class ExpertBot:
         confidence: float = 1.5,
         min_worlds: int = 6,
         opponent_knows: float | None = None,
-        search_phases: tuple[str, ...] = ("turn_start", "holding", "taken", "powers", "turn_end"),
+        search_phases: tuple[Phase, ...] = PLAY_PHASES,
         horizon_turns: int | None = 2,
         search_calls: bool = True,
         call_window: float = 4.0,
@@ -134,7 +134,7 @@ class ExpertBot:
         self.last_worlds = 0
         default = self.base.choose(info)
         self.last_default = default
-        phase = info.view["phase"]
+        phase = info.view.phase
         if len(info.legal) == 1 or phase not in self.search_phases or default.kind == A.TAP:
             return default
         if default.kind == A.CALL and self.base.turns >= self.base.profile.max_turns:
@@ -189,7 +189,7 @@ class ExpertBot:
                 scored.append((belief.est(place) - x, Action(seat, A.REPLACE, (place[1],))))
             for _, slots in ev.sets:
                 scored.append((1e3, Action(seat, A.REPLACE, slots)))
-        pending = info.view.get("powers") or []
+        pending = info.view.powers
         if A.PEEK in pending:
             unknown = belief.unknown_mine()
             if unknown:
@@ -226,7 +226,7 @@ class ExpertBot:
             self._rules_json = info.rules.to_json()
         per_turn = self.keep_low
         if per_turn is None:
-            per_turn = keep_low_per_turn(len(info.view["hands"]))
+            per_turn = keep_low_per_turn(len(info.view.hands))
         return Sampler(
             info,
             self.base.memory,
@@ -257,7 +257,7 @@ class ExpertBot:
         # The longest playout so far: one that could not end by the deadline is not begun.
         longest = 0.0
         policy: PlayoutPolicy | None = None
-        leaf = leaf_weights(info.rules.name, len(info.view["hands"])) if self.leaf else None
+        leaf = leaf_weights(info.rules.name, len(info.view.hands)) if self.leaf else None
         while (self.iterations is None or worlds < self.iterations) and (
             time.perf_counter() < deadline
         ):

@@ -1,10 +1,25 @@
 """The Facedown rules engine: pure, deterministic from (ruleset, seed, actions).
 
-Nothing here does I/O, reads a clock or uses global randomness.
+Nothing here does I/O, reads a clock or uses global randomness.  The public surface, in the
+order a newcomer needs it:
+
+- :class:`Game` — a match: ``Game(rules, players, seed)``, ``apply(action)`` returns events,
+  ``legal_actions(seat)``.
+- the arbiter, ``Game.awaiting()`` — an :class:`Awaiting`: which seats the game waits for,
+  which may TAP out of turn, and which :class:`Timer` runs.  Nothing outside the engine works
+  out whose move it is.
+- the observer, :func:`observe` — an :class:`Observation`: everything one seat may know now
+  (its :class:`View`, the events given rendered for it as :class:`SeenEvent`, its legal
+  actions).  Nothing outside the engine decides what a seat may see.
+- :class:`Action` and its kinds (:mod:`facedown.engine.actions`), :class:`Event` and
+  :class:`EventKind`, :class:`Phase`, :class:`Ruleset` and the :data:`PRESETS`, the errors.
 """
 
+from . import actions
 from .actions import Action, ActionFormatError
+from .arbiter import Awaiting, Timer
 from .cards import Deck
+from .deal import StackedDeal
 from .errors import (
     CallNotAllowed,
     IllegalAction,
@@ -15,38 +30,54 @@ from .errors import (
     PowerUnavailable,
     WrongPhase,
 )
-from .events import EVERYONE, SPECTATOR, Event
-from .game import EMPTY, PHASES, Game, StackedDeal
+from .events import EVERYONE, SPECTATOR, Event, EventKind
+from .game import Game
+from .observe import Observation, Reveal, SeenEvent, View, observe, place, seen_event, view
+from .phases import PLAY_PHASES, Phase
 from .presets import PRESETS, find_preset, make_ruleset
+from .results import RoundResult
 from .rules import Ruleset, RulesetError
-from .scoring import RoundResult
-from .views import knowledge_json, view
+from .state import EMPTY, MAX_PLAYERS, MAX_SET, MIN_PLAYERS
 
 __all__ = [
     "EMPTY",
     "EVERYONE",
-    "PHASES",
+    "MAX_PLAYERS",
+    "MAX_SET",
+    "MIN_PLAYERS",
+    "PLAY_PHASES",
     "PRESETS",
     "SPECTATOR",
     "Action",
     "ActionFormatError",
+    "Awaiting",
     "CallNotAllowed",
     "Deck",
     "Event",
+    "EventKind",
     "Game",
     "IllegalAction",
     "InvalidSlot",
     "InvalidTarget",
     "NotAllowedByRules",
     "NotYourTurn",
+    "Observation",
+    "Phase",
     "PowerUnavailable",
+    "Reveal",
     "RoundResult",
     "Ruleset",
     "RulesetError",
+    "SeenEvent",
     "StackedDeal",
+    "Timer",
+    "View",
     "WrongPhase",
+    "actions",
     "find_preset",
-    "knowledge_json",
     "make_ruleset",
+    "observe",
+    "place",
+    "seen_event",
     "view",
 ]

@@ -42,16 +42,25 @@ KINDS = (
     UNDO,
     NEXT_ROUND,
 )
-# How many slot numbers each kind takes in ``slots`` (None: one or more).
-_SLOT_COUNT: dict[str, int | None] = {
-    OPENING_PEEK: None,
-    REPLACE: None,
-    PEEK: 1,
-    SPY: 1,
-    SWAP: 1,
-    TAP: 1,
+
+
+class Shape(NamedTuple):
+    """The fields an action kind takes: the one encoding, for parsing and for refusals."""
+
+    slots: int | None  # how many slot numbers: 0, exactly 1, or None for one or more
+    target: bool  # names another player
+    target_slot: bool  # names a slot of that player
+
+
+NO_ARGUMENTS = Shape(0, False, False)
+SHAPES: dict[str, Shape] = {kind: NO_ARGUMENTS for kind in KINDS} | {
+    OPENING_PEEK: Shape(None, False, False),
+    REPLACE: Shape(None, False, False),
+    PEEK: Shape(1, False, False),
+    TAP: Shape(1, False, False),
+    SPY: Shape(1, True, False),
+    SWAP: Shape(1, True, True),
 }
-_TARGETED = (SPY, SWAP)
 
 
 _INT = re.compile(r"-?[0-9]+")
@@ -104,7 +113,7 @@ class Action(NamedTuple):
             if kind == SWAP and len(args) == 2:
                 target, target_slot = args[1].split(":")
                 return cls(player, kind, (int(args[0]),), int(target), int(target_slot))
-            if kind not in _TARGETED:
+            if not SHAPES[kind].target:
                 return _checked(cls(player, kind, tuple(int(a) for a in args)))
         except ValueError:
             pass
@@ -148,7 +157,7 @@ class Action(NamedTuple):
         target_slot = data.get("target_slot", -1)
         if not _is_int(target) or not _is_int(target_slot):
             raise ActionFormatError("'target' and 'target_slot' must be numbers")
-        if kind in _TARGETED and target < 0:
+        if SHAPES[kind].target and target < 0:
             raise ActionFormatError(f"{kind} needs a 'target'")
         if kind == SWAP and target_slot < 0:
             raise ActionFormatError("swap needs a 'target_slot'")
@@ -160,7 +169,7 @@ def _is_int(value: object) -> bool:
 
 
 def _checked(action: Action) -> Action:
-    want = _SLOT_COUNT.get(action.kind, 0)
+    want = SHAPES[action.kind].slots
     n = len(action.slots)
     if (want is None and n == 0) or (want is not None and n != want):
         raise ActionFormatError(f"wrong number of slots for {action.kind}: {list(action.slots)}")

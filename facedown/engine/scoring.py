@@ -7,66 +7,20 @@ scores are added to the totals and the 100 rule applies.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from .cards import Deck
-
-if TYPE_CHECKING:
-    from .game import Game
-
-# Reasons given with a round score, for the reveal screen and the logs.
-LOWEST = "lowest_scores_zero"
-CALLER_LOWEST = "caller_lowest"
-CALL_PENALTY = "call_penalty"
-CALL_DOUBLED = "call_multiplied"
-MOON = "shot_the_moon"
-MOON_OTHER = "moon_against"
-HUNDRED = "hundred_reset"
-
-
-@dataclass(frozen=True)
-class RoundResult:
-    """A round's reveal: every hand, totals, scores with their reasons, match totals after it."""
-
-    round_no: int
-    hands: tuple[tuple[int, ...], ...]
-    hand_totals: tuple[int, ...]
-    round_scores: tuple[int, ...]
-    totals: tuple[int, ...]
-    caller: int
-    reasons: tuple[tuple[str, ...], ...]
-    hundred_used: tuple[bool, ...]
-
-    def to_data(self) -> dict[str, Any]:
-        """Every field as plain data, card ids included (for snapshots)."""
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_data(cls, data: dict[str, Any]) -> RoundResult:
-        return cls(
-            round_no=int(data["round_no"]),
-            hands=tuple(tuple(h) for h in data["hands"]),
-            hand_totals=tuple(data["hand_totals"]),
-            round_scores=tuple(data["round_scores"]),
-            totals=tuple(data["totals"]),
-            caller=int(data["caller"]),
-            reasons=tuple(tuple(r) for r in data["reasons"]),
-            hundred_used=tuple(data["hundred_used"]),
-        )
-
-    def to_json(self, deck: Deck) -> dict[str, Any]:
-        return {
-            "round": self.round_no,
-            "hands": [[deck.names[c] if c >= 0 else None for c in h] for h in self.hands],
-            "hand_totals": list(self.hand_totals),
-            "round_scores": list(self.round_scores),
-            "totals": list(self.totals),
-            "caller": self.caller if self.caller >= 0 else None,
-            "reasons": [list(r) for r in self.reasons],
-        }
+from .results import (
+    CALL_DOUBLED,
+    CALL_PENALTY,
+    CALLER_LOWEST,
+    HUNDRED,
+    LOWEST,
+    MOON,
+    MOON_OTHER,
+    RoundResult,
+)
+from .state import State
 
 
 def is_moon(deck: Deck, hand: Sequence[int]) -> bool:
@@ -75,7 +29,7 @@ def is_moon(deck: Deck, hand: Sequence[int]) -> bool:
     return values.count(12) >= 2 and values.count(13) >= 2
 
 
-def score_round(game: Game, caller: int) -> RoundResult:
+def score_round(game: State, caller: int) -> RoundResult:
     rules, deck, n = game.rules, game.deck, game.players
     values = deck.values
     totals = [sum([values[c] for c in hand if c >= 0]) for hand in game.hands]
@@ -130,7 +84,7 @@ def score_round(game: Game, caller: int) -> RoundResult:
     )
 
 
-def match_winners(game: Game) -> tuple[int, ...] | None:
+def match_winners(game: State) -> tuple[int, ...] | None:
     """The winners once the match is over (ties share), or None while it goes on.
 
     Also decides a sudden-death round: after the fixed rounds, a tie for the lowest total earns
@@ -149,7 +103,7 @@ def match_winners(game: Game) -> tuple[int, ...] | None:
     return None
 
 
-def next_first(game: Game) -> int:
+def next_first(game: State) -> int:
     """Who starts the next round: the next seat, or the last round's winner."""
     n = game.players
     if game.rules.first_player == "rotate":

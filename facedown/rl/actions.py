@@ -15,9 +15,8 @@ from itertools import combinations
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import Action
+from ..engine import MAX_SET, Action
 from ..engine import actions as A
-from ..engine.game import MAX_SET
 
 PASS = 0
 # A seat-relative action: (kind, own or spied slots, target offset or 0, target slot or -1).

@@ -23,10 +23,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..bots import seat_info
-from ..engine import SPECTATOR, Game, make_ruleset, view
-from ..engine import events as E
+from ..engine import SPECTATOR, Event, EventKind, Game, Phase, make_ruleset, view
 from ..engine.actions import NEXT_ROUND, Action
-from ..engine.game import OPENING
 from .actions import ActionCodec
 from .observation import ObservationEncoder
 
@@ -162,17 +160,19 @@ class FacedownEnv(AECEnv[str, Observation, ActionIndex | None]):
                 return
             if not game.is_round_over:
                 break
-            game.apply(Action(game.turn, NEXT_ROUND))  # no decision in it: the table deals on
-        n = game.players
+            first = game.awaiting().first
+            assert first is not None
+            game.apply(Action(first, NEXT_ROUND))  # no decision in it: the table deals on
         self.optional = False
-        if game.phase == OPENING:
-            seat = next(s for s in range(n) if game.legal_actions(s))
-            self.agent_selection = self.possible_agents[seat]
+        waiting = game.awaiting()
+        turn = waiting.first
+        assert turn is not None  # the round is not over: someone must act
+        if waiting.phase is Phase.OPENING:
+            self.agent_selection = self.possible_agents[turn]
             return
-        turn = game.turn
-        if self.rules.tap:
+        if waiting.may_tap:
             if self.window_version != game.version:
-                self.window = [(turn + i) % n for i in range(1, n)]
+                self.window = list(waiting.may_tap)
                 self.window_version = game.version
             while (
                 self.window
@@ -193,10 +193,10 @@ class FacedownEnv(AECEnv[str, Observation, ActionIndex | None]):
                 "make the environment with a larger max_hand"
             )
 
-    def _score(self, events: list[E.Event]) -> None:
+    def _score(self, events: list[Event]) -> None:
         if self.reward != "score":
             return
-        if any(event.kind == E.ROUND_OVER for event in events):
+        if any(event.kind is EventKind.ROUND_OVER for event in events):
             result = self.game.history[-1]
             for s, agent in enumerate(self.possible_agents):
                 self.rewards[agent] -= float(result.round_scores[s])
@@ -219,10 +219,10 @@ class FacedownEnv(AECEnv[str, Observation, ActionIndex | None]):
         if self.render_mode != "ansi":
             return None
         v = view(self.game, SPECTATOR)
-        hands = " ".join(str(sum(h)) for h in v["hands"])
+        hands = " ".join(str(sum(h)) for h in v.hands)
         return (
-            f"round {v['round']} {v['phase']}: to act {v['to_act']}, cards {hands}, "
-            f"top {v['top_discard']}, draw {v['draw_size']}, totals {v['totals']}"
+            f"round {v.round} {v.phase}: to act {v.to_act}, cards {hands}, "
+            f"top {v.top_discard}, draw {v.draw_size}, totals {list(v.totals)}"
         )
 
     def close(self) -> None:

@@ -21,12 +21,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ..bots import SeatInfo
-from ..engine import PHASES, Ruleset
+from ..engine import Phase, Ruleset
 
 VALUE_SCALE = 13.0
 TOTAL_SCALE = 100.0
 SEAT_FEATURES = 6
-GLOBAL_FEATURES = len(PHASES) + 2 + 3 + 3 + 2 + 2 + 1 + 1
+_PHASES = tuple(Phase)
+GLOBAL_FEATURES = len(_PHASES) + 2 + 3 + 3 + 2 + 2 + 1 + 1
 _POWERS = ("peek", "spy", "swap")
 
 
@@ -53,7 +54,7 @@ class ObservationEncoder:
         for r in range(n):
             owner = (seat + r) % n
             base = r * self.seat_size
-            hand = v["hands"][owner]
+            hand = v.hands[owner]
             for slot, filled in enumerate(hand[:h]):
                 if filled:
                     at = base + 3 * slot
@@ -63,36 +64,36 @@ class ObservationEncoder:
                         out[at + 1] = 1.0
                         out[at + 2] = values[name]
             at = base + 3 * h
-            out[at] = _clip(v["totals"][owner] / TOTAL_SCALE)
+            out[at] = _clip(v.totals[owner] / TOTAL_SCALE)
             out[at + 1] = min(1.0, sum(hand) / h)
-            out[at + 2] = v["to_act"] == owner
-            out[at + 3] = v["caller"] == owner
-            out[at + 4] = v["first"] == owner
-            out[at + 5] = v["peeked"][owner]
+            out[at + 2] = v.to_act == owner
+            out[at + 3] = v.caller == owner
+            out[at + 4] = v.first == owner
+            out[at + 5] = v.peeked[owner]
         at = n * self.seat_size
-        out[at + PHASES.index(v["phase"])] = 1.0
-        at += len(PHASES)
-        if v["top_discard"] is not None:
+        out[at + _PHASES.index(v.phase)] = 1.0
+        at += len(_PHASES)
+        if v.top_discard is not None:
             out[at] = 1.0
-            out[at + 1] = values[v["top_discard"]]
+            out[at + 1] = values[v.top_discard]
         at += 2
-        if "held" in v:
+        if v.holding:
             out[at] = 1.0
-            if v["held"] is not None:
+            if v.held is not None:
                 out[at + 1] = 1.0
-                out[at + 2] = values[v["held"]]
+                out[at + 2] = values[v.held]
         at += 3
-        for power in v.get("powers", ()):
+        for power in v.powers:
             out[at + _POWERS.index(power)] = 1.0
         at += 3
-        out[at] = v["draw_size"] / self.deck_size
-        out[at + 1] = v["discard_size"] / self.deck_size
+        out[at] = v.draw_size / self.deck_size
+        out[at + 1] = v.discard_size / self.deck_size
         at += 2
-        if v["caller"] is not None:
+        if v.caller is not None:
             out[at] = 1.0
-            out[at + 1] = _clip(v["final_turns_left"] / n)
+            out[at + 1] = _clip((v.final_turns_left or 0) / n)
         at += 2
-        out[at] = min(1.0, v["round"] / 20)
+        out[at] = min(1.0, v.round / 20)
         out[at + 1] = optional
         return out
 

@@ -16,9 +16,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..bots import Bot, Reactive, seat_info
-from ..engine import SPECTATOR, Action, ActionFormatError, Game, IllegalAction, Ruleset, view
-from ..engine.events import Event
-from ..engine.game import OPENING, ROUND_OVER, TURN_END, TURN_START
+from ..engine import (
+    SPECTATOR,
+    Action,
+    ActionFormatError,
+    Event,
+    Game,
+    IllegalAction,
+    Reveal,
+    Ruleset,
+    Timer,
+    observe,
+)
 from ..store.base import LogEntry, SeatRecord, Store, TableRecord
 from .defaults import default_action
 from .hub import SPECTATORS, Hub
@@ -52,13 +61,6 @@ PRIVATE_SETTINGS = frozenset({DEAL})  # settings that never leave the server (a 
 
 # Moves whose meaning does not depend on what others did since: no stale-seq check for them.
 _INDEPENDENT = frozenset({"opening_peek", "next_round"})
-
-
-def _timer_key(game: Game) -> tuple[int, int, int]:
-    phase = game.phase
-    if TURN_START <= phase <= TURN_END:
-        return (game.round_no, TURN_START, game.turn)
-    return (game.round_no, phase, -1)
 
 
 def match_seed(seed: int, match_no: int) -> int:
@@ -300,7 +302,9 @@ class Table:
             raise TableError(f"illegal:{e.code}", str(e)) from None
         # The timer restarts when the thing being waited for changes: a new round phase or turn.
         deadline = (
-            self.deadline if _timer_key(after) == _timer_key(game) else self._deadline_for(after)
+            self.deadline
+            if after.awaiting().timer_key == game.awaiting().timer_key
+            else self._deadline_for(after)
         )
         payload: dict[str, Any] = {"action": action.to_json(), "deadline": deadline}
         if action_id is not None:
@@ -326,33 +330,34 @@ class Table:
 
     def _deadline_for(self, game: Game) -> float | None:
         settings = {**DEFAULT_SETTINGS, **self.record.settings}
-        now = self.clock()
-        if game.phase == OPENING:
-            return now + float(settings["peek_seconds"])
-        if game.phase == ROUND_OVER:
-            return now + self.config.reveal_seconds
-        if TURN_START <= game.phase <= TURN_END:
-            return now + float(settings["turn_seconds"])
-        return None
+        timer = game.awaiting().timer
+        if timer is None:
+            return None
+        seconds = {
+            Timer.PEEK: float(settings["peek_seconds"]),
+            Timer.TURN: float(settings["turn_seconds"]),
+            Timer.REVEAL: self.config.reveal_seconds,
+        }[timer]
+        return self.clock() + seconds
 
     # ------------------------------------------------------------------ fan-out
     def render(self, seat: int | None, events: list[Event] | None = None) -> dict[str, Any]:
         """The message for one audience: its events, its view and its legal actions."""
         game = self.game
         assert game is not None
-        viewer = SPECTATOR if seat is None else seat
+        seen = observe(game, SPECTATOR if seat is None else seat, events or ())
         message: dict[str, Any] = {
             "type": "event" if events is not None else "snapshot",
             "seq": self.seq,
-            "view": view(game, viewer),
-            "legal": [a.to_json() for a in game.legal_actions(seat)] if seat is not None else [],
+            "view": seen.view.to_json(),
+            "legal": [a.to_json() for a in seen.legal],
             "deadline": self.deadline,
             "now": self.clock(),
         }
         if events is not None:
-            message["events"] = [e.to_json(game.deck, viewer) for e in events]
+            message["events"] = [e.to_json() for e in seen.events]
         else:  # a snapshot also carries the match's scoreboard: every round so far
-            message["rounds"] = [r.to_json(game.deck) for r in game.history]
+            message["rounds"] = [Reveal.of(r, game.deck).to_json() for r in game.history]
         return message
 
     def _publish(self, events: list[Event]) -> None:
@@ -414,14 +419,10 @@ class Table:
             missed = [(seq, ev) for seq, ev in self.recent if seq > last_seq]
             if last_seq == self.seq or (missed and missed[0][0] == last_seq + 1):
                 viewer = SPECTATOR if seat is None else seat
-                deck = self.game.deck
                 for seq, events in missed:
+                    seen = observe(self.game, viewer, events).events
                     out.append(
-                        {
-                            "type": "missed",
-                            "seq": seq,
-                            "events": [e.to_json(deck, viewer) for e in events],
-                        }
+                        {"type": "missed", "seq": seq, "events": [e.to_json() for e in seen]}
                     )
         out.append(self.render(seat))
         return out
@@ -480,26 +481,21 @@ class Table:
 
     def _reactors(self, game: Game) -> list[int]:
         """Bot-played seats to ask about an out-of-turn move now (at most once per seq)."""
-        if (
-            not game.rules.tap
-            or self._reacted_seq == self.seq
-            or not TURN_START <= game.phase <= TURN_END
-        ):
+        if self._reacted_seq == self.seq:
             return []
-        return [s for s in self._automatic_seats() if s != game.turn and game.legal_actions(s)]
+        automatic = self._automatic_seats()
+        return [s for s in game.awaiting().may_tap if s in automatic]
 
     def _automatic_seats(self) -> list[int]:
         """Seats a bot plays now: bot seats, and humans away past their grace period."""
         return sorted(set(self.bots) | self.standins)
 
     def _bot_turn(self, game: Game) -> int | None:
-        for seat in self._automatic_seats():
-            # Bots never press next_round: the reveal stays up for reveal_seconds.
-            if game.legal_actions(seat) and (game.to_act == seat or game.phase == OPENING):
-                if game.phase == OPENING and game.peeked[seat]:
-                    continue
-                return seat
-        return None
+        waiting = game.awaiting()
+        if waiting.any_one:  # bots never press next_round: the reveal stays up its time
+            return None
+        automatic = self._automatic_seats()
+        return next((s for s in waiting.must_act if s in automatic), None)
 
     async def _wake(self) -> None:
         async with self.lock:
@@ -547,13 +543,8 @@ class Table:
 
     async def _expire(self, game: Game) -> None:
         """Time is up: play the default move for whoever is being waited for."""
-        if game.phase == OPENING:
-            waiting = [s for s in range(game.players) if not game.peeked[s]]
-        elif game.phase == ROUND_OVER:
-            waiting = [game.turn]
-        else:
-            waiting = [game.turn]
-        for seat in waiting:
+        waiting = game.awaiting()
+        for seat in waiting.must_act[:1] if waiting.any_one else waiting.must_act:
             current = self.game
             assert current is not None
             action = default_action(current, seat)

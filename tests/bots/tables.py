@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from facedown.engine import PRESETS, Action, Game, Ruleset, make_ruleset
 from facedown.engine import actions as A
-from facedown.engine.game import ROUND_OVER
+from facedown.engine.phases import ROUND_OVER
 
 CUSTOM: dict[str, Ruleset] = {
     # Two standard decks, big hands, sets that keep the taken card, powers on discarding,

@@ -83,11 +83,11 @@ def test_sampled_deals_agree_with_what_the_seat_knows(name: str) -> None:
         bot = HeuristicBot(seed=1)
         bot.memory.observe(info)
         sampled = Sampler(info, bot.memory, rules.to_json(), keep_low=0.5).sample(rng)
-        mine, theirs = view(game, seat), view(sampled, seat)
+        mine, theirs = view(game, seat).to_json(), view(sampled, seat).to_json()
         for key in PUBLIC:
             assert mine[key] == theirs[key], key
-        assert mine.get("held") == theirs.get("held")
-        assert mine.get("powers") == theirs.get("powers")
+        assert mine["held"] == theirs["held"]
+        assert mine["powers"] == theirs["powers"]
         names = rules.deck_cards.names
         for place, name_ in info.knowledge.items():
             owner, slot = parse_place(place)
@@ -98,7 +98,7 @@ def test_sampled_deals_agree_with_what_the_seat_knows(name: str) -> None:
 def test_playouts_tap_the_cards_a_seat_knows_to_match_the_top_discard() -> None:
     from facedown.bots.rollout import PlayoutPolicy
     from facedown.engine import Action, StackedDeal
-    from facedown.engine.game import TURN_START
+    from facedown.engine.phases import TURN_START
 
     rules = PRESETS["boyo"]
     ids = rules.deck_cards.ids_by_name()

@@ -8,7 +8,7 @@ import pytest
 from facedown.bots import LEVELS, Bot, Reactive, make_bot, seat_info
 from facedown.bots.driver import play_round
 from facedown.engine import Game
-from facedown.engine.game import OPENING, ROUND_OVER
+from facedown.engine.phases import OPENING, ROUND_OVER
 
 from .tables import RULESETS, random_states
 

@@ -3,6 +3,7 @@ and own cards that someone swapped away."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -11,24 +12,28 @@ import pytest
 from facedown.bots import HeuristicBot, SeatInfo, make_bot, seat_info
 from facedown.bots.driver import next_action
 from facedown.bots.memory import Memory, parse_place
-from facedown.engine import PRESETS, Action, Game
+from facedown.engine import PRESETS, Action, Game, view
 from facedown.engine import actions as A
-from facedown.engine.game import ROUND_OVER
 
 CABO = PRESETS["cabo"]
 
 
-def info(knowledge: dict[str, str], **view: Any) -> SeatInfo:
-    """A hand-made SeatInfo for seat 0 of a 2-player round (only what Memory reads)."""
-    base: dict[str, Any] = {
+def info(knowledge: dict[str, str], **changes: Any) -> SeatInfo:
+    """A hand-made SeatInfo for seat 0 of a 2-player cabo round (Memory reads the round, the
+    hands, the piles and the knowledge)."""
+    start = view(Game(CABO, 2, 0), 0)
+    fields: dict[str, Any] = {
         "round": 1,
-        "hands": [[True] * 4, [True] * 4],
+        "hands": ((True,) * 4, (True,) * 4),
         "draw_size": 40,
         "discard_size": 1,
         "top_discard": "9",
+        "knowledge": knowledge,
     }
-    base.update(view)
-    return SeatInfo(0, base, knowledge, [], CABO)
+    fields.update(changes)
+    for key in ("hands",):
+        fields[key] = tuple(tuple(h) for h in fields[key])
+    return SeatInfo(0, dataclasses.replace(start, **fields), (), (), CABO)
 
 
 def test_memory_copies_knowledge_and_forgets_at_the_given_rate() -> None:
@@ -98,7 +103,7 @@ def remembered_share(level: str, rounds: int = 12) -> float:
     for r in range(rounds):
         game = Game(CABO, 2, 300 + r)
         bots = [make_bot(level, 2 * r), make_bot(level, 2 * r + 1)]
-        while game.phase < ROUND_OVER:
+        while not game.is_round_over:
             action = next_action(game, bots)
             bot = bots[action.player]
             assert isinstance(bot, HeuristicBot)
@@ -123,10 +128,10 @@ def test_turns_and_memory_start_afresh_each_round() -> None:
     game = Game(CABO, 2, 7)
     bots = [make_bot("hard", 1), make_bot("hard", 2)]
     for _ in range(2):
-        while game.phase < ROUND_OVER:
+        while not game.is_round_over:
             game.apply(next_action(game, bots))
         game.apply(next_action(game, bots))  # next_round
-    while game.phase < ROUND_OVER and game.to_act is None:
+    while not game.is_round_over and game.to_act is None:
         game.apply(next_action(game, bots))  # the opening peeks
     bot = bots[game.turn]
     assert isinstance(bot, HeuristicBot)

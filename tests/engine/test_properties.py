@@ -10,6 +10,7 @@ tests/conftest.py).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Iterator
@@ -30,12 +31,13 @@ from facedown.engine import (
     IllegalAction,
     Ruleset,
     StackedDeal,
-    knowledge_json,
+    View,
     make_ruleset,
-    view,
+    observe,
+    seen_event,
 )
 from facedown.engine import actions as A
-from facedown.engine.game import HOLDING, OPENING, ROUND_OVER, TAKEN, TURN_END, TURN_START
+from facedown.engine.phases import HOLDING, OPENING, ROUND_OVER, TAKEN
 
 from .oracles import KnowledgeOracle, MatchOracle, round_scores
 
@@ -175,7 +177,7 @@ def play(table: Table) -> Iterator[Step]:
 
 
 def in_play(game: Game) -> bool:
-    return TURN_START <= game.phase <= TURN_END
+    return game.phase.in_play
 
 
 # -------------------------------------------------------------------------------- cards
@@ -277,6 +279,7 @@ def test_refused_actions_change_nothing(table: Table, probe_seed: int) -> None:
 
 CARD_PATHS = ("top_discard", "held", "shown", "knowledge", "last_round")
 VIEW_KEYS = {
+    "holding",
     "seat",
     "preset",
     "players",
@@ -316,10 +319,11 @@ def walk(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ..
 def check_view(game: Game, seat: int) -> None:
     names = game.deck.names
     card_names = set(names)
-    v = view(game, seat, recollection=True)
+    seen = observe(game, seat, knowledge=True)
+    v = seen.view.to_json()
     json.dumps(v)
-    assert set(v) <= VIEW_KEYS, set(v) - VIEW_KEYS
-    know = knowledge_json(game, seat) if seat >= 0 else {}
+    assert set(v) == VIEW_KEYS == {f.name for f in dataclasses.fields(View)}
+    know = dict(seen.knowledge)
     for path, leaf in walk(v):
         if isinstance(leaf, str) and leaf in card_names:
             assert path[0] in CARD_PATHS, f"card name {leaf!r} at {path} in seat {seat}'s view"
@@ -332,34 +336,36 @@ def check_view(game: Game, seat: int) -> None:
     assert v["top_discard"] == (names[top] if top >= 0 else None)
     if game.phase in (HOLDING, TAKEN):
         sees_held = game.held_from_discard or (seat >= 0 and seat == game.turn)
+        assert v["holding"]
         assert v["held"] == (names[game.held] if sees_held else None)
     else:
-        assert "held" not in v
-    for key, name in v.get("shown", {}).items():
+        assert not v["holding"] and v["held"] is None
+    for key, name in v["shown"].items():
         if key == "held":
             assert seat == game.turn and game.phase == HOLDING
             assert name == names[game.held]
         else:
             assert know.get(key) == name, f"seat {seat} is shown {key}={name} it does not know"
     if seat < 0:
-        assert not {"shown", "knowledge", "powers"} & set(v)
+        assert v["shown"] == {} and v["knowledge"] is None and v["powers"] == []
+        assert seen.legal == ()
     else:
         assert v["knowledge"] == know
-        if "powers" in v:
+        if v["powers"]:
             assert seat == game.turn
 
 
 def check_events(game: Game, events: list[Event]) -> None:
     deck = game.deck
     for event in events:
-        full = event.to_json(deck, EVERYONE)
+        full = seen_event(event, deck, EVERYONE).to_json()
         json.dumps(full)
         public = {k: v for k, v in full.items() if k != "seen"}
-        spectator = event.to_json(deck, SPECTATOR)
+        spectator = seen_event(event, deck, SPECTATOR).to_json()
         assert spectator == public
         assert not {"seen", "shown", "knowledge"} & set(spectator)
         for seat in range(game.players):
-            seen_by = event.to_json(deck, seat)
+            seen_by = observe(game, seat, [event]).events[0].to_json()
             if seat == event.player:
                 assert seen_by == full
             else:
@@ -399,7 +405,7 @@ def test_knowledge_matches_an_oracle_fed_by_events(table: Table) -> None:
         if oracle is None:
             oracle = KnowledgeOracle(game.players, game.rules.hand_size)
         for event in step.events:
-            oracle.feed(event.to_json(game.deck, EVERYONE))
+            oracle.feed(seen_event(event, game.deck, EVERYONE).to_json())
         for p, hand in enumerate(game.hands):
             assert oracle.occupied[p] == {s for s, c in enumerate(hand) if c != EMPTY}
         for seat in range(game.players):

@@ -11,7 +11,6 @@ from pettingzoo.test import api_test
 
 from facedown.bots import seat_info
 from facedown.engine import Action, Game, find_preset
-from facedown.engine.game import ROUND_OVER
 from facedown.rl import PASS, ActionCodec, FacedownEnv, ObservationEncoder, env
 
 # PettingZoo warns these for any dict observation; its own classic envs are exempt by name.
@@ -71,7 +70,7 @@ def test_a_round_episode_ends_with_the_round() -> None:
     e = env(preset="kaboom", players=2, unit="round")
     e.reset(seed=3)
     totals = play(e, random.Random(3))
-    assert e.game.round_no == 1 and e.game.phase >= ROUND_OVER
+    assert e.game.round_no == 1 and e.game.is_round_over
     assert sum(totals.values()) == pytest.approx(1.0)
 
 

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from facedown.engine import SPECTATOR, Action, Game, Ruleset, view
-from facedown.engine.events import Event
+from facedown.engine import SPECTATOR, Action, Event, Game, Ruleset, observe
 from facedown.server.protocol import server_messages
 from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig, match_seed
@@ -56,20 +55,22 @@ def _known_names(game: Game, seat: int) -> list[str]:
 def _check_frame(game: Game, events: list[Event], seat: int | None, frame: dict[str, Any]) -> None:
     server_messages.validate_python(frame)  # the documented shape
     viewer = SPECTATOR if seat is None else seat
-    assert frame["view"] == view(game, viewer), "the view differs from the engine's view"
-    legal = [a.to_json() for a in game.legal_actions(seat)] if seat is not None else []
-    assert frame["legal"] == legal
+    seen = observe(game, viewer, events)
+    assert frame["view"] == seen.view.to_json(), "the view differs from the engine's observer"
+    assert frame["legal"] == [a.to_json() for a in seen.legal]
     if frame["type"] == "event":
-        assert frame["events"] == [e.to_json(game.deck, viewer) for e in events]
+        assert frame["events"] == [e.to_json() for e in seen.events]
     forbidden = {"seed", "draw_pile", "known", "public", "private"}
     assert not (_keys(frame) & forbidden), "server internals in a frame"
     if seat is None:
-        assert not ({"seen", "shown", "knowledge"} & _keys(frame)), "spectators saw a secret"
+        assert frame["view"]["shown"] == {} and frame["view"]["knowledge"] is None
+        assert frame["view"]["powers"] == [] and frame["legal"] == []
+        assert "seen" not in _keys(frame), "spectators saw a secret"
         return
     known = _known_names(game, seat)
-    for place, name in frame["view"].get("shown", {}).items():
+    for place, name in frame["view"]["shown"].items():
         assert name in known, f"seat {seat} was shown {name} at {place} without knowing it"
-    held = frame["view"].get("held")
+    held = frame["view"]["held"]
     if held is not None and not game.held_from_discard:
         assert game.turn == seat and held in known
     for event in frame.get("events", []):

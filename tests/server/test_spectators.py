@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from facedown.engine import SPECTATOR, Action, Game, Ruleset, view
-from facedown.engine.events import Event
+from facedown.engine import SPECTATOR, Action, Event, Game, Ruleset, observe
 from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig, match_seed
 from facedown.store import MemoryStore
@@ -32,11 +31,11 @@ def anyio_backend() -> str:
 
 
 def keys(value: Any) -> set[str]:
-    """Every key in a message, except inside the table's ruleset (public rules data that
-    has fields named ``deck`` and ``powers``)."""
+    """Every key in a message that holds something (not null, not empty), except inside the
+    table's ruleset (public rules data that has fields named ``deck`` and ``powers``)."""
     if isinstance(value, dict):
         inner = {k for name, v in value.items() if name != "rules" for k in keys(v)}
-        return set(value) | inner
+        return {k for k, v in value.items() if v not in (None, [], {})} | inner
     if isinstance(value, list):
         return {k for v in value for k in keys(v)}
     return set()
@@ -94,9 +93,10 @@ async def replay_check(store: MemoryStore, code: str, frames: list[dict[str, Any
     for frame in frames:
         if frame["type"] in ("event", "snapshot", "missed"):
             state, events = at[frame["seq"]]
-            public = [e.to_json(state.deck, SPECTATOR) for e in events]
+            watched = observe(state, SPECTATOR, events)
+            public = [e.to_json() for e in watched.events]
             if frame["type"] != "missed":
-                assert frame["view"] == view(state, SPECTATOR)
+                assert frame["view"] == watched.view.to_json()
             if frame["type"] != "snapshot":
                 assert frame["events"] == public
 

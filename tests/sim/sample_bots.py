@@ -28,7 +28,7 @@ class Steady:
 
     def choose(self, info: SeatInfo) -> Action:
         kinds = {a.kind: a for a in info.legal}
-        if info.view["phase"] == "turn_start":
+        if info.view.phase == "turn_start":
             self.turns += 1
             if "call" in kinds and self.turns >= 3:
                 return kinds["call"]
@@ -73,7 +73,7 @@ class Tapper:
         return self.rng.choice(info.legal)
 
     def react(self, info: SeatInfo) -> Action | None:
-        top = info.view["top_discard"]
+        top = info.view.top_discard
         for action in info.legal:
             name = info.knowledge.get(f"{info.seat}:{action.slot}")
             if top is not None and name is not None and rank_of(name) == rank_of(top):

@@ -24,6 +24,13 @@ function view(over: Partial<View> = {}): View {
     final_turns_left: null,
     totals: [0, 0, 0],
     peeked: [true, true, true],
+    holding: false,
+    held: null,
+    powers: [],
+    shown: {},
+    last_round: null,
+    winners: [],
+    knowledge: null,
     ...over,
   };
 }
@@ -180,7 +187,7 @@ describe("reduce", () => {
       reasons: [["lowest_scores_zero"], []],
     };
     const s = run([
-      { type: "missed", seq: 5, events: [{ type: "round_over", ...result }] },
+      { type: "missed", seq: 5, events: [{ type: "round_over", result }] },
       {
         type: "snapshot",
         seq: 6,

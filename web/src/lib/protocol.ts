@@ -41,12 +41,13 @@ export interface View {
   final_turns_left: number | null;
   totals: number[];
   peeked: boolean[];
-  held?: string | null;
-  powers?: Power[];
-  shown?: Record<string, string>;
-  last_round?: RoundResult;
-  winners?: number[];
-  knowledge?: Record<string, string>;
+  holding: boolean;
+  held: string | null;
+  powers: Power[];
+  shown: Record<string, string>;
+  last_round: RoundResult | null;
+  winners: number[];
+  knowledge: Record<string, string> | null;
 }
 
 /** An engine action in its JSON form (engine/actions.py Action.to_json). */
@@ -71,12 +72,7 @@ export interface GameEvent {
   round?: number;
   winners?: number[];
   draw_size?: number;
-  hands?: (string | null)[][];
-  hand_totals?: number[];
-  round_scores?: number[];
-  totals?: number[];
-  caller?: number | null;
-  reasons?: string[][];
+  result?: RoundResult;
 }
 
 export interface SeatInfo {

@@ -114,16 +114,8 @@ function freshLength(view: View, table: TableInfo | null): number | null {
 
 /** A round_over event as the round result it carries. */
 export function roundOf(ev: GameEvent): RoundResult | null {
-  if (ev.type !== "round_over" || ev.round === undefined || !ev.hands) return null;
-  return {
-    round: ev.round,
-    hands: ev.hands,
-    hand_totals: ev.hand_totals ?? [],
-    round_scores: ev.round_scores ?? [],
-    totals: ev.totals ?? [],
-    caller: ev.caller ?? null,
-    reasons: ev.reasons ?? [],
-  };
+  if (ev.type !== "round_over" || !ev.result) return null;
+  return ev.result;
 }
 
 function keepRounds(state: ClientState, events: GameEvent[]): void {

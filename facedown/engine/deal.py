@@ -1,0 +1,120 @@
+"""Dealing a round: from the seed, or stacked in advance for scenarios and tests.
+
+Shuffles take their order from ``random.Random`` seeded by (seed, round, reshuffle count), never
+from global randomness, so a game is deterministic from its ruleset, seed and actions.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import events as E
+from .cards import Deck
+from .events import Event
+from .phases import OPENING, TURN_START
+from .state import EMPTY, State
+
+
+@dataclass(frozen=True)
+class StackedDeal:
+    """A round's deal fixed in advance (scenarios, tests): the rest of the deck is shuffled."""
+
+    hands: Sequence[Sequence[int]]
+    discard: int
+    draw_top: Sequence[int] = ()
+    first: int | None = None
+
+    @classmethod
+    def from_names(
+        cls,
+        deck: Deck,
+        hands: Sequence[Sequence[object]],
+        discard: object,
+        draw: Sequence[object] = (),
+        first: int | None = None,
+    ) -> StackedDeal:
+        """The deal its card names describe: a name stands for the next physical card of that
+        name not dealt yet.  Raises ValueError for a card not in ``deck``, or used up."""
+        pool = deck.ids_by_name()
+
+        def take(name: object) -> int:
+            ids = pool.get(str(name))
+            if not ids:
+                raise ValueError(f"card {name!r} is not in the deck, or every one of them is dealt")
+            return ids.pop(0)
+
+        dealt = [[take(name) for name in hand] for hand in hands]
+        return cls(dealt, take(discard), [take(name) for name in draw], first)
+
+
+def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> list[Event]:
+    """Deal the next round of ``state``: shuffled from the seed, or stacked by ``deal``."""
+    n = state.players
+    state.round_no += 1
+    if deal is not None and deal.first is not None:
+        first = deal.first
+    if first is not None:
+        if not 0 <= first < n:
+            raise ValueError(f"first player {first} is not a seat")
+        state.first = first
+    order = list(range(len(state.deck)))
+    rng = shuffle_rng(state.seed, state.round_no, 0)
+    size = state.rules.hand_size
+    if deal is None:
+        shuffle(rng, order)
+        state.hands = [[order.pop() for _ in range(size)] for _ in range(n)]
+        discard = order.pop()
+        state.draw_pile = order
+    else:
+        state.hands, discard, state.draw_pile = _stack(deal, n, size, order, rng)
+    state.discard_pile = [discard]
+    state.occ = [tuple(range(len(h))) for h in state.hands]
+    state.held = EMPTY
+    state.held_from_discard = False
+    state.pending = ()
+    state.caller = EMPTY
+    state.finals_left = 0
+    state.passes = 0
+    state.reshuffles = 0
+    state.peeked = [False] * n
+    state.known = [0] * n
+    state.public = 0
+    state.shown = None
+    state.turn = state.first
+    state.version += 1
+    state._legal_cache = {}
+    events = [E.round_started(state.first, state.round_no)]
+    if state.rules.opening_peek == 0:
+        state.phase = TURN_START
+        events.append(E.play_started(state.first))
+    else:
+        state.phase = OPENING
+    return events
+
+
+def shuffle_rng(seed: int, round_no: int, reshuffle: int) -> random.Random:
+    """The generator for one shuffle: a distinct stream per (seed, round, reshuffle)."""
+    return random.Random((seed << 40) ^ (round_no << 20) ^ reshuffle)
+
+
+def shuffle(rng: random.Random, cards: list[int]) -> list[int]:
+    """A uniformly random order of ``cards`` (sorting by random keys: quicker than shuffle)."""
+    keys = {c: rng.random() for c in cards}
+    cards.sort(key=keys.__getitem__)
+    return cards
+
+
+def _stack(
+    deal: StackedDeal, n: int, size: int, order: list[int], rng: random.Random
+) -> tuple[list[list[int]], int, list[int]]:
+    if len(deal.hands) != n:
+        raise ValueError(f"the deal must give {n} hands")
+    used = [c for h in deal.hands for c in h] + [deal.discard, *deal.draw_top]
+    if len(set(used)) != len(used) or not all(0 <= c < len(order) for c in used):
+        raise ValueError("a stacked deal must name distinct cards of the deck")
+    hands = [list(h) for h in deal.hands]
+    rest = [c for c in order if c not in set(used)]
+    rest = shuffle(rng, rest)
+    return hands, deal.discard, rest + list(reversed(deal.draw_top))

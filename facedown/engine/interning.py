@@ -1,0 +1,57 @@
+"""Interned action objects and action lists, shared by every game of a table size and ruleset.
+
+Legal-action lists are tuples looked up by a key that captures everything they depend on, so a
+game and its clones (search) share them instead of building them again at every step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import actions as A
+from .actions import Action
+from .rules import Ruleset
+
+Actions = tuple[Action, ...]
+
+
+class Tables:
+    """The memo for one (table size, ruleset).
+
+    The lists are a memo with a bounded size: hands that grow large (failed sets, penalty
+    cards) make many distinct lists, and a long-lived process must not keep them all.
+    """
+
+    LIMIT = 1024  # lists kept
+    LONGEST = 128  # longer lists (large hands with sets) are rare: built each time, not kept
+
+    def __init__(self, players: int) -> None:
+        self.simple: dict[tuple[int, str], Action] = {}
+        self.lists: dict[Any, Actions] = {}
+        for p in range(players):
+            for kind in A.KINDS:
+                if A.SHAPES[kind].slots == 0:
+                    self.simple[p, kind] = Action(p, kind)
+
+    def keep(self, key: Any, actions: Actions) -> Actions:
+        if len(actions) > self.LONGEST:
+            return actions
+        if len(self.lists) >= self.LIMIT:
+            self.lists.clear()  # rare; the common lists are rebuilt at once
+        self.lists[key] = actions
+        return actions
+
+
+_TABLES: dict[tuple[int, str], Tables] = {}
+_TABLES_LIMIT = 64
+
+
+def tables_for(players: int, rules: Ruleset) -> Tables:
+    """Interned actions for a table size and ruleset: a memo of immutable values."""
+    key = (players, rules.fingerprint)
+    found = _TABLES.get(key)
+    if found is None:
+        if len(_TABLES) >= _TABLES_LIMIT:
+            _TABLES.clear()  # many custom rulesets: start again rather than grow
+        found = _TABLES[key] = Tables(players)
+    return found

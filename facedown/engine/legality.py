@@ -1,0 +1,458 @@
+"""Legality: which actions a seat may take now, and why any other action is refused.
+
+One table, :data:`WHEN`, says for every kind of action in which phases it can be legal, whether
+only the turn player may take it, and which ruleset field it needs.  :func:`legal_actions` builds
+its lists from it, and :func:`refusal` explains a refused action from the same table and from
+the same availability checks, so the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import combinations
+from typing import Any, NamedTuple
+
+from . import actions as A
+from .actions import Action
+from .errors import (
+    CallNotAllowed,
+    IllegalAction,
+    InvalidSlot,
+    InvalidTarget,
+    NotAllowedByRules,
+    NotYourTurn,
+    PowerUnavailable,
+    WrongPhase,
+)
+from .phases import (
+    HOLDING,
+    MATCH_OVER,
+    OPENING,
+    PLAY_PHASES,
+    POWERS,
+    ROUND_OVER,
+    TAKEN,
+    TURN_END,
+    TURN_START,
+    Phase,
+)
+from .state import MAX_SET, Actions, State
+
+
+class When(NamedTuple):
+    """When a kind of action can be legal."""
+
+    phases: tuple[Phase, ...]
+    turn_only: bool  # only the turn player may take it
+    rule: str | None  # the ruleset field (a bool) without which the table has no such action
+    no_rule: str  # the refusal when the ruleset lacks it
+    wrong_phase: tuple[type[IllegalAction], str] | None  # the refusal outside ``phases``
+    # (None: the kind's availability check explains it)
+
+
+_POWER_PHASES = (HOLDING, POWERS)
+_NOT_HOLDING = (WrongPhase, "you hold no card to replace with or discard")
+WHEN: dict[str, When] = {
+    A.OPENING_PEEK: When(
+        (OPENING,), False, None, "", (WrongPhase, "the opening look is over; play has started")
+    ),
+    A.DRAW: When(
+        (TURN_START,),
+        True,
+        None,
+        "",
+        (WrongPhase, "you have already drawn or taken a card this turn"),
+    ),
+    A.TAKE_DISCARD: When(
+        (TURN_START,),
+        True,
+        None,
+        "",
+        (WrongPhase, "you have already drawn or taken a card this turn"),
+    ),
+    A.UNDO: When(
+        (TAKEN,),
+        True,
+        "undo_take_discard",
+        "this table does not allow undoing a take-discard",
+        (WrongPhase, "undo is possible only right after taking the discard"),
+    ),
+    A.REPLACE: When(
+        (HOLDING, TAKEN),
+        True,
+        None,
+        "",
+        (WrongPhase, "you hold no card to replace with or discard"),
+    ),
+    A.DISCARD: When(
+        (HOLDING, TAKEN),
+        True,
+        None,
+        "",
+        (WrongPhase, "you hold no card to replace with or discard"),
+    ),
+    A.PEEK: When(_POWER_PHASES, True, None, "", None),
+    A.SPY: When(_POWER_PHASES, True, None, "", None),
+    A.SWAP: When(_POWER_PHASES, True, None, "", None),
+    A.SKIP: When((POWERS,), True, None, "", (PowerUnavailable, "there is no power to skip")),
+    A.END_TURN: When(
+        (TURN_END,),
+        True,
+        "explicit_end_turn",
+        "turns on this table end by themselves",
+        (WrongPhase, "finish your replace or discard before ending the turn"),
+    ),
+    A.CALL: When((TURN_START, TURN_END), True, None, "", None),
+    A.TAP: When(PLAY_PHASES, False, "tap", "this table plays without TAP", None),
+    A.NEXT_ROUND: When(
+        (ROUND_OVER,),
+        False,
+        None,
+        "",
+        (WrongPhase, "next_round comes only after a round has ended"),
+    ),
+}
+
+# The turn player's kinds in each phase, in the order their actions are listed; POWERS_DUE
+# stands for the powers still to use, in the order the card gives them.
+POWERS_DUE = "powers due"
+TURN_KINDS: dict[Phase, tuple[str, ...]] = {
+    TURN_START: (A.DRAW, A.TAKE_DISCARD, A.CALL),
+    HOLDING: (A.REPLACE, A.DISCARD, POWERS_DUE),
+    TAKEN: (A.REPLACE, A.UNDO, A.DISCARD),
+    POWERS: (POWERS_DUE, A.SKIP),
+    TURN_END: (A.END_TURN, A.CALL),
+}
+
+
+# ---------------------------------------------------------------------- availability
+# Each check says why a kind, in one of its phases and for the right seat, is not available now
+# (None: it is).  Building the lists and explaining refusals both go through them.
+Check = Callable[[State, int], IllegalAction | None]
+
+
+def _draw_check(g: State, p: int) -> IllegalAction | None:
+    return None if g.can_draw() else WrongPhase("there is no card left to draw")
+
+
+def _take_check(g: State, p: int) -> IllegalAction | None:
+    if g.discard_pile and (g.occ[p] or g.rules.return_taken_discard):
+        return None
+    return WrongPhase("you cannot take the discard now")
+
+
+def _call_check(g: State, p: int) -> IllegalAction | None:
+    rules = g.rules
+    if g.caller >= 0:
+        return CallNotAllowed(f"{rules.call_name} has already been called this round")
+    phase = g.phase
+    if (phase is TURN_START and rules.call_at_turn_start) or (
+        phase is TURN_END and rules.call_after_action
+    ):
+        return None
+    when = []
+    if rules.call_at_turn_start:
+        when.append("at the start of your turn")
+    if rules.call_after_action:
+        when.append("after your replace or discard")
+    return CallNotAllowed(f"{rules.call_name} may be called only {' or '.join(when)}")
+
+
+def _discard_check(g: State, p: int) -> IllegalAction | None:
+    if g.phase is HOLDING or g.rules.return_taken_discard or not g.occ[p]:
+        return None
+    return WrongPhase("a card taken from the discard pile must replace one of yours")
+
+
+def _power_check(power: str) -> Check:
+    def check(g: State, p: int) -> IllegalAction | None:
+        if power in g.pending:
+            return None
+        if g.phase is TAKEN:
+            return PowerUnavailable("a card taken from the discard pile gives no power")
+        return PowerUnavailable(f"no {power} power is available now")
+
+    return check
+
+
+def _tap_check(g: State, p: int) -> IllegalAction | None:
+    return None if g.discard_pile else WrongPhase("there is no discard to tap against")
+
+
+def _always(g: State, p: int) -> IllegalAction | None:
+    return None
+
+
+CHECKS: dict[str, Check] = {
+    A.DRAW: _draw_check,
+    A.TAKE_DISCARD: _take_check,
+    A.CALL: _call_check,
+    A.DISCARD: _discard_check,
+    A.PEEK: _power_check(A.PEEK),
+    A.SPY: _power_check(A.SPY),
+    A.SWAP: _power_check(A.SWAP),
+    A.TAP: _tap_check,
+}
+
+
+def _available(g: State, p: int, kind: str) -> bool:
+    rule = WHEN[kind].rule
+    if rule is not None and not getattr(g.rules, rule):
+        return False
+    return CHECKS.get(kind, _always)(g, p) is None
+
+
+# ---------------------------------------------------------------------- legal actions
+def legal_actions(g: State, seat: int) -> Actions:
+    """Every action ``seat`` may take now, out-of-turn taps included."""
+    cached = g._legal_cache.get(seat)
+    if cached is not None:
+        return cached
+    if not (type(seat) is int and 0 <= seat < g.players):
+        return ()  # spectators and strangers may do nothing
+    phase = g.phase
+    out: Actions
+    if phase in PLAY_PHASES:
+        out = turn_actions(g, seat) if seat == g.turn else ()
+        if g.rules.tap and g.discard_pile and g.occ[seat]:
+            out = out + _slot_actions(g, seat, A.TAP)
+    elif phase is OPENING:
+        out = () if g.peeked[seat] else _opening_actions(g, seat)
+    elif phase is ROUND_OVER:
+        out = (g._tables.simple[seat, A.NEXT_ROUND],)
+    else:
+        out = ()
+    g._legal_cache[seat] = out
+    return out
+
+
+def all_legal_actions(g: State) -> Actions:
+    """The legal actions of every seat, the turn player's first."""
+    phase = g.phase
+    if phase in PLAY_PHASES and not g.rules.tap:
+        # Only the turn player can act.
+        turn = g.turn
+        found = g._legal_cache.get(turn)
+        if found is None:
+            found = g._legal_cache[turn] = turn_actions(g, turn)
+        return found
+    if phase is ROUND_OVER:
+        return legal_actions(g, g.turn)  # one next_round is enough
+    out: Actions = legal_actions(g, g.turn)
+    for s in range(g.players):
+        if s != g.turn:
+            out += legal_actions(g, s)
+    return out
+
+
+def is_legal(g: State, action: Action) -> bool:
+    """Whether :meth:`~facedown.engine.Game.apply` would accept ``action`` now."""
+    if not (type(action.player) is int and 0 <= action.player < g.players):
+        return False
+    legal = legal_actions(g, action.player)
+    return action in legal or canonical(action) in legal
+
+
+def turn_actions(g: State, p: int) -> Actions:
+    """The turn player's actions now (interned: the key holds all they depend on)."""
+    rules = g.rules
+    phase = g.phase
+    if phase is TURN_START:
+        discard = g.discard_pile
+        key: tuple[Any, ...] = (
+            TURN_START,
+            p,
+            bool(g.draw_pile) or len(discard) >= 2,
+            bool(discard and (g.occ[p] or rules.return_taken_discard)),
+            rules.call_at_turn_start and g.caller < 0,
+        )
+    elif phase is HOLDING:
+        pending = g.pending
+        others = tuple(g.occ) if pending else ()  # targets matter only for powers
+        key = (HOLDING, p, g.occ[p], rules.set_replace, pending, others)
+    elif phase is TAKEN:
+        key = (
+            TAKEN,
+            p,
+            g.occ[p],
+            rules.set_replace,
+            rules.undo_take_discard,
+            rules.return_taken_discard,
+        )
+    elif phase is POWERS:
+        key = (POWERS, p, g.pending, tuple(g.occ))
+    else:
+        key = (TURN_END, p, rules.call_after_action and g.caller < 0)
+    found = g._tables.lists.get(key)
+    if found is None:
+        made: list[Action] = []
+        for kind in TURN_KINDS[phase]:
+            if kind is POWERS_DUE:
+                for power in g.pending:
+                    made += _MAKERS[power](g, p)
+            elif _available(g, p, kind):
+                made += _MAKERS[kind](g, p)
+        found = g._tables.keep(key, tuple(made))
+    return found
+
+
+def _simple(kind: str) -> Callable[[State, int], Actions]:
+    def make(g: State, p: int) -> Actions:
+        return (g._tables.simple[p, kind],)
+
+    return make
+
+
+def _slot_actions(g: State, p: int, kind: str) -> Actions:
+    key = (kind, p, g.occ[p])
+    found = g._tables.lists.get(key)
+    if found is None:
+        found = g._tables.keep(key, tuple(Action(p, kind, (s,)) for s in g.occ[p]))
+    return found
+
+
+def _replace_actions(g: State, p: int) -> Actions:
+    key = (A.REPLACE, p, g.occ[p], g.rules.set_replace)
+    found = g._tables.lists.get(key)
+    if found is None:
+        occ = g.occ[p]
+        sizes = range(1, MAX_SET + 1) if g.rules.set_replace else (1,)
+        found = tuple(Action(p, A.REPLACE, c) for k in sizes for c in combinations(occ, k))
+        g._tables.keep(key, found)
+    return found
+
+
+def _opening_actions(g: State, p: int) -> Actions:
+    key = (A.OPENING_PEEK, p, g.occ[p], g.rules.opening_peek)
+    found = g._tables.lists.get(key)
+    if found is None:
+        found = tuple(
+            Action(p, A.OPENING_PEEK, c) for c in combinations(g.occ[p], g.rules.opening_peek)
+        )
+        g._tables.keep(key, found)
+    return found
+
+
+def _peek_actions(g: State, p: int) -> Actions:
+    return tuple(Action(p, A.PEEK, (s,)) for s in g.occ[p])
+
+
+def _spy_actions(g: State, p: int) -> Actions:
+    others = [t for t in range(g.players) if t != p]
+    return tuple(Action(p, A.SPY, (s,), t) for t in others for s in g.occ[t])
+
+
+def _swap_actions(g: State, p: int) -> Actions:
+    others = [t for t in range(g.players) if t != p]
+    return tuple(
+        Action(p, A.SWAP, (s,), t, ts) for s in g.occ[p] for t in others for ts in g.occ[t]
+    )
+
+
+_MAKERS: dict[str, Callable[[State, int], Actions]] = {
+    A.DRAW: _simple(A.DRAW),
+    A.TAKE_DISCARD: _simple(A.TAKE_DISCARD),
+    A.CALL: _simple(A.CALL),
+    A.REPLACE: _replace_actions,
+    A.DISCARD: _simple(A.DISCARD),
+    A.UNDO: _simple(A.UNDO),
+    A.PEEK: _peek_actions,
+    A.SPY: _spy_actions,
+    A.SWAP: _swap_actions,
+    A.SKIP: _simple(A.SKIP),
+    A.END_TURN: _simple(A.END_TURN),
+}
+
+
+def canonical(action: Action) -> Action:
+    """Slots of a set or an opening peek are a set: their order does not matter."""
+    if action.kind in (A.REPLACE, A.OPENING_PEEK) and len(action.slots) > 1:
+        return action._replace(slots=tuple(sorted(action.slots)))
+    return action
+
+
+# ---------------------------------------------------------------------- refusals
+def refusal(g: State, a: Action) -> IllegalAction:
+    """Say precisely why an action that is not legal now is refused."""
+    rules, p, kind, phase = g.rules, a.player, a.kind, g.phase
+    when = WHEN.get(kind)
+    if when is None:
+        return IllegalAction(f"there is no action {kind!r}")
+    malformed = shape_refusal(a)
+    if malformed is not None:
+        return malformed
+    if phase is MATCH_OVER:
+        return WrongPhase("the match is over")
+    if phase is ROUND_OVER:
+        return WrongPhase("the round is over; the next action is next_round")
+    if kind == A.NEXT_ROUND:  # never legal here: the round has not ended
+        return _wrong_phase(when)
+    if phase is OPENING:
+        if kind != A.OPENING_PEEK:
+            return WrongPhase("play has not started: every player first looks at their cards")
+        if g.peeked[p]:
+            return WrongPhase("you have already looked at your cards this round")
+        return InvalidSlot(
+            f"look at exactly {rules.opening_peek} different cards of your own: {list(a.slots)}"
+        )
+    if when.turn_only and p != g.turn:
+        return NotYourTurn(f"it is seat {g.turn}'s turn, not seat {p}'s")
+    if when.rule is not None and not getattr(rules, when.rule):
+        return NotAllowedByRules(when.no_rule)
+    if phase not in when.phases and when.wrong_phase is not None:
+        return _wrong_phase(when)
+    unavailable = CHECKS.get(kind, _always)(g, p)
+    if unavailable is not None:
+        return unavailable
+    return _argument_refusal(g, a)
+
+
+def _wrong_phase(when: When) -> IllegalAction:
+    assert when.wrong_phase is not None
+    error, message = when.wrong_phase
+    return error(message)
+
+
+def _argument_refusal(g: State, a: Action) -> IllegalAction:
+    """The kind is available now: its slots or target are what is wrong."""
+    p, kind = a.player, a.kind
+    if kind == A.TAP:
+        return _slot_refusal(g, p, a.slots, "tap")
+    if kind == A.REPLACE:
+        if len(a.slots) > 1 and not g.rules.set_replace:
+            return NotAllowedByRules("this table does not allow replacing a set of cards")
+        return _slot_refusal(g, p, a.slots, "replace")
+    if kind in (A.SPY, A.SWAP) and (a.target == p or not 0 <= a.target < g.players):
+        return InvalidTarget(f"{kind} needs another player at this table")
+    if kind == A.SPY:
+        return _slot_refusal(g, a.target, a.slots, "spy at")
+    if kind in (A.PEEK, A.SWAP):
+        own = _slot_refusal(g, p, a.slots, kind)
+        if isinstance(own, InvalidSlot) or kind == A.PEEK:
+            return own
+        return _slot_refusal(g, a.target, (a.target_slot,), "swap with")
+    return IllegalAction(f"{a.text()} is not possible now")
+
+
+def _slot_refusal(g: State, owner: int, slots: tuple[int, ...], what: str) -> IllegalAction:
+    hand = g.hands[owner]
+    for s in slots:
+        if not 0 <= s < len(hand) or hand[s] < 0:
+            return InvalidSlot(f"cannot {what} slot {s}: no card lies there")
+    if len(set(slots)) != len(slots):
+        return InvalidSlot(f"slots must be different: {list(slots)}")
+    if len(slots) > MAX_SET:
+        return InvalidSlot(f"a set has at most {MAX_SET} cards")
+    return IllegalAction(f"cannot {what} {list(slots)} now")
+
+
+def shape_refusal(a: Action) -> IllegalAction | None:
+    """An action carrying fields its kind does not take is malformed, whatever the moment."""
+    shape = A.SHAPES[a.kind]
+    if shape.slots == 0 and a.slots:
+        return IllegalAction(f"{a.kind} takes no slot")
+    if not shape.target and a.target != -1:
+        return IllegalAction(f"{a.kind} takes no target player")
+    if not shape.target_slot and a.target_slot != -1:
+        return IllegalAction(f"{a.kind} takes no target slot")
+    return None

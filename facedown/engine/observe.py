@@ -1,0 +1,271 @@
+"""The observer: everything one seat may know now, as one typed, immutable value.
+
+:func:`observe` is the one function that decides what a seat may see.  Its
+:class:`Observation` holds the seat's :class:`View` (public information, what this seat is being
+shown right now and, where the rules have Recollection, what it has legitimately learned), the
+events given to it rendered for that seat (:class:`SeenEvent`), and its legal actions.  Nothing
+in it is a card the seat does not know, and nothing gives away the order of the draw pile.
+
+Every value here has one JSON form (``to_json``); the protocol's JSON Schema and the web
+client's TypeScript types are generated from these same classes (:mod:`facedown.wire`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .actions import Action
+from .cards import Deck
+from .events import EVERYONE, SPECTATOR, Event, EventKind
+from .legality import legal_actions
+from .phases import HOLDING, TAKEN, Phase
+from .results import RoundResult
+from .rules import Ruleset
+from .state import EMPTY, State
+
+Names = tuple[str | None, ...]  # card names by place; None: no card there
+_NO_KNOWLEDGE: Mapping[str, str] = {}  # shared, never changed (typed read-only)
+
+
+def to_plain(value: Any) -> Any:
+    """The JSON form of an observer value (dataclasses, actions, enums, tuples, mappings)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Action):  # a NamedTuple: before the tuples
+        return value.to_json()
+    if isinstance(value, (tuple, list)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _dataclass_json(value)
+    raise TypeError(f"no JSON form for {type(value).__name__}")
+
+
+def _dataclass_json(value: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    omit_empty = getattr(value, "OMIT_EMPTY", False)
+    for f in dataclasses.fields(value):
+        if not f.metadata.get("json", True):
+            continue
+        item = getattr(value, f.name)
+        if omit_empty and (item is None or item == ()):
+            continue
+        out[f.name] = to_plain(item)
+    return out
+
+
+def place(owner: int, slot: int) -> str:
+    """The text form of a place on the table: ``"owner:slot"``."""
+    return f"{owner}:{slot}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A round's reveal: every hand by card name, the scores and why, the totals after it."""
+
+    round: int
+    hands: tuple[Names, ...]
+    hand_totals: tuple[int, ...]
+    round_scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    caller: int | None
+    reasons: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def of(cls, result: RoundResult, deck: Deck) -> Reveal:
+        names = deck.names
+        return cls(
+            round=result.round_no,
+            hands=tuple(tuple(names[c] if c >= 0 else None for c in h) for h in result.hands),
+            hand_totals=result.hand_totals,
+            round_scores=result.round_scores,
+            totals=result.totals,
+            caller=result.caller if result.caller >= 0 else None,
+            reasons=result.reasons,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return _dataclass_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one seat (or a spectator: ``seat`` None) may see of the table now."""
+
+    seat: int | None
+    preset: str
+    players: int
+    round: int
+    phase: Phase
+    to_act: int | None = field(metadata={"doc": "whose turn it is; null outside play"})
+    first: int
+    hands: tuple[tuple[bool, ...], ...] = field(metadata={"doc": "which places hold a card"})
+    top_discard: str | None
+    discard_size: int
+    draw_size: int
+    caller: int | None
+    final_turns_left: int | None
+    totals: tuple[int, ...]
+    peeked: tuple[bool, ...] = field(metadata={"doc": "who has taken the opening look"})
+    holding: bool = field(metadata={"doc": "the turn player holds a drawn or taken card"})
+    held: str | None = field(
+        metadata={"doc": "the held card: for its holder, or for all when taken from the discard"}
+    )
+    powers: tuple[str, ...] = field(metadata={"doc": "powers the seat may use now"})
+    shown: Mapping[str, str] = field(
+        metadata={"doc": "cards this seat is being shown now, by place (or 'held')"}
+    )
+    last_round: Reveal | None
+    winners: tuple[int, ...] = field(metadata={"doc": "the winners once the match is over"})
+    knowledge: Mapping[str, str] | None = field(
+        metadata={"doc": "every card this seat knows, by place (Recollection tables, bots)"}
+    )
+
+    def to_json(self) -> dict[str, Any]:
+        return _dataclass_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class SeenEvent:
+    """One event as one viewer may see it; fields that do not apply are left out."""
+
+    OMIT_EMPTY: ClassVar[bool] = True
+
+    type: EventKind
+    by: int | None = None
+    slots: tuple[int, ...] = ()
+    target: int | None = None
+    target_slot: int | None = None
+    cards: Names = field(default=(), metadata={"doc": "cards shown to everyone"})
+    seen: Names = field(default=(), metadata={"doc": "cards shown to this viewer alone"})
+    round: int | None = None
+    draw_size: int | None = None
+    result: Reveal | None = None
+    winners: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return _dataclass_json(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """Everything ``seat`` may know now: its view, the events given, its legal actions."""
+
+    seat: int = field(metadata={"json": False})  # SPECTATOR (-1) for a spectator
+    view: View
+    legal: tuple[Action, ...]
+    events: tuple[SeenEvent, ...]
+    rules: Ruleset = field(metadata={"json": False})
+
+    @property
+    def knowledge(self) -> Mapping[str, str]:
+        """What the seat knows, by place (empty when it was not asked for or not allowed)."""
+        return self.view.knowledge or _NO_KNOWLEDGE
+
+    def to_json(self) -> dict[str, Any]:
+        return _dataclass_json(self)
+
+
+def _names(deck: Deck, cards: tuple[int, ...]) -> Names:
+    names = deck.names
+    return tuple([names[c] if c >= 0 else None for c in cards])
+
+
+def seen_event(event: Event, deck: Deck, viewer: int = SPECTATOR) -> SeenEvent:
+    """``event`` as ``viewer`` may see it (a seat, ``SPECTATOR`` or ``EVERYONE``): the
+    private cards only for the player who was shown them."""
+    player = event.player
+    private = event.private
+    result = event.result
+    return SeenEvent(
+        type=event.kind,
+        by=player if player >= 0 else None,
+        slots=event.slots,
+        target=event.target if event.target >= 0 else None,
+        target_slot=event.target_slot if event.target_slot >= 0 else None,
+        cards=_names(deck, event.public) if event.public else (),
+        seen=_names(deck, private) if private and viewer in (player, EVERYONE) else (),
+        round=event.round_no if event.kind is EventKind.ROUND_STARTED else None,
+        draw_size=event.draw_size if event.draw_size >= 0 else None,
+        result=Reveal.of(result, deck) if result is not None else None,
+        winners=event.winners,
+    )
+
+
+def knowledge_of(game: State, seat: int) -> Mapping[str, str]:
+    """What ``seat`` knows, by place, as card names."""
+    names = game.deck.names
+    return {place(o, s): names[c] for (o, s), c in game.knowledge(seat).items()}
+
+
+def view(game: State, seat: int = SPECTATOR, *, knowledge: bool | None = None) -> View:
+    """What ``seat`` may see now (``SPECTATOR`` for public information only).
+
+    ``knowledge``: include what the seat knows by place; by default only where the ruleset has
+    Recollection (a bot asks for it always, and then models its own forgetting).
+    """
+    names = game.deck.names
+    rules = game.rules
+    top = game.top_discard
+    mine = seat >= 0
+    holding = game.phase is HOLDING or game.phase is TAKEN
+    # Everyone sees that a card is held; its face only when it came from the discard pile.
+    held = (
+        names[game.held]
+        if holding and (game.held_from_discard or (mine and seat == game.turn))
+        else None
+    )
+    shown: Mapping[str, str] = _NO_KNOWLEDGE
+    if game.shown is not None and mine and game.shown[0] in (seat, EVERYONE):
+        shown = {(place(o, s) if o != EMPTY else "held"): names[c] for o, s, c in game.shown[1]}
+    wants = rules.recollection if knowledge is None else knowledge
+    return View(
+        seat=seat if mine else None,
+        preset=rules.name,
+        players=game.players,
+        round=game.round_no,
+        phase=game.phase,
+        to_act=game.to_act,
+        first=game.first,
+        hands=tuple(tuple(c >= 0 for c in hand) for hand in game.hands),
+        top_discard=names[top] if top >= 0 else None,
+        discard_size=len(game.discard_pile),
+        draw_size=len(game.draw_pile),
+        caller=game.caller if game.caller >= 0 else None,
+        final_turns_left=game.finals_left if game.caller >= 0 else None,
+        totals=tuple(game.totals),
+        peeked=tuple(game.peeked),
+        holding=holding,
+        held=held,
+        powers=game.pending if mine and seat == game.turn else (),
+        shown=shown,
+        last_round=Reveal.of(game.history[-1], game.deck) if game.history else None,
+        winners=game.winners if game.is_match_over else (),
+        knowledge=knowledge_of(game, seat) if mine and wants else None,
+    )
+
+
+def observe(
+    game: State,
+    seat: int = SPECTATOR,
+    events: Iterable[Event] = (),
+    *,
+    knowledge: bool | None = None,
+) -> Observation:
+    """Everything ``seat`` (``SPECTATOR``: a spectator) may know now.
+
+    ``events``: what happened since the caller last observed (the events :meth:`Game.apply`
+    returned), rendered for this seat.  ``knowledge``: as for :func:`view`.
+    """
+    deck = game.deck
+    return Observation(
+        seat=seat,
+        view=view(game, seat, knowledge=knowledge),
+        legal=legal_actions(game, seat) if seat >= 0 else (),
+        events=tuple(seen_event(e, deck, seat) for e in events),
+        rules=game.rules,
+    )

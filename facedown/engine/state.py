@@ -1,0 +1,145 @@
+"""The state of a match: plain fields and the questions they answer, no transitions.
+
+:class:`State` holds the current round's cards, whose turn it is and the totals.  The modules
+beside it read and change it: :mod:`.deal` deals a round, :mod:`.legality` lists and explains
+the legal actions, :mod:`.transitions` applies them, :mod:`.arbiter` says who must act,
+:mod:`.snapshot` turns a state into plain data and back.  :class:`~.game.Game` puts them together.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .actions import Action
+from .cards import Deck
+from .phases import OVER_PHASES, PLAY_PHASES, Phase
+from .results import RoundResult
+from .rules import Ruleset
+
+if TYPE_CHECKING:
+    from .events import Event
+    from .interning import Tables
+
+EMPTY = -1  # an empty place in a hand, no card held, no caller
+MIN_PLAYERS = 2
+MAX_PLAYERS = 8
+MAX_SET = 4  # the largest set of equal cards a hand can hold in one 0-13 deck
+
+Actions = tuple[Action, ...]  # legal action lists are tuples: interned and shared, never mutated
+Shown = tuple[int, tuple[tuple[int, int, int], ...]]  # (to whom, ((owner, slot, card), ...))
+
+
+class State:
+    """A match in progress.  Cards are ids into ``deck``; ``EMPTY`` (-1) marks no card."""
+
+    __slots__ = (
+        "_events",
+        "_legal_cache",
+        "_tables",
+        "caller",
+        "deck",
+        "discard_pile",
+        "draw_pile",
+        "finals_left",
+        "first",
+        "hands",
+        "held",
+        "held_from_discard",
+        "history",
+        "hundred_used",
+        "known",
+        "occ",
+        "passes",
+        "peeked",
+        "pending",
+        "phase",
+        "players",
+        "public",
+        "reshuffles",
+        "round_no",
+        "rules",
+        "seed",
+        "shown",
+        "sudden_death_played",
+        "totals",
+        "turn",
+        "version",
+        "winners",
+    )
+
+    rules: Ruleset
+    deck: Deck
+    players: int
+    seed: int
+    round_no: int
+    first: int
+    phase: Phase
+    turn: int
+    hands: list[list[int]]
+    occ: list[tuple[int, ...]]  # each hand's filled slots
+    draw_pile: list[int]  # the top card is the last
+    discard_pile: list[int]  # the top card is the last
+    held: int
+    held_from_discard: bool
+    pending: tuple[str, ...]  # powers the turn player may still use
+    caller: int
+    finals_left: int
+    passes: int
+    peeked: list[bool]
+    known: list[int]  # per seat, a bit mask of the card ids it has learned where they lie now
+    public: int  # a bit mask of the card ids shown to everyone where they lie now
+    reshuffles: int
+    totals: list[int]
+    hundred_used: list[bool]
+    history: list[RoundResult]
+    winners: tuple[int, ...]
+    sudden_death_played: bool
+    shown: Shown | None  # what the last action showed, and to whom (EVERYONE or a seat)
+    version: int  # bumped by every change: a cheap "has anything happened" for callers
+    _tables: Tables
+    _legal_cache: dict[int, Actions]
+    _events: list[Event]
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose turn it is, or None outside play (opening peek, round over)."""
+        return self.turn if self.phase in PLAY_PHASES else None
+
+    @property
+    def is_round_over(self) -> bool:
+        return self.phase in OVER_PHASES
+
+    @property
+    def is_match_over(self) -> bool:
+        return self.phase is Phase.MATCH_OVER
+
+    @property
+    def top_discard(self) -> int:
+        """The card id on top of the discard pile, or -1 when the pile is empty."""
+        return self.discard_pile[-1] if self.discard_pile else EMPTY
+
+    def can_draw(self) -> bool:
+        """A card can be drawn: the draw pile has one, or the discard pile can be recycled."""
+        return bool(self.draw_pile) or len(self.discard_pile) >= 2
+
+    def knows(self, seat: int, card: int) -> bool:
+        """Whether ``seat`` has legitimately learned the identity of ``card`` where it lies now."""
+        return bool(((self.known[seat] | self.public) >> card) & 1)
+
+    def knowledge(self, seat: int) -> dict[tuple[int, int], int]:
+        """Every card in a hand that ``seat`` knows, by place (owner, slot)."""
+        mask = self.known[seat] | self.public
+        out = {}
+        for owner, hand in enumerate(self.hands):
+            for slot, card in enumerate(hand):
+                if card >= 0 and (mask >> card) & 1:
+                    out[owner, slot] = card
+        return out
+
+    def hand_total(self, seat: int) -> int:
+        values = self.deck.values
+        return sum(values[c] for c in self.hands[seat] if c >= 0)
+
+    def set_occ(self, seat: int) -> None:
+        """Recompute which slots of ``seat``'s hand hold a card."""
+        self.occ[seat] = tuple(s for s, c in enumerate(self.hands[seat]) if c >= 0)
