@@ -20,6 +20,7 @@ from . import protocol as P
 from .auth import Guest, Tokens
 from .connection import NO_HELLO, TOO_MANY, Connection, RateLimit
 from .hub import Hub, LocalHub
+from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
 from .settings import ServerSettings
 from .table import Table, TableError
@@ -33,6 +34,9 @@ _NOT_BUILT = (
 
 
 STRIKES_FORGIVEN = 10.0  # seconds without a rate-limited message that wipe the strikes
+
+# Refusals of a table the engine or the bots cannot play (a well-formed request, so 422).
+_UNPROCESSABLE = frozenset({"bad_seats", "bad_bot_level"})
 
 
 def bot_for_seat(level: str, seed: int) -> Bot:
@@ -48,17 +52,17 @@ class StackedDealSpec(BaseModel):
     hands: list[list[str]] = Field(description="each seat's cards, slot by slot")
     discard: str = Field(description="the first card of the discard pile")
     draw: list[str] = Field(default_factory=list, description="the top of the draw pile, in order")
-    first: int | None = Field(None, ge=0, le=7, description="the seat that starts")
+    first: int | None = Field(None, ge=0, le=MAX_SEAT, description="the seat that starts")
 
 
 class CreateTable(BaseModel):
     preset: str = Field("cabo", description="boyo, cabo, kivo or kaboom")
     options: dict[str, Any] = Field(default_factory=dict, description="ruleset fields to change")
-    seats: int = Field(4, ge=2, le=8)
+    seats: int = Field(4, ge=MIN_PLAYERS, le=MAX_PLAYERS)
     name: str = Field("Host", min_length=1, max_length=32, description="the host's display name")
     peek_seconds: float = Field(20, ge=3, le=600)
     turn_seconds: float = Field(60, ge=5, le=86400 * 3)
-    bots: list[str] = Field(default_factory=list, description="bot levels for seats 1, 2, ...")
+    bots: list[BotLevel] = Field(default_factory=list, description="bot levels for seats 1, 2, ...")
     seed: int | None = Field(
         None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
     )
@@ -151,7 +155,8 @@ def create_app(
                 deal=body.deal.model_dump() if body.deal is not None else None,
             )
         except TableError as e:
-            raise HTTPException(400, {"code": e.code, "message": e.message}) from None
+            status = 422 if e.code in _UNPROCESSABLE else 400
+            raise HTTPException(status, {"code": e.code, "message": e.message}) from None
         code = table.record.code
         return Seated(code=code, link=link(code), token=token, seat=0, table=table.table_info())
 

@@ -12,6 +12,7 @@ from typing import Any
 from ..engine import make_ruleset
 from ..store.base import SeatRecord, Store, TableExists, TableRecord
 from .hub import Hub
+from .limits import check_bot_level, check_players
 from .table import BotFactory, Table, TableConfig, TableError
 from .testhooks import DEAL, stacked_deal
 
@@ -90,16 +91,17 @@ class Lobby:
             rules = make_ruleset(preset, options)
         except ValueError as e:
             raise TableError("bad_rules", str(e)) from None
-        if not 2 <= seats <= 8:
-            raise TableError("bad_seats", "a table has 2 to 8 seats")
+        try:
+            check_players(rules, seats)  # the engine decides how many it seats and deals
+        except ValueError as e:
+            raise TableError("bad_seats", str(e)) from None
         if len(bots) > seats - 1:
             raise TableError("bad_seats", "too many bots for the seats")
-        needed = seats * rules.hand_size + 1
-        if needed > len(rules.deck_cards):
-            raise TableError(
-                "bad_seats",
-                f"{seats} players need {needed} cards; the deck has {len(rules.deck_cards)}",
-            )
+        for named in bots:
+            try:
+                check_bot_level(named)
+            except ValueError as e:
+                raise TableError("bad_bot_level", str(e)) from None
         if deal is not None:
             try:
                 stacked_deal(rules, seats, deal)

@@ -188,8 +188,12 @@ class Table:
             if not free:
                 raise TableError("no_open_seat", "there is no open seat for a bot")
             chosen = free[0]
+            try:  # the bot first: a level no bot has is refused before anything is saved
+                bot = self.bot_factory(level, self.record.seed + chosen.seat)
+            except ValueError as e:
+                raise TableError("bad_bot_level", str(e)) from None
             await self._save_seats(SeatRecord(chosen.seat, "bot", f"Bot ({level})", None, level))
-            self.bots[chosen.seat] = self.bot_factory(level, self.record.seed + chosen.seat)
+            self.bots[chosen.seat] = bot
             self._publish_table()
 
     async def remove_seat(self, player_id: str, seat: int) -> None:
