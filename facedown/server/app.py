@@ -183,7 +183,8 @@ def create_app(
         try:
             return await lobby().find(code)
         except TableError as e:
-            raise HTTPException(404, {"code": e.code, "message": e.message}) from None
+            status = 503 if e.code == "table_unavailable" else 404
+            raise HTTPException(status, {"code": e.code, "message": e.message}) from None
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import secrets
 import time
 import uuid
@@ -18,6 +20,15 @@ from .testhooks import DEAL, stacked_deal
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 CODE_LENGTH = 6
+
+log = logging.getLogger(__name__)
+
+
+def _unavailable(code: str) -> TableError:
+    return TableError(
+        "table_unavailable",
+        f"table {code.upper()} could not be restored from storage and is not being served",
+    )
 
 
 def new_code() -> str:
@@ -42,20 +53,37 @@ class Lobby:
         self.clock = clock
         self.tables: dict[str, Table] = {}
         self._by_code: dict[str, str] = {}
+        self.broken: dict[str, str] = {}  # code -> id of a stored table that could not be rebuilt
         self._loading = asyncio.Lock()
 
     async def recover(self) -> int:
-        """Load every table that was in the lobby or playing: after a crash, games resume."""
+        """Load every table that was in the lobby or playing: after a crash, games resume.
+
+        A table that cannot be rebuilt is logged and left out (it is not served); the others
+        start.  Returns how many tables were loaded."""
         count = 0
         for record in await self.store.active_tables():
-            await self._load(record)
-            count += 1
+            with contextlib.suppress(TableError):
+                await self._load(record)
+                count += 1
         return count
 
     async def _load(self, record: TableRecord) -> Table:
-        table = await Table.load(
-            record, self.store, self.hub, self.bot_factory, self.config, self.clock
-        )
+        try:
+            table = await Table.load(
+                record, self.store, self.hub, self.bot_factory, self.config, self.clock
+            )
+        except Exception as e:  # a rebuild can fail in any way its stored data allows
+            log.error(
+                "table %s (code %s) could not be rebuilt and is not served: %s: %s",
+                record.id,
+                record.code,
+                type(e).__name__,
+                e,
+                exc_info=True,
+            )
+            self.broken[record.code.upper()] = record.id
+            raise _unavailable(record.code) from None
         self.tables[record.id] = table
         self._by_code[record.code.upper()] = record.id
         return table
@@ -67,6 +95,8 @@ class Lobby:
             table_id = self._by_code.get(key)
             if table_id is not None:
                 return self.tables[table_id]
+            if key in self.broken:
+                raise _unavailable(key)
             record = await self.store.find_by_code(key)
             if record is None:
                 raise TableError("unknown_table", f"there is no table {code!r}")
