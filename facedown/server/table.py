@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..bots import Bot, Reactive, seat_info
+from ..bots import Bot, Reactive, SeatInfo, seat_info
+from ..bots.base import Watcher
 from ..engine import SPECTATOR, Action, ActionFormatError, Game, IllegalAction, Ruleset, view
 from ..engine.events import Event
 from ..engine.game import OPENING, ROUND_OVER, TURN_END, TURN_START
@@ -95,10 +96,12 @@ class Table:
         self.last_action = ""  # the text form of the last action applied (public)
         self.bots: dict[int, Bot] = {}
         self.away: dict[int, float] = {}  # seat -> when its grace period ends
-        self.standins: set[int] = set()  # human seats a bot plays while their player is away
+        self.standins: dict[int, Bot] = {}  # human seats a bot plays while their player is away
+        self.absences: dict[int, int] = {}  # seat -> stand-ins it has had (one per absence)
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()  # wake-ups under way
-        self._thinking = False  # a bot is choosing a move
+        self._thinking: Bot | None = None  # the bot choosing a move (off the event loop)
+        self._held: list[SeatInfo] = []  # what the thinking bot is to watch once it has chosen
         self._reacted_seq = -1  # the seq at which bots were last asked about a TAP
         self.closed = False
 
@@ -271,6 +274,7 @@ class Table:
                 self.away.setdefault(seat, self.clock() + self.config.grace_seconds)
         self._publish_table()
         self._publish([])
+        self._watch()
         self._schedule()
 
     async def act(
@@ -325,6 +329,7 @@ class Table:
             await self.store.update_table(self.record)
         self.recent.append((self.seq, events))
         self._publish(events)
+        self._watch()
         self._schedule()
         return self.seq
 
@@ -434,7 +439,7 @@ class Table:
     async def connected(self, seat: int) -> None:
         async with self.lock:
             self.away.pop(seat, None)
-            self.standins.discard(seat)
+            self.standins.pop(seat, None)  # the player is back: this absence's bot is done
             self._publish_table()
             self._schedule()
 
@@ -465,7 +470,7 @@ class Table:
         waits = []
         now = self.clock()
         if game is not None and not game.is_match_over and self.record.status == "playing":
-            bot_moves = not self._thinking and self._bot_turn(game) is not None
+            bot_moves = self._thinking is None and self._bot_turn(game) is not None
             if bot_moves or self._reactors(game):
                 waits.append(self.config.bot_delay)
             if self.deadline is not None:
@@ -490,11 +495,33 @@ class Table:
             or not TURN_START <= game.phase <= TURN_END
         ):
             return []
-        return [s for s in self._automatic_seats() if s != game.turn and game.legal_actions(s)]
+        return [
+            s
+            for s in self._automatic_seats()
+            if s != game.turn and self._player(s) is not self._thinking and game.legal_actions(s)
+        ]
 
     def _automatic_seats(self) -> list[int]:
         """Seats a bot plays now: bot seats, and humans away past their grace period."""
-        return sorted(set(self.bots) | self.standins)
+        return sorted(set(self.bots) | set(self.standins))
+
+    def _player(self, seat: int) -> Bot:
+        """The bot that plays an automatic seat now."""
+        return self.bots.get(seat) or self.standins[seat]
+
+    def _watch(self) -> None:
+        """Tell each bot-played seat's watcher what its seat sees after a change."""
+        game = self.game
+        if game is None:
+            return
+        for seat in self._automatic_seats():
+            bot = self._player(seat)
+            if not isinstance(bot, Watcher):
+                continue
+            if bot is self._thinking:  # it is choosing in a thread: it watches afterwards
+                self._held.append(seat_info(game, seat))
+            else:
+                bot.watch(seat_info(game, seat))
 
     def _bot_turn(self, game: Game) -> int | None:
         for seat in self._automatic_seats():
@@ -512,7 +539,7 @@ class Table:
             for away, end in list(self.away.items()):
                 if end <= now:
                     del self.away[away]
-                    self.standins.add(away)
+                    self._stand_in(away)
                     self._publish_table()
             if game is None or game.is_match_over or self.record.status != "playing":
                 self._schedule()
@@ -520,34 +547,47 @@ class Table:
             for other in self._reactors(game):
                 # Out-of-turn moves (TAP): each bot is asked once per change of the table.
                 self._reacted_seq = self.seq
-                reactor = self.bots.get(other) or self._standin(other)
+                reactor = self._player(other)
                 if isinstance(reactor, Reactive):
                     tap = reactor.react(seat_info(game, other))
                     if tap is not None:
                         await self._apply(game, tap, None, auto=True)
                         return
-            seat = None if self._thinking else self._bot_turn(game)
+            seat = None if self._thinking is not None else self._bot_turn(game)
             if seat is None:
                 if self.deadline is not None and self.deadline <= now:
                     await self._expire(game)
                 self._schedule()
                 return
-            bot = self.bots.get(seat) or self._standin(seat)
+            bot = self._player(seat)
             info, seq = seat_info(game, seat), self.seq
-            self._thinking = True
+            self._thinking = bot
         try:
             # The bot thinks off the event loop (a search bot takes its whole budget), and
             # without the lock: the table may move on meanwhile, and then the move is dropped.
             action = await asyncio.to_thread(bot.choose, info)
-        finally:
-            self._thinking = False
+        except BaseException:
+            self._thinking, self._held = None, []
+            raise
         async with self.lock:
+            # Still "thinking" until now, so that what it missed reaches it before anything new.
+            self._thinking = None
+            held, self._held = self._held, []
+            if isinstance(bot, Watcher):
+                for seen in held:  # what changed while it thought, in order
+                    bot.watch(seen)
             if self.seq == seq and self.game is not None:
                 await self._apply(self.game, action, None, auto=True)
             self._schedule()
 
-    def _standin(self, seat: int) -> Bot:
-        return self.bot_factory("medium", self.record.seed + 100 + seat)
+    def _stand_in(self, seat: int) -> None:
+        """The seat's grace period is over: one bot plays it until its player returns.  It
+        watches from the state the seat is in now (knowledge is the engine's: it loses none)."""
+        absence = self.absences[seat] = self.absences.get(seat, 0) + 1
+        bot = self.bot_factory("medium", self.record.seed + 100 * absence + seat)
+        self.standins[seat] = bot
+        if isinstance(bot, Watcher) and self.game is not None:
+            bot.watch(seat_info(self.game, seat))
 
     async def _expire(self, game: Game) -> None:
         """Time is up: play the default move for whoever is being waited for."""

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
-from facedown.bots import make_bot
-from facedown.engine import Action, Game, Ruleset
+from facedown.bots import Bot, HeuristicBot, SeatInfo, make_bot
+from facedown.bots.profiles import MEDIUM
+from facedown.engine import Action, Game, Ruleset, view
+from facedown.server.defaults import default_action
 from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
 from facedown.server.table import Table, TableConfig, match_seed
@@ -145,3 +147,86 @@ async def test_bots_tap_out_of_turn_at_a_boyo_table() -> None:
         game.apply(action)
     assert out_of_turn > 0, "no bot tapped out of turn in three rounds of boyo"
     await table.close()
+
+
+class Watching(HeuristicBot):
+    """A stand-in that counts what it is shown between its own decisions."""
+
+    def __init__(self, seed: int | None) -> None:
+        super().__init__(MEDIUM, seed)
+        self.watched = 0
+        self.chosen = 0
+
+    def watch(self, info: SeatInfo) -> None:
+        self.watched += 1
+        super().watch(info)
+
+    def choose(self, info: SeatInfo) -> Action:
+        self.chosen += 1
+        return super().choose(info)
+
+
+def _watching_factory(level: str, seed: int) -> Bot:
+    return Watching(seed) if level == "medium" else make_bot(level, seed)
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    for _ in range(500):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the table never got there")
+
+
+def _moved_on(table: Table, seq: int) -> Callable[[], bool]:
+    return lambda: table.seq > seq
+
+
+@pytest.mark.anyio
+async def test_a_stand_in_is_one_bot_per_absence_and_watches_every_change() -> None:
+    config = TableConfig(bot_delay=0.0, grace_seconds=0.05, reveal_seconds=60)
+    store = MemoryStore()
+    lobby = Lobby(store, LocalHub(), _watching_factory, config)
+    table = await lobby.create(
+        "host", "Ann", "kivo", {"rounds": 1}, 2, {"peek_seconds": 600, "turn_seconds": 600}, []
+    )
+    await table.join("guest", "Bob")
+    await table.start("host")
+    await table.connected(0)
+    await table.connected(1)
+    await table.disconnected(1)  # Bob leaves; after the grace period a bot plays seat 1
+    await _until(lambda: 1 in table.standins and table.game is not None and table.game.peeked[1])
+    first = table.standins[1]
+    assert isinstance(first, Watching)
+    game = table.game
+    assert game is not None
+    ann_moves = 0
+    while first.chosen < 4:  # several wakes of the stand-in, with Ann's moves in between
+        if game.to_act == 0 or not game.peeked[0]:
+            action = default_action(game, 0)
+            assert action is not None
+            before = first.watched
+            await table.act(0, action.to_json(), None, None)
+            ann_moves += 1
+            assert first.watched == before + 1  # it saw Ann's move, without being asked to act
+        else:
+            await _until(_moved_on(table, table.seq))
+        assert table.standins[1] is first  # the same bot, wake after wake
+        game = table.game
+        assert game is not None
+    assert ann_moves >= 3
+    # Its memory follows the table: the round, and every discard it saw go by.
+    seen = view(game, 1)
+    assert first.memory.round == seen["round"]
+    assert len(first.memory.pile) == seen["discard_size"]
+    assert first.memory.pile[-1] == seen["top_discard"]
+    assert first.watched > first.chosen
+
+    await table.connected(1)  # Bob is back: this absence's bot is dropped
+    assert 1 not in table.standins
+    await table.disconnected(1)  # a second absence: a second bot
+    await _until(lambda: 1 in table.standins)
+    second = table.standins[1]
+    assert second is not first and isinstance(second, Watching)
+    assert second.watched >= 1  # it starts from what the seat sees now
+    await lobby.close()
