@@ -6,16 +6,14 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 from ..engine import make_ruleset
-from ..store.base import SeatRecord, Store, TableExists, TableRecord
-from .hub import Hub
+from ..store.base import SeatRecord, TableExists, TableRecord
+from .context import TableContext, TableError
 from .limits import check_bot_level, check_players
-from .table import BotFactory, Table, TableConfig, TableError
+from .table import Table
 from .testhooks import DEAL, stacked_deal
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
@@ -38,19 +36,10 @@ def new_code() -> str:
 class Lobby:
     """Owns the live tables of this process (each table has exactly one owner)."""
 
-    def __init__(
-        self,
-        store: Store,
-        hub: Hub,
-        bot_factory: BotFactory,
-        config: TableConfig,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.store = store
-        self.hub = hub
-        self.bot_factory = bot_factory
-        self.config = config
-        self.clock = clock
+    def __init__(self, ctx: TableContext) -> None:
+        self.ctx = ctx
+        self.store = ctx.store
+        self.hub = ctx.hub
         self.tables: dict[str, Table] = {}
         self._by_code: dict[str, str] = {}
         self.broken: dict[str, str] = {}  # code -> id of a stored table that could not be rebuilt
@@ -70,9 +59,7 @@ class Lobby:
 
     async def _load(self, record: TableRecord) -> Table:
         try:
-            table = await Table.load(
-                record, self.store, self.hub, self.bot_factory, self.config, self.clock
-            )
+            table = await Table.load(record, self.ctx)
         except Exception as e:  # a rebuild can fail in any way its stored data allows
             log.error(
                 "table %s (code %s) could not be rebuilt and is not served: %s: %s",
@@ -138,7 +125,7 @@ class Lobby:
             except ValueError as e:
                 raise TableError("bad_deal", str(e)) from None
             settings = {**settings, DEAL: deal}
-        now = self.clock()
+        now = self.ctx.clock.now()
         seat_records = [SeatRecord(0, "human", host_name, host_id)]
         for i in range(1, seats):
             level = bots[i - 1] if i - 1 < len(bots) else None

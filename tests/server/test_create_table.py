@@ -11,6 +11,8 @@ from facedown.bots import LEVELS, make_bot
 from facedown.engine.game import MAX_PLAYERS
 from facedown.server import protocol as P
 from facedown.server.app import CreateTable
+from facedown.server.clock import FakeClock
+from facedown.server.context import TableContext
 from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
 from facedown.server.settings import ServerSettings
@@ -44,7 +46,7 @@ def test_an_unknown_bot_level_is_refused_with_422_and_nothing_is_saved(tmp_path:
 @pytest.mark.anyio
 async def test_the_lobby_refuses_an_unknown_bot_level_before_saving() -> None:
     store = MemoryStore()
-    lobby = Lobby(store, LocalHub(), make_bot, TableConfig())
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
     with pytest.raises(TableError) as refused:
         await lobby.create("host", "Ann", "kivo", {}, 3, {}, ["grandmaster"])
     assert refused.value.code == "bad_bot_level"
@@ -55,7 +57,7 @@ async def test_the_lobby_refuses_an_unknown_bot_level_before_saving() -> None:
 @pytest.mark.anyio
 async def test_adding_a_bot_of_an_unknown_level_changes_nothing() -> None:
     store = MemoryStore()
-    lobby = Lobby(store, LocalHub(), make_bot, TableConfig())
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
     table = await lobby.create("host", "Ann", "kivo", {}, 3, {}, [])
     before = await store.get_table(table.record.id)
     with pytest.raises(TableError) as refused:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from facedown.bots import make_bot
+from facedown.server.clock import FakeClock
+from facedown.server.context import TableContext
 from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
 from facedown.server.settings import ServerSettings
@@ -29,7 +32,8 @@ def anyio_backend() -> str:
 async def _three_tables(store: MemoryStore) -> tuple[str, str, str]:
     """A good table, one whose bot seat names a level no bot has, one with a corrupt log entry;
     returns their codes."""
-    lobby = Lobby(store, LocalHub(), make_bot, TableConfig(bot_delay=60))
+    # Time stands still here (nothing plays); it starts now, as the server that loads them runs.
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock(time.time())))
     good = await lobby.create("host", "Ann", "kivo", {}, 2, SLOW, ["easy"])
     await good.start("host")
     odd_bot = await lobby.create("host", "Ann", "kivo", {}, 2, SLOW, ["easy"])
@@ -49,7 +53,7 @@ async def test_recovery_logs_and_skips_a_table_it_cannot_rebuild(
 ) -> None:
     store = MemoryStore()
     good, odd_bot, corrupt = await _three_tables(store)
-    lobby = Lobby(store, LocalHub(), make_bot, TableConfig(bot_delay=60))
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
     with caplog.at_level(logging.ERROR, logger="facedown.server.lobby"):
         assert await lobby.recover() == 1
     assert [t.record.code for t in lobby.tables.values()] == [good]
@@ -70,7 +74,9 @@ async def test_recovery_logs_and_skips_a_table_it_cannot_rebuild(
 def test_the_server_starts_and_serves_the_other_tables(tmp_path: Path) -> None:
     store = MemoryStore()
     good, odd_bot, corrupt = asyncio.run(_three_tables(store))
-    settings = ServerSettings(data_dir=tmp_path, secret="recovery", table=TableConfig())
+    settings = ServerSettings(
+        data_dir=tmp_path, secret="recovery", table=TableConfig(bot_delay=600)
+    )
     with run_server(settings, store) as server, server.http() as http:
         assert http.get("/api/health").json()["tables"] == 1
         assert http.get(f"/api/tables/{good}").json()["status"] == "playing"
