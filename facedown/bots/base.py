@@ -9,6 +9,8 @@ Two questions are put to a bot.  :meth:`Bot.choose` is asked when the seat has t
 the opening peek, the next round) and returns one of the legal actions.  Where the rules allow an
 action out of turn (TAP), a driver also asks :meth:`Reactive.react` of bots that have it, after
 every change of the table; it returns a TAP or None.  Bots without ``react`` never act out of turn.
+A :class:`Watcher` is also told of every change of its seat, so it remembers what happened
+between its decisions.
 """
 
 from __future__ import annotations
@@ -38,6 +40,15 @@ class Reactive(Protocol):
     """A bot that may act out of turn: it returns a TAP from ``info.legal``, or None to wait."""
 
     def react(self, info: SeatInfo) -> Action | None: ...
+
+
+@runtime_checkable
+class Watcher(Protocol):
+    """A bot that follows the table between its own decisions: a driver that has it calls
+    ``watch`` with the seat's info after every change of the table (a bot without it sees the
+    table only when it is asked to act)."""
+
+    def watch(self, info: SeatInfo) -> None: ...
 
 
 class RandomBot:

@@ -54,6 +54,10 @@ class HeuristicBot:
         self._observe(info)
         return self._tap(info, self.belief(info))
 
+    def watch(self, info: SeatInfo) -> None:
+        """Between decisions: remember what the seat sees now (the Watcher protocol)."""
+        self._observe(info)
+
     # ------------------------------------------------------------------ thinking
     def _observe(self, info: SeatInfo) -> None:
         if info.view.round != self.memory.round:  # a new round: count turns afresh

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,13 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
 from ..store.base import Store
-from . import protocol as P
-from .auth import Guest, Tokens
-from .connection import NO_HELLO, TOO_MANY, Connection, RateLimit
+from .auth import Tokens
+from .clock import SystemClock
+from .context import TableContext, TableError
 from .hub import Hub, LocalHub
+from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
 from .settings import ServerSettings
-from .table import Table, TableError
+from .sockets import serve_socket
+from .state import ServerState
+from .table import Table
 
 # The built web client (web/ builds into it; the package ships it).
 WEB_DIST = Path(__file__).resolve().parent.parent / "web_dist"
@@ -31,8 +32,8 @@ _NOT_BUILT = (
     "<p>The game server is running. The web client is not built: run ./scripts/run.sh.</p>"
 )
 
-
-STRIKES_FORGIVEN = 10.0  # seconds without a rate-limited message that wipe the strikes
+# Refusals of a table the engine or the bots cannot play (a well-formed request, so 422).
+_UNPROCESSABLE = frozenset({"bad_seats", "bad_bot_level"})
 
 
 def bot_for_seat(level: str, seed: int) -> Bot:
@@ -48,17 +49,17 @@ class StackedDealSpec(BaseModel):
     hands: list[list[str]] = Field(description="each seat's cards, slot by slot")
     discard: str = Field(description="the first card of the discard pile")
     draw: list[str] = Field(default_factory=list, description="the top of the draw pile, in order")
-    first: int | None = Field(None, ge=0, le=7, description="the seat that starts")
+    first: int | None = Field(None, ge=0, le=MAX_SEAT, description="the seat that starts")
 
 
 class CreateTable(BaseModel):
     preset: str = Field("cabo", description="boyo, cabo, kivo or kaboom")
     options: dict[str, Any] = Field(default_factory=dict, description="ruleset fields to change")
-    seats: int = Field(4, ge=2, le=8)
+    seats: int = Field(4, ge=MIN_PLAYERS, le=MAX_PLAYERS)
     name: str = Field("Host", min_length=1, max_length=32, description="the host's display name")
     peek_seconds: float = Field(20, ge=3, le=600)
     turn_seconds: float = Field(60, ge=5, le=86400 * 3)
-    bots: list[str] = Field(default_factory=list, description="bot levels for seats 1, 2, ...")
+    bots: list[BotLevel] = Field(default_factory=list, description="bot levels for seats 1, 2, ...")
     seed: int | None = Field(
         None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
     )
@@ -84,44 +85,45 @@ def create_app(
 ) -> FastAPI:
     """Build the app.  ``store`` and ``hub`` default to SQLite in the data folder and LocalHub."""
     settings = settings or ServerSettings()
-    tokens = Tokens(settings.resolved_secret())
-    state: dict[str, Any] = {}
+    state = ServerState(settings, Tokens(settings.resolved_secret()))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        nonlocal store
+        owned = store is None
+        used: Store
         if store is None:
             from ..store.sql import open_store
 
-            store = await open_store(settings.resolved_database_url())
-            owned = True
+            used = await open_store(settings.resolved_database_url())
         else:
-            owned = False
-        lobby = Lobby(store, hub or LocalHub(), bot_for_seat, settings.table)
-        state["lobby"] = lobby
-        await lobby.recover()
+            used = store
+        ctx = TableContext(used, hub or LocalHub(), bot_for_seat, settings.table, SystemClock())
+        state.live_lobby = Lobby(ctx)
+        await state.live_lobby.recover()
         yield
-        await lobby.close()
+        await state.live_lobby.close()
         if owned:
-            await store.close()
+            await used.close()
 
     app = FastAPI(title="Facedown", version="1", lifespan=lifespan)
+    _api_routes(app, state)
 
-    def lobby() -> Lobby:
-        found: Lobby = state["lobby"]
-        return found
+    @app.websocket("/ws")
+    async def websocket(ws: WebSocket) -> None:
+        await serve_socket(state, ws)
 
-    def guest_from(authorization: str | None) -> Guest | None:
-        if authorization and authorization.lower().startswith("bearer "):
-            return tokens.check(authorization[7:].strip())
-        return None
+    _serve_client(app, WEB_DIST)
+    app.state.lobby = state.lobby
+    return app
 
-    def link(code: str) -> str:
-        return f"{settings.public_url}/t/{code}"
+
+def _api_routes(app: FastAPI, state: ServerState) -> None:
+    """The HTTP API: presets, creating, looking up and joining tables."""
+    settings, tokens = state.settings, state.tokens
 
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
-        return {"ok": True, "tables": len(lobby().tables)}
+        return {"ok": True, "tables": len(state.lobby().tables)}
 
     @app.get("/api/presets")
     async def presets() -> dict[str, Any]:
@@ -135,11 +137,11 @@ def create_app(
                 "(FACEDOWN_TEST_HOOKS=1)"
             )
             raise HTTPException(403, {"code": "test_hooks_off", "message": message})
-        guest = guest_from(authorization)
+        guest = state.guest_from(authorization)
         guest, token = tokens.issue(body.name, guest.player_id if guest else None)
         settings_ = {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}
         try:
-            table = await lobby().create(
+            table = await state.lobby().create(
                 guest.player_id,
                 body.name,
                 body.preset,
@@ -151,9 +153,12 @@ def create_app(
                 deal=body.deal.model_dump() if body.deal is not None else None,
             )
         except TableError as e:
-            raise HTTPException(400, {"code": e.code, "message": e.message}) from None
+            status = 422 if e.code in _UNPROCESSABLE else 400
+            raise HTTPException(status, {"code": e.code, "message": e.message}) from None
         code = table.record.code
-        return Seated(code=code, link=link(code), token=token, seat=0, table=table.table_info())
+        return Seated(
+            code=code, link=state.link(code), token=token, seat=0, table=table.table_info()
+        )
 
     @app.get("/api/tables/{code}")
     async def get_table(code: str) -> dict[str, Any]:
@@ -165,144 +170,21 @@ def create_app(
         code: str, body: JoinTable, authorization: str | None = Header(None)
     ) -> Seated:
         table = await _find(code)
-        guest = guest_from(authorization)
+        guest = state.guest_from(authorization)
         guest, token = tokens.issue(body.name, guest.player_id if guest else None)
         try:
             seat = await table.join(guest.player_id, body.name)
         except TableError as e:
             raise HTTPException(409, {"code": e.code, "message": e.message}) from None
         c = table.record.code
-        return Seated(code=c, link=link(c), token=token, seat=seat, table=table.table_info())
+        return Seated(code=c, link=state.link(c), token=token, seat=seat, table=table.table_info())
 
     async def _find(code: str) -> Table:
         try:
-            return await lobby().find(code)
+            return await state.lobby().find(code)
         except TableError as e:
-            raise HTTPException(404, {"code": e.code, "message": e.message}) from None
-
-    @app.websocket("/ws")
-    async def websocket(ws: WebSocket) -> None:
-        await ws.accept()
-        conn = Connection(ws, settings.send_queue)
-        try:
-            await _serve(conn)
-        finally:
-            await _leave(conn)
-            await conn.finish()
-
-    async def _serve(conn: Connection) -> None:
-        """Read and answer frames until the client leaves or the connection is closed."""
-        limit = RateLimit(settings.rate, settings.burst)
-        strikes = 0
-        last_strike = 0.0
-        hello_by = time.monotonic() + settings.hello_timeout
-        while True:
-            wait = None if conn.table is not None else max(0.0, hello_by - time.monotonic())
-            try:
-                raw = await conn.receive(wait)
-            except TimeoutError:
-                conn.send(P.error_message("hello_timeout", "no hello in time: closing"))
-                conn.close(NO_HELLO, "no hello in time")
-                return
-            if raw is None:
-                return
-            if limit.allow():
-                await _handle(conn, raw)
-                continue
-            now = time.monotonic()
-            if now - last_strike > STRIKES_FORGIVEN:
-                strikes = 0  # an old burst is forgiven: only sustained flooding closes
-            strikes += 1
-            last_strike = now
-            conn.send(P.error_message("rate_limited", "too many messages: slow down"))
-            if strikes >= settings.strikes:
-                conn.close(TOO_MANY, "too many messages")
-                return
-
-    async def _leave(conn: Connection) -> None:
-        """The connection is over: the table stops sending to it, and learns who left."""
-        table = conn.table
-        if table is None:
-            return
-        lobby().hub.unsubscribe(table.record.id, conn)
-        seat = conn.seat
-        if seat is not None:
-            await table.disconnected(seat)
-
-    async def _handle(conn: Connection, raw: str | bytes) -> None:
-        try:
-            msg = P.parse_client_message(raw)
-        except P.ProtocolError as e:
-            conn.send(P.error_message(e.code, e.message))
-            return
-        try:
-            await _dispatch(conn, msg)
-        except TableError as e:
-            extra: dict[str, Any] = {}
-            if isinstance(msg, P.ActionMessage):
-                extra["id"] = msg.id
-            conn.send(P.error_message(e.code, e.message, **extra))
-            if e.code == "stale" and conn.table is not None and conn.table.game is not None:
-                conn.send(conn.table.render(conn.seat))  # the resync
-
-    async def _dispatch(conn: Connection, msg: Any) -> None:
-        if isinstance(msg, P.Ping):
-            conn.send({"type": "pong"})
-            return
-        if isinstance(msg, P.Hello):
-            await _hello(conn, msg)
-            return
-        table = conn.table
-        if table is None:
-            raise TableError("no_hello", "say hello with a table code first")
-        player = conn.player_id
-        seat = conn.seat
-        if isinstance(msg, P.ActionMessage):
-            if seat is None:
-                raise TableError("not_seated", "spectators cannot act")
-            data = msg.action.model_dump(exclude_none=True)
-            seq = await table.act(seat, data, msg.id, msg.seq)
-            conn.send({"type": "ack", "id": msg.id, "seq": seq})
-        elif isinstance(msg, P.Ready):
-            conn.send({"type": "ack", "seq": table.seq})
-        elif player is None:
-            raise TableError("not_host", "only the host can do that")
-        elif isinstance(msg, P.AddBot):
-            await table.add_bot(player, msg.level, msg.seat)
-        elif isinstance(msg, P.RemoveSeat):
-            await table.remove_seat(player, msg.seat)
-        elif isinstance(msg, P.Start):
-            await table.start(player)
-        elif isinstance(msg, P.Rematch):
-            await table.rematch(player)
-
-    async def _hello(conn: Connection, msg: P.Hello) -> None:
-        if conn.table is not None:
-            raise TableError("already_hello", "this connection is already at a table")
-        table = await lobby().find(msg.table)
-        guest = tokens.check(msg.token)
-        if msg.token and guest is None:
-            raise TableError("bad_token", "the session token is not valid")
-        conn.player_id = None if msg.spectate or guest is None else guest.player_id
-        conn.table = table
-        seat = conn.seat
-        async with table.lock:
-            lobby().hub.subscribe(table.record.id, conn)
-            conn.send({"type": "welcome", "v": P.VERSION, "seat": seat, "seq": table.seq})
-            catch_up = table.catch_up(seat, msg.last_seq)
-            if len(catch_up) > conn.room():
-                # More missed events than the send queue holds would drop the client at once
-                # (and again at each reconnection): a fresh snapshot instead.
-                catch_up = table.catch_up(seat, None)
-            for item in catch_up:
-                conn.send(item)
-        if seat is not None:
-            await table.connected(seat)
-
-    _serve_client(app, WEB_DIST)
-    app.state.lobby = lobby
-    _ = asyncio  # the event loop is the server's; nothing here blocks it
-    return app
+            status = 503 if e.code == "table_unavailable" else 404
+            raise HTTPException(status, {"code": e.code, "message": e.message}) from None
 
 
 def _serve_client(app: FastAPI, dist: Path) -> None:

@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import secrets
-import time
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 from ..engine import make_ruleset
-from ..store.base import SeatRecord, Store, TableExists, TableRecord
-from .hub import Hub
-from .table import BotFactory, Table, TableConfig, TableError
+from ..store.base import SeatRecord, TableExists, TableRecord
+from .context import TableContext, TableError
+from .limits import check_bot_level, check_players
+from .table import Table
 from .testhooks import DEAL, stacked_deal
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 CODE_LENGTH = 6
+
+log = logging.getLogger(__name__)
+
+
+def _unavailable(code: str) -> TableError:
+    return TableError(
+        "table_unavailable",
+        f"table {code.upper()} could not be restored from storage and is not being served",
+    )
 
 
 def new_code() -> str:
@@ -26,35 +36,41 @@ def new_code() -> str:
 class Lobby:
     """Owns the live tables of this process (each table has exactly one owner)."""
 
-    def __init__(
-        self,
-        store: Store,
-        hub: Hub,
-        bot_factory: BotFactory,
-        config: TableConfig,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.store = store
-        self.hub = hub
-        self.bot_factory = bot_factory
-        self.config = config
-        self.clock = clock
+    def __init__(self, ctx: TableContext) -> None:
+        self.ctx = ctx
+        self.store = ctx.store
+        self.hub = ctx.hub
         self.tables: dict[str, Table] = {}
         self._by_code: dict[str, str] = {}
+        self.broken: dict[str, str] = {}  # code -> id of a stored table that could not be rebuilt
         self._loading = asyncio.Lock()
 
     async def recover(self) -> int:
-        """Load every table that was in the lobby or playing: after a crash, games resume."""
+        """Load every table that was in the lobby or playing: after a crash, games resume.
+
+        A table that cannot be rebuilt is logged and left out (it is not served); the others
+        start.  Returns how many tables were loaded."""
         count = 0
         for record in await self.store.active_tables():
-            await self._load(record)
-            count += 1
+            with contextlib.suppress(TableError):
+                await self._load(record)
+                count += 1
         return count
 
     async def _load(self, record: TableRecord) -> Table:
-        table = await Table.load(
-            record, self.store, self.hub, self.bot_factory, self.config, self.clock
-        )
+        try:
+            table = await Table.load(record, self.ctx)
+        except Exception as e:  # a rebuild can fail in any way its stored data allows
+            log.error(
+                "table %s (code %s) could not be rebuilt and is not served: %s: %s",
+                record.id,
+                record.code,
+                type(e).__name__,
+                e,
+                exc_info=True,
+            )
+            self.broken[record.code.upper()] = record.id
+            raise _unavailable(record.code) from None
         self.tables[record.id] = table
         self._by_code[record.code.upper()] = record.id
         return table
@@ -66,6 +82,8 @@ class Lobby:
             table_id = self._by_code.get(key)
             if table_id is not None:
                 return self.tables[table_id]
+            if key in self.broken:
+                raise _unavailable(key)
             record = await self.store.find_by_code(key)
             if record is None:
                 raise TableError("unknown_table", f"there is no table {code!r}")
@@ -90,23 +108,24 @@ class Lobby:
             rules = make_ruleset(preset, options)
         except ValueError as e:
             raise TableError("bad_rules", str(e)) from None
-        if not 2 <= seats <= 8:
-            raise TableError("bad_seats", "a table has 2 to 8 seats")
+        try:
+            check_players(rules, seats)  # the engine decides how many it seats and deals
+        except ValueError as e:
+            raise TableError("bad_seats", str(e)) from None
         if len(bots) > seats - 1:
             raise TableError("bad_seats", "too many bots for the seats")
-        needed = seats * rules.hand_size + 1
-        if needed > len(rules.deck_cards):
-            raise TableError(
-                "bad_seats",
-                f"{seats} players need {needed} cards; the deck has {len(rules.deck_cards)}",
-            )
+        for named in bots:
+            try:
+                check_bot_level(named)
+            except ValueError as e:
+                raise TableError("bad_bot_level", str(e)) from None
         if deal is not None:
             try:
                 stacked_deal(rules, seats, deal)
             except ValueError as e:
                 raise TableError("bad_deal", str(e)) from None
             settings = {**settings, DEAL: deal}
-        now = self.clock()
+        now = self.ctx.clock.now()
         seat_records = [SeatRecord(0, "human", host_name, host_id)]
         for i in range(1, seats):
             level = bots[i - 1] if i - 1 < len(bots) else None

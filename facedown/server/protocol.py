@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from .limits import MAX_SEAT, BotLevel
+
 VERSION = 1
 MAX_FRAME = 8 * 1024  # bytes: larger frames are refused before they are parsed
 
@@ -48,7 +50,7 @@ class ActionPayload(_Message):
     do: str = Field(max_length=32)
     slots: list[Annotated[int, Field(ge=0, le=64)]] | None = Field(None, max_length=8)
     slot: int | None = Field(None, ge=0, le=64)
-    target: int | None = Field(None, ge=0, le=7)
+    target: int | None = Field(None, ge=0, le=MAX_SEAT)
     target_slot: int | None = Field(None, ge=0, le=64)
 
 
@@ -71,15 +73,15 @@ class AddBot(_Message):
     """Host: put a bot in an open seat (the first open one when ``seat`` is left out)."""
 
     type: Literal["add_bot"]
-    level: Literal["random", "easy", "medium", "hard", "expert"] = "medium"
-    seat: int | None = Field(None, ge=0, le=7)
+    level: BotLevel = "medium"
+    seat: int | None = Field(None, ge=0, le=MAX_SEAT)
 
 
 class RemoveSeat(_Message):
     """Host: remove a seat before the match starts (its player or bot leaves)."""
 
     type: Literal["remove_seat"]
-    seat: int = Field(ge=0, le=7)
+    seat: int = Field(ge=0, le=MAX_SEAT)
 
 
 class Start(_Message):

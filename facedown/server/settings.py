@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .table import TableConfig
+from .context import TableConfig
 
 
 @dataclass(frozen=True)

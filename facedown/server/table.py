@@ -1,21 +1,20 @@
 """One table: the actor that owns a match's engine state and applies one command at a time.
 
 Every command takes the table's lock (asyncio locks wake waiters in arrival order, so two TAPs
-race fairly), then follows one order of work: validate with the engine, write the log entry,
-then acknowledge and fan out.  Nothing reaches a client before it is durable.
+race fairly), then follows one order of work: check who asks and what they saw, validate with
+the engine, write the log entry, then acknowledge and fan out.  Nothing reaches a client before it
+is durable.  Who sits where is decided in :mod:`.seating`, who plays a seat now in
+:mod:`.presence`, and timers and bot moves in :mod:`.scheduler`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from ..bots import Bot, Reactive, seat_info
+from ..bots import Bot
 from ..engine import (
     SPECTATOR,
     Action,
@@ -25,39 +24,20 @@ from ..engine import (
     IllegalAction,
     Reveal,
     Ruleset,
-    Timer,
     observe,
 )
-from ..store.base import LogEntry, SeatRecord, Store, TableRecord
-from .defaults import default_action
-from .hub import SPECTATORS, Hub
+from ..store.base import LogEntry, TableRecord
+from . import seating
+from .context import BotFactory, TableConfig, TableContext, TableError
+from .hub import SPECTATORS
+from .presence import Presence
+from .scheduler import Scheduler, deadline_for
 from .testhooks import DEAL, new_match
 
-BotFactory = Callable[[str, int], Bot]
-
-
-class TableError(Exception):
-    """A command the table refuses; ``code`` is stable, the message readable."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass(frozen=True)
-class TableConfig:
-    """Server-wide timings (a table's own settings override the per-table ones)."""
-
-    bot_delay: float = 0.7  # seconds a bot "thinks" before it plays, so people can follow
-    grace_seconds: float = 30.0  # a disconnected player keeps the seat this long before a bot
-    reveal_seconds: float = 12.0  # the reveal stays up this long before the next round
-    recent: int = 512  # published batches kept to resend to a reconnecting client
-
+__all__ = ["BotFactory", "Table", "TableConfig", "TableError", "match_seed"]
 
 DEFAULT_SETTINGS: dict[str, Any] = {"peek_seconds": 20, "turn_seconds": 60}
 PRIVATE_SETTINGS = frozenset({DEAL})  # settings that never leave the server (a stacked deal)
-
 
 # Moves whose meaning does not depend on what others did since: no stale-seq check for them.
 _INDEPENDENT = frozenset({"opening_peek", "next_round"})
@@ -69,63 +49,58 @@ def match_seed(seed: int, match_no: int) -> int:
 
 
 class Table:
-    """A table's live state: its record, its game, its sequence number, its timers and bots."""
+    """A table's live state: its record, its game, its sequence number, who plays its seats."""
 
-    def __init__(
-        self,
-        record: TableRecord,
-        store: Store,
-        hub: Hub,
-        bot_factory: BotFactory,
-        config: TableConfig,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
+    def __init__(self, record: TableRecord, ctx: TableContext) -> None:
         self.record = record
-        self.store = store
-        self.hub = hub
-        self.bot_factory = bot_factory
-        self.config = config
-        self.clock = clock
+        self.ctx = ctx
+        self.store = ctx.store
+        self.hub = ctx.hub
         self.rules = Ruleset.from_json(record.rules)
         self.lock = asyncio.Lock()
         self.game: Game | None = None
         self.seq = 0
         self.match_no = 0
         self.deadline: float | None = None
-        self.recent: deque[tuple[int, list[Event]]] = deque(maxlen=config.recent)
+        self.recent: deque[tuple[int, list[Event]]] = deque(maxlen=ctx.config.recent)
         self.action_ids: dict[tuple[int, str], int] = {}  # this match's (seat, id) -> seq
         self.last_action = ""  # the text form of the last action applied (public)
-        self.bots: dict[int, Bot] = {}
-        self.away: dict[int, float] = {}  # seat -> when its grace period ends
-        self.standins: set[int] = set()  # human seats a bot plays while their player is away
-        self._timer: asyncio.TimerHandle | None = None
-        self._tasks: set[asyncio.Task[None]] = set()  # wake-ups under way
-        self._thinking = False  # a bot is choosing a move
-        self._reacted_seq = -1  # the seq at which bots were last asked about a TAP
-        self.closed = False
+        self.presence = Presence(record.seed, ctx.bot_factory, ctx.config.grace_seconds)
+        self.scheduler = Scheduler(self, ctx.clock, ctx.config.bot_delay)
+
+    @property
+    def bots(self) -> dict[int, Bot]:
+        return self.presence.bots
+
+    @property
+    def away(self) -> dict[int, float]:
+        return self.presence.away
+
+    @property
+    def standins(self) -> dict[int, Bot]:
+        return self.presence.standins
+
+    def now(self) -> float:
+        return self.ctx.clock.now()
+
+    def playing(self) -> bool:
+        return self.game is not None and not self.game.is_match_over and self.is_playing()
+
+    def is_playing(self) -> bool:
+        return self.record.status == "playing"
 
     # ------------------------------------------------------------------ loading
     @classmethod
-    async def load(
-        cls,
-        record: TableRecord,
-        store: Store,
-        hub: Hub,
-        bot_factory: BotFactory,
-        config: TableConfig,
-        clock: Callable[[], float] = time.time,
-    ) -> Table:
+    async def load(cls, record: TableRecord, ctx: TableContext) -> Table:
         """Rebuild a table from its record and log: the state it had, exactly."""
-        table = cls(record, store, hub, bot_factory, config, clock)
-        for entry in await store.log(record.id):
+        table = cls(record, ctx)
+        for entry in await ctx.store.log(record.id):
             table._replay(entry)
-        table._make_bots()
+        table.presence.seat_bots(record.seats)
         if record.status == "playing":
             # Everyone is disconnected after a restart: grace periods start now.
-            now = clock()
-            for seat in table.human_seats():
-                table.away[seat] = now + config.grace_seconds
-        table._schedule()
+            table.presence.absent(seating.human_seats(record), ctx.clock.now())
+        table.scheduler.rearm()
         return table
 
     def _replay(self, entry: LogEntry) -> None:
@@ -146,96 +121,59 @@ class Table:
                 self.action_ids[action.player, str(payload["id"])] = entry.seq
         self.deadline = payload.get("deadline")
 
-    def _make_bots(self) -> None:
-        for seat in self.record.seats:
-            if seat.kind == "bot" and seat.seat not in self.bots:
-                self.bots[seat.seat] = self.bot_factory(
-                    seat.bot_level or "medium", self.record.seed + seat.seat
-                )
-
     # ------------------------------------------------------------------ seats
-    def human_seats(self) -> list[int]:
-        return [s.seat for s in self.record.seats if s.kind == "human"]
-
     def seat_of(self, player_id: str) -> int | None:
-        for s in self.record.seats:
-            if s.kind == "human" and s.player_id == player_id:
-                return s.seat
-        return None
+        return seating.seat_of(self.record, player_id)
 
     def host_seat(self) -> int | None:
-        return self.seat_of(self.record.host_id)
+        return seating.host_seat(self.record)
 
     async def join(self, player_id: str, name: str) -> int:
         """Seat a player (their old seat when they already have one)."""
         async with self.lock:
-            seat = self.seat_of(player_id)
-            if seat is not None:
-                return seat
-            if self.record.status != "lobby":
-                raise TableError("table_started", "this table's match has started; watch instead")
-            for s in self.record.seats:
-                if s.kind == "open":
-                    taken = SeatRecord(s.seat, "human", name, player_id)
-                    await self._save_seats(taken)
-                    self._publish_table()
-                    return s.seat
-            raise TableError("table_full", "every seat at this table is taken")
+            record, seat = seating.seat_player(self.record, player_id, name, self.now())
+            if record is not self.record:
+                await self._save(record)
+                self.publish_table()
+            return seat
 
     async def add_bot(self, player_id: str, level: str, seat: int | None) -> None:
         async with self.lock:
-            self._require_host(player_id)
-            self._require_lobby()
-            free = [s for s in self.record.seats if s.kind == "open" and seat in (None, s.seat)]
-            if not free:
-                raise TableError("no_open_seat", "there is no open seat for a bot")
-            chosen = free[0]
-            await self._save_seats(SeatRecord(chosen.seat, "bot", f"Bot ({level})", None, level))
-            self.bots[chosen.seat] = self.bot_factory(level, self.record.seed + chosen.seat)
-            self._publish_table()
+            chosen = seating.open_seat_for_bot(self.record, player_id, seat)
+            try:  # the bot first: a level no bot has is refused before anything is saved
+                bot = self.presence.new_bot(chosen, level)
+            except ValueError as e:
+                raise TableError("bad_bot_level", str(e)) from None
+            await self._save(seating.seat_bot(self.record, chosen, level, self.now()))
+            self.presence.bots[chosen] = bot
+            self.publish_table()
 
     async def remove_seat(self, player_id: str, seat: int) -> None:
         async with self.lock:
-            self._require_host(player_id)
-            self._require_lobby()
-            seats = [s for s in self.record.seats if s.seat != seat]
-            if len(seats) == len(self.record.seats):
-                raise TableError("no_such_seat", f"there is no seat {seat}")
-            if seat == self.host_seat():
-                raise TableError("host_seat", "the host's own seat cannot be removed")
-            if len(seats) < 2:
-                raise TableError("too_few_seats", "a table needs at least two seats")
-            renumbered = tuple(replace(s, seat=i) for i, s in enumerate(seats))
-            self.bots = {i: self.bots[s.seat] for i, s in enumerate(seats) if s.seat in self.bots}
-            self.record = replace(self.record, seats=renumbered, updated_at=self.clock())
-            await self.store.update_table(self.record)
-            self._publish_table()
+            record, kept = seating.without_seat(self.record, player_id, seat, self.now())
+            self.presence.renumber(kept)
+            await self._save(record)
+            self.publish_table()
 
-    async def _save_seats(self, changed: SeatRecord) -> None:
-        seats = tuple(changed if s.seat == changed.seat else s for s in self.record.seats)
-        self.record = replace(self.record, seats=seats, updated_at=self.clock())
-        await self.store.update_table(self.record)
+    async def _save(self, record: TableRecord) -> None:
+        self.record = record
+        await self.store.update_table(record)
 
-    def _require_host(self, player_id: str) -> None:
-        if player_id != self.record.host_id:
-            raise TableError("not_host", "only the host can do that")
-
-    def _require_lobby(self) -> None:
-        if self.record.status != "lobby":
-            raise TableError("table_started", "the match has started")
+    async def _log(self, kind: str, payload: dict[str, Any]) -> None:
+        """Write the next log entry (durable on return); the caller then takes its seq."""
+        await self.store.append(self.record.id, LogEntry(self.seq + 1, kind, payload, self.now()))
 
     # ------------------------------------------------------------------ the match
     async def start(self, player_id: str) -> None:
         async with self.lock:
-            self._require_host(player_id)
-            self._require_lobby()
-            if any(s.kind == "open" for s in self.record.seats):
-                raise TableError("open_seats", "fill or remove the open seats first")
+            seating.require_host(self.record, player_id)
+            seating.require_lobby(self.record)
+            seating.require_full(self.record)
             await self._start_match(1)
 
     async def rematch(self, player_id: str) -> None:
         async with self.lock:
-            self._require_host(player_id)
+            seating.require_host(self.record, player_id)
             if self.game is None or not self.game.is_match_over:
                 raise TableError("match_running", "a rematch comes after the match is over")
             await self._start_match(self.match_no + 1)
@@ -252,11 +190,8 @@ class Table:
         payload: dict[str, Any] = {"match": match_no, "players": players, "deadline": deadline}
         if deal is not None:
             payload[DEAL] = deal
-        await self.store.append(
-            self.record.id, LogEntry(self.seq + 1, "start", payload, self.clock())
-        )
-        self.record = replace(self.record, status="playing", updated_at=self.clock())
-        await self.store.update_table(self.record)
+        await self._log("start", payload)
+        await self._save(replace(self.record, status="playing", updated_at=self.now()))
         self.seq += 1
         self.match_no = match_no
         self.action_ids.clear()  # ids are unique within a match
@@ -264,12 +199,12 @@ class Table:
         self.deadline = deadline
         self.recent.clear()
         present = self.hub.present(self.record.id)
-        for seat in self.human_seats():
-            if seat not in present:  # not here when the match starts: the grace period runs
-                self.away.setdefault(seat, self.clock() + self.config.grace_seconds)
-        self._publish_table()
+        # Not here when the match starts: the grace period runs.
+        absent = [s for s in seating.human_seats(self.record) if s not in present]
+        self.presence.absent(absent, self.now())
+        self.publish_table()
         self._publish([])
-        self._schedule()
+        self.scheduler.changed()
 
     async def act(
         self, seat: int, data: dict[str, Any], action_id: str | None, seen_seq: int | None
@@ -279,7 +214,7 @@ class Table:
             if action_id is not None and (seat, action_id) in self.action_ids:
                 return self.action_ids[seat, action_id]  # a resent action: applied once already
             game = self.game
-            if game is None or self.record.status != "playing":
+            if game is None or not self.is_playing():
                 raise TableError("not_playing", "no match is being played at this table")
             try:
                 action = Action.from_json(data, player=seat)
@@ -294,6 +229,10 @@ class Table:
                 )
             return await self._apply(game, action, action_id, auto=False)
 
+    async def play(self, game: Game, action: Action) -> None:
+        """An automatic move (a bot's, or a timer's default); the caller holds the lock."""
+        await self._apply(game, action, None, auto=True)
+
     async def _apply(self, game: Game, action: Action, action_id: str | None, *, auto: bool) -> int:
         after = game.clone()
         try:
@@ -301,19 +240,14 @@ class Table:
         except IllegalAction as e:
             raise TableError(f"illegal:{e.code}", str(e)) from None
         # The timer restarts when the thing being waited for changes: a new round phase or turn.
-        deadline = (
-            self.deadline
-            if after.awaiting().timer_key == game.awaiting().timer_key
-            else self._deadline_for(after)
-        )
+        same_wait = after.awaiting().timer_key == game.awaiting().timer_key
+        deadline = self.deadline if same_wait else self._deadline_for(after)
         payload: dict[str, Any] = {"action": action.to_json(), "deadline": deadline}
         if action_id is not None:
             payload["id"] = action_id
         if auto:
             payload["auto"] = True
-        await self.store.append(
-            self.record.id, LogEntry(self.seq + 1, "action", payload, self.clock())
-        )
+        await self._log("action", payload)
         self.seq += 1
         self.game = after
         self.deadline = deadline
@@ -321,38 +255,31 @@ class Table:
             self.action_ids[action.player, action_id] = self.seq
         self.last_action = action.text()
         if after.is_match_over:
-            self.record = replace(self.record, status="finished", updated_at=self.clock())
-            await self.store.update_table(self.record)
+            await self._save(replace(self.record, status="finished", updated_at=self.now()))
         self.recent.append((self.seq, events))
         self._publish(events)
-        self._schedule()
+        self.scheduler.changed()
         return self.seq
 
+    def settings(self) -> dict[str, Any]:
+        return {**DEFAULT_SETTINGS, **self.record.settings}
+
     def _deadline_for(self, game: Game) -> float | None:
-        settings = {**DEFAULT_SETTINGS, **self.record.settings}
-        timer = game.awaiting().timer
-        if timer is None:
-            return None
-        seconds = {
-            Timer.PEEK: float(settings["peek_seconds"]),
-            Timer.TURN: float(settings["turn_seconds"]),
-            Timer.REVEAL: self.config.reveal_seconds,
-        }[timer]
-        return self.clock() + seconds
+        return deadline_for(game, self.settings(), self.ctx.config, self.now())
 
     # ------------------------------------------------------------------ fan-out
     def render(self, seat: int | None, events: list[Event] | None = None) -> dict[str, Any]:
         """The message for one audience: its events, its view and its legal actions."""
         game = self.game
         assert game is not None
-        seen = observe(game, SPECTATOR if seat is None else seat, events or ())
+        seen = observe(game, _viewer(seat), events or ())
         message: dict[str, Any] = {
             "type": "event" if events is not None else "snapshot",
             "seq": self.seq,
             "view": seen.view.to_json(),
             "legal": [a.to_json() for a in seen.legal],
             "deadline": self.deadline,
-            "now": self.clock(),
+            "now": self.now(),
         }
         if events is not None:
             message["events"] = [e.to_json() for e in seen.events]
@@ -370,8 +297,7 @@ class Table:
         self.hub.publish(self.record.id, messages)
 
     def public_settings(self) -> dict[str, Any]:
-        settings = {**DEFAULT_SETTINGS, **self.record.settings}
-        return {k: v for k, v in settings.items() if k not in PRIVATE_SETTINGS}
+        return {k: v for k, v in self.settings().items() if k not in PRIVATE_SETTINGS}
 
     def table_info(self) -> dict[str, Any]:
         """Public facts about the table: never the seed."""
@@ -391,7 +317,7 @@ class Table:
                     "name": s.name,
                     "level": s.bot_level,
                     "connected": s.kind == "bot" or s.seat in present,
-                    "bot_standin": s.seat in self.standins,
+                    "bot_standin": s.seat in self.presence.standins,
                 }
                 for s in self.record.seats
             ],
@@ -401,7 +327,7 @@ class Table:
         """The table's public facts, and which seat (if any) the receiver holds now."""
         return {"type": "table", "seq": self.seq, "seat": seat, "table": self.table_info()}
 
-    def _publish_table(self) -> None:
+    def publish_table(self) -> None:
         info = self.table_info()
         messages: dict[int, dict[str, Any]] = {
             SPECTATORS: {"type": "table", "seq": self.seq, "seat": None, "table": info}
@@ -418,9 +344,8 @@ class Table:
         if last_seq is not None and last_seq <= self.seq:
             missed = [(seq, ev) for seq, ev in self.recent if seq > last_seq]
             if last_seq == self.seq or (missed and missed[0][0] == last_seq + 1):
-                viewer = SPECTATOR if seat is None else seat
                 for seq, events in missed:
-                    seen = observe(self.game, viewer, events).events
+                    seen = observe(self.game, _viewer(seat), events).events
                     out.append(
                         {"type": "missed", "seq": seq, "events": [e.to_json() for e in seen]}
                     )
@@ -430,130 +355,23 @@ class Table:
     # ------------------------------------------------------------------ presence
     async def connected(self, seat: int) -> None:
         async with self.lock:
-            self.away.pop(seat, None)
-            self.standins.discard(seat)
-            self._publish_table()
-            self._schedule()
+            self.presence.arrived(seat)
+            self.publish_table()
+            self.scheduler.rearm()
 
     async def disconnected(self, seat: int) -> None:
         async with self.lock:
             if seat in self.hub.present(self.record.id):
                 return  # another device of the same player is still here
-            if self.record.status == "playing":
-                self.away[seat] = self.clock() + self.config.grace_seconds
-            self._publish_table()
-            self._schedule()
-
-    # ------------------------------------------------------------------ timers and bots
-    def _schedule(self) -> None:
-        """(Re)arm the one timer: the next deadline, grace end, or bot move."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self.closed:
-            return
-        wait = self._next_wait()
-        if wait is not None:
-            loop = asyncio.get_running_loop()
-            self._timer = loop.call_later(max(0.0, wait), self._fire)
-
-    def _next_wait(self) -> float | None:
-        game = self.game
-        waits = []
-        now = self.clock()
-        if game is not None and not game.is_match_over and self.record.status == "playing":
-            bot_moves = not self._thinking and self._bot_turn(game) is not None
-            if bot_moves or self._reactors(game):
-                waits.append(self.config.bot_delay)
-            if self.deadline is not None:
-                waits.append(self.deadline - now)
-        waits += [end - now for end in self.away.values()]
-        return min(waits) if waits else None
-
-    def _fire(self) -> None:
-        self._timer = None
-        self._tasks.add(task := asyncio.get_running_loop().create_task(self._wake_safely()))
-        task.add_done_callback(self._tasks.discard)
-
-    async def _wake_safely(self) -> None:
-        with contextlib.suppress(TableError):
-            await self._wake()
-
-    def _reactors(self, game: Game) -> list[int]:
-        """Bot-played seats to ask about an out-of-turn move now (at most once per seq)."""
-        if self._reacted_seq == self.seq:
-            return []
-        automatic = self._automatic_seats()
-        return [s for s in game.awaiting().may_tap if s in automatic]
-
-    def _automatic_seats(self) -> list[int]:
-        """Seats a bot plays now: bot seats, and humans away past their grace period."""
-        return sorted(set(self.bots) | self.standins)
-
-    def _bot_turn(self, game: Game) -> int | None:
-        waiting = game.awaiting()
-        if waiting.any_one:  # bots never press next_round: the reveal stays up its time
-            return None
-        automatic = self._automatic_seats()
-        return next((s for s in waiting.must_act if s in automatic), None)
-
-    async def _wake(self) -> None:
-        async with self.lock:
-            game = self.game
-            now = self.clock()
-            for away, end in list(self.away.items()):
-                if end <= now:
-                    del self.away[away]
-                    self.standins.add(away)
-                    self._publish_table()
-            if game is None or game.is_match_over or self.record.status != "playing":
-                self._schedule()
-                return
-            for other in self._reactors(game):
-                # Out-of-turn moves (TAP): each bot is asked once per change of the table.
-                self._reacted_seq = self.seq
-                reactor = self.bots.get(other) or self._standin(other)
-                if isinstance(reactor, Reactive):
-                    tap = reactor.react(seat_info(game, other))
-                    if tap is not None:
-                        await self._apply(game, tap, None, auto=True)
-                        return
-            seat = None if self._thinking else self._bot_turn(game)
-            if seat is None:
-                if self.deadline is not None and self.deadline <= now:
-                    await self._expire(game)
-                self._schedule()
-                return
-            bot = self.bots.get(seat) or self._standin(seat)
-            info, seq = seat_info(game, seat), self.seq
-            self._thinking = True
-        try:
-            # The bot thinks off the event loop (a search bot takes its whole budget), and
-            # without the lock: the table may move on meanwhile, and then the move is dropped.
-            action = await asyncio.to_thread(bot.choose, info)
-        finally:
-            self._thinking = False
-        async with self.lock:
-            if self.seq == seq and self.game is not None:
-                await self._apply(self.game, action, None, auto=True)
-            self._schedule()
-
-    def _standin(self, seat: int) -> Bot:
-        return self.bot_factory("medium", self.record.seed + 100 + seat)
-
-    async def _expire(self, game: Game) -> None:
-        """Time is up: play the default move for whoever is being waited for."""
-        waiting = game.awaiting()
-        for seat in waiting.must_act[:1] if waiting.any_one else waiting.must_act:
-            current = self.game
-            assert current is not None
-            action = default_action(current, seat)
-            if action is not None:
-                await self._apply(current, action, None, auto=True)
+            if self.is_playing():
+                self.presence.left(seat, self.now())
+            self.publish_table()
+            self.scheduler.rearm()
 
     async def close(self) -> None:
-        self.closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-        for task in list(self._tasks):
-            task.cancel()
+        self.scheduler.close()
+
+
+def _viewer(seat: int | None) -> int:
+    """The engine's viewer for an audience (None: a spectator)."""
+    return SPECTATOR if seat is None else seat

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-from facedown.bots import make_bot
-from facedown.engine import Action, Game, Ruleset
+from facedown.bots import Bot, HeuristicBot, SeatInfo, make_bot
+from facedown.bots.profiles import MEDIUM
+from facedown.engine import Action, Game, Ruleset, view
+from facedown.server.clock import FakeClock
+from facedown.server.context import TableContext
+from facedown.server.defaults import default_action
 from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
 from facedown.server.table import Table, TableConfig, match_seed
-from facedown.store import MemoryStore
+from facedown.store import LogEntry, MemoryStore
 
 
 @pytest.fixture
@@ -36,29 +39,38 @@ class Listener:
         self.messages.append(message)
 
 
-async def _table(config: TableConfig, settings: dict[str, Any]) -> tuple[MemoryStore, Table]:
+async def _table(
+    config: TableConfig, settings: dict[str, Any], clock: FakeClock
+) -> tuple[MemoryStore, Table]:
     store = MemoryStore()
-    lobby = Lobby(store, LocalHub(), make_bot, config)
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, config, clock))
     table = await lobby.create("host", "Ann", "kivo", {"rounds": 1}, 2, settings, [])
     await table.join("guest", "Bob")
     return store, table
+
+
+def _autos(log: list[LogEntry]) -> list[LogEntry]:
+    return [e for e in log if e.payload.get("auto")]
 
 
 @pytest.mark.anyio
 async def test_when_time_runs_out_the_server_plays_a_default_move() -> None:
     # The opening peek and every turn have a time limit; at its end the server plays a
     # harmless move for whoever is being waited for (never a TAP), and play goes on.
+    clock = FakeClock()
     config = TableConfig(bot_delay=0.0, reveal_seconds=0.05)
-    store, table = await _table(config, {"peek_seconds": 0.05, "turn_seconds": 0.05})
+    store, table = await _table(config, {"peek_seconds": 0.05, "turn_seconds": 0.05}, clock)
     await table.start("host")
     await table.connected(0)
     await table.connected(1)  # both "present": no stand-in bot, only the timers act
-    for _ in range(400):
-        await asyncio.sleep(0.025)
-        log = await store.log(table.record.id)
-        if sum(1 for e in log if e.payload.get("auto")) >= 8:
-            break
-    autos = [e for e in log if e.payload.get("auto")]
+    await clock.advance(0.049)
+    assert _autos(await store.log(table.record.id)) == []  # not yet: the peek has time left
+    await clock.advance(0.001)
+    log = await store.log(table.record.id)
+    assert [e.payload["action"]["do"] for e in _autos(log)] == ["opening_peek"] * 2
+    for _ in range(20):
+        await clock.advance(0.05)  # one timer runs out each time
+    autos = _autos(await store.log(table.record.id))
     assert len(autos) >= 8 and all(e.kind == "action" for e in autos)
     kinds = {e.payload["action"]["do"] for e in autos}
     assert {"opening_peek", "draw", "discard"} <= kinds and "tap" not in kinds
@@ -69,17 +81,21 @@ async def test_when_time_runs_out_the_server_plays_a_default_move() -> None:
 @pytest.mark.anyio
 async def test_a_deadline_survives_a_reload() -> None:
     # Deadlines are in the log: a table loaded again (as after a restart) keeps its timer.
+    clock = FakeClock()
     config = TableConfig(bot_delay=0.0)
-    store, table = await _table(config, {"peek_seconds": 600, "turn_seconds": 600})
+    store, table = await _table(config, {"peek_seconds": 600, "turn_seconds": 600}, clock)
     await table.start("host")
     deadline = table.deadline
-    assert deadline is not None
+    assert deadline == clock.now() + 600
     await table.close()
+    await clock.advance(300)
     record = await store.get_table(table.record.id)
     assert record is not None
-    again = await Table.load(record, store, LocalHub(), make_bot, config)
+    again = await Table.load(record, TableContext(store, LocalHub(), make_bot, config, clock))
     assert again.deadline == pytest.approx(deadline)
     assert again.seq == table.seq
+    # Its one timer is armed for the first thing due: the grace periods of a restart.
+    assert clock.pending() == [clock.now() + config.grace_seconds]
     await again.close()
 
 
@@ -87,20 +103,18 @@ async def test_a_deadline_survives_a_reload() -> None:
 async def test_an_absent_player_is_played_by_a_bot_after_the_grace_period() -> None:
     # A player who leaves keeps the seat for the grace period; then a bot plays it until the
     # player comes back.
+    clock = FakeClock()
     config = TableConfig(bot_delay=0.0, grace_seconds=0.1, reveal_seconds=60)
-    _, table = await _table(config, {"peek_seconds": 600, "turn_seconds": 600})
+    _, table = await _table(config, {"peek_seconds": 600, "turn_seconds": 600}, clock)
     watcher = Listener(None)
     table.hub.subscribe(table.record.id, watcher)
     await table.start("host")
     await table.connected(0)
     await table.connected(1)
     await table.disconnected(1)  # Bob leaves: seat 1 is not present on the hub
-    await asyncio.sleep(0.05)
+    await clock.advance(0.05)
     assert 1 not in table.standins  # still within the grace period
-    for _ in range(200):
-        await asyncio.sleep(0.02)
-        if 1 in table.standins and table.game is not None and table.game.peeked[1]:
-            break
+    await clock.advance(0.05)
     assert 1 in table.standins
     assert table.game is not None and table.game.peeked[1]  # the stand-in looked for Bob
     infos = [m["table"] for m in watcher.messages if m["type"] == "table"]
@@ -113,9 +127,10 @@ async def test_an_absent_player_is_played_by_a_bot_after_the_grace_period() -> N
 @pytest.mark.anyio
 async def test_bots_tap_out_of_turn_at_a_boyo_table() -> None:
     # Bot seats take part in out-of-turn play: they are asked about a TAP after each change.
+    clock = FakeClock()
     config = TableConfig(bot_delay=0.0, reveal_seconds=0.01)
     store = MemoryStore()
-    lobby = Lobby(store, LocalHub(), make_bot, config)
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, config, clock))
     table = await lobby.create(
         "host",
         "Ann",
@@ -127,9 +142,9 @@ async def test_bots_tap_out_of_turn_at_a_boyo_table() -> None:
     )
     await table.start("host")
     await table.disconnected(0)  # the host leaves: a stand-in plays seat 0 too
-    table.away[0] = 0.0
-    for _ in range(600):
-        await asyncio.sleep(0.02)
+    table.away[0] = clock.now()
+    for _ in range(10):
+        await clock.advance(0.01)  # each reveal stays up 0.01 s; bots move without delay
         if table.game is not None and table.game.is_match_over:
             break
     assert table.game is not None and table.game.is_match_over
@@ -145,3 +160,78 @@ async def test_bots_tap_out_of_turn_at_a_boyo_table() -> None:
         game.apply(action)
     assert out_of_turn > 0, "no bot tapped out of turn in three rounds of boyo"
     await table.close()
+
+
+class Watching(HeuristicBot):
+    """A stand-in that counts what it is shown between its own decisions."""
+
+    def __init__(self, seed: int | None) -> None:
+        super().__init__(MEDIUM, seed)
+        self.watched = 0
+        self.chosen = 0
+
+    def watch(self, info: SeatInfo) -> None:
+        self.watched += 1
+        super().watch(info)
+
+    def choose(self, info: SeatInfo) -> Action:
+        self.chosen += 1
+        return super().choose(info)
+
+
+def _watching_factory(level: str, seed: int) -> Bot:
+    return Watching(seed) if level == "medium" else make_bot(level, seed)
+
+
+@pytest.mark.anyio
+async def test_a_stand_in_is_one_bot_per_absence_and_watches_every_change() -> None:
+    clock = FakeClock()
+    config = TableConfig(bot_delay=0.0, grace_seconds=0.05, reveal_seconds=60)
+    store = MemoryStore()
+    lobby = Lobby(TableContext(store, LocalHub(), _watching_factory, config, clock))
+    table = await lobby.create(
+        "host", "Ann", "kivo", {"rounds": 1}, 2, {"peek_seconds": 600, "turn_seconds": 600}, []
+    )
+    await table.join("guest", "Bob")
+    await table.start("host")
+    await table.connected(0)
+    await table.connected(1)
+    await table.disconnected(1)  # Bob leaves; after the grace period a bot plays seat 1
+    await clock.advance(0.05)
+    assert 1 in table.standins and table.game is not None and table.game.peeked[1]
+    first = table.standins[1]
+    assert isinstance(first, Watching)
+    game = table.game
+    assert game is not None
+    ann_moves = 0
+    while first.chosen < 4:  # several wakes of the stand-in, with Ann's moves in between
+        if game.to_act == 0 or not game.peeked[0]:
+            action = default_action(game, 0)
+            assert action is not None
+            before = first.watched
+            await table.act(0, action.to_json(), None, None)
+            ann_moves += 1
+            assert first.watched == before + 1  # it saw Ann's move, without being asked to act
+        else:
+            seq = table.seq
+            await clock.advance(0.0)  # the stand-in's move is due at once
+            assert table.seq > seq
+        assert table.standins[1] is first  # the same bot, wake after wake
+        game = table.game
+        assert game is not None
+    assert ann_moves >= 3
+    # Its memory follows the table: the round, and every discard it saw go by.
+    seen = view(game, 1)
+    assert first.memory.round == seen.round
+    assert len(first.memory.pile) == seen.discard_size
+    assert first.memory.pile[-1] == seen.top_discard
+    assert first.watched > first.chosen
+
+    await table.connected(1)  # Bob is back: this absence's bot is dropped
+    assert 1 not in table.standins
+    await table.disconnected(1)  # a second absence: a second bot
+    await clock.advance(0.05)
+    second = table.standins[1]
+    assert second is not first and isinstance(second, Watching)
+    assert second.watched >= 1  # it starts from what the seat sees now
+    await lobby.close()

@@ -1,0 +1,43 @@
+"""What every table of a process shares: the store, the hub, the bots, the timings and the clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..bots import Bot
+from ..store.base import Store
+from .clock import Clock, SystemClock
+from .hub import Hub
+
+BotFactory = Callable[[str, int], Bot]
+
+
+class TableError(Exception):
+    """A command the table refuses; ``code`` is stable, the message readable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """Server-wide timings (a table's own settings override the per-table ones)."""
+
+    bot_delay: float = 0.7  # seconds a bot "thinks" before it plays, so people can follow
+    grace_seconds: float = 30.0  # a disconnected player keeps the seat this long before a bot
+    reveal_seconds: float = 12.0  # the reveal stays up this long before the next round
+    recent: int = 512  # published batches kept to resend to a reconnecting client
+
+
+@dataclass(frozen=True)
+class TableContext:
+    """The collaborators of the lobby and of each table it owns."""
+
+    store: Store
+    hub: Hub
+    bot_factory: BotFactory
+    config: TableConfig = field(default_factory=TableConfig)
+    clock: Clock = field(default_factory=SystemClock)

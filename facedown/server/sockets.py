@@ -1,0 +1,187 @@
+"""The WebSocket: one reading loop per connection, and one small handler per client message.
+
+The loop enforces the hello deadline and the rate limit; each parsed message goes to the handler
+of its type (:data:`HANDLERS`), and a refusal (:class:`TableError`) becomes an error frame.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import WebSocket
+
+from . import protocol as P
+from .connection import NO_HELLO, TOO_MANY, Connection, RateLimit
+from .context import TableError
+from .state import ServerState
+from .table import Table
+
+STRIKES_FORGIVEN = 10.0  # seconds without a rate-limited message that wipe the strikes
+
+Handler = Callable[[ServerState, Connection, Any], Awaitable[None]]
+
+
+async def serve_socket(state: ServerState, ws: WebSocket) -> None:
+    """Serve one WebSocket client from accept to close."""
+    await ws.accept()
+    conn = Connection(ws, state.settings.send_queue)
+    try:
+        await _serve(state, conn)
+    finally:
+        await _leave(state, conn)
+        await conn.finish()
+
+
+async def _serve(state: ServerState, conn: Connection) -> None:
+    """Read and answer frames until the client leaves or the connection is closed."""
+    settings = state.settings
+    limit = RateLimit(settings.rate, settings.burst)
+    strikes = 0
+    last_strike = 0.0
+    hello_by = time.monotonic() + settings.hello_timeout
+    while True:
+        wait = None if conn.table is not None else max(0.0, hello_by - time.monotonic())
+        try:
+            raw = await conn.receive(wait)
+        except TimeoutError:
+            conn.send(P.error_message("hello_timeout", "no hello in time: closing"))
+            conn.close(NO_HELLO, "no hello in time")
+            return
+        if raw is None:
+            return
+        if limit.allow():
+            await _handle(state, conn, raw)
+            continue
+        now = time.monotonic()
+        if now - last_strike > STRIKES_FORGIVEN:
+            strikes = 0  # an old burst is forgiven: only sustained flooding closes
+        strikes += 1
+        last_strike = now
+        conn.send(P.error_message("rate_limited", "too many messages: slow down"))
+        if strikes >= settings.strikes:
+            conn.close(TOO_MANY, "too many messages")
+            return
+
+
+async def _leave(state: ServerState, conn: Connection) -> None:
+    """The connection is over: the table stops sending to it, and learns who left."""
+    table = conn.table
+    if table is None:
+        return
+    state.lobby().hub.unsubscribe(table.record.id, conn)
+    seat = conn.seat
+    if seat is not None:
+        await table.disconnected(seat)
+
+
+async def _handle(state: ServerState, conn: Connection, raw: str | bytes) -> None:
+    try:
+        msg = P.parse_client_message(raw)
+    except P.ProtocolError as e:
+        conn.send(P.error_message(e.code, e.message))
+        return
+    try:
+        await HANDLERS[type(msg)](state, conn, msg)
+    except TableError as e:
+        extra: dict[str, Any] = {}
+        if isinstance(msg, P.ActionMessage):
+            extra["id"] = msg.id
+        conn.send(P.error_message(e.code, e.message, **extra))
+        if e.code == "stale" and conn.table is not None and conn.table.game is not None:
+            conn.send(conn.table.render(conn.seat))  # the resync
+
+
+# ---------------------------------------------------------------- who may send what
+
+
+def _table(conn: Connection) -> Table:
+    if conn.table is None:
+        raise TableError("no_hello", "say hello with a table code first")
+    return conn.table
+
+
+def _seat(conn: Connection) -> int:
+    seat = conn.seat
+    if seat is None:
+        raise TableError("not_seated", "spectators cannot act")
+    return seat
+
+
+def _host(conn: Connection) -> str:
+    """The sender's player id (the table checks that it is the host's)."""
+    if conn.player_id is None:
+        raise TableError("not_host", "only the host can do that")
+    return conn.player_id
+
+
+# ---------------------------------------------------------------- the handlers
+
+
+async def _ping(state: ServerState, conn: Connection, msg: P.Ping) -> None:
+    conn.send({"type": "pong"})
+
+
+async def _hello(state: ServerState, conn: Connection, msg: P.Hello) -> None:
+    if conn.table is not None:
+        raise TableError("already_hello", "this connection is already at a table")
+    lobby = state.lobby()
+    table = await lobby.find(msg.table)
+    guest = state.tokens.check(msg.token)
+    if msg.token and guest is None:
+        raise TableError("bad_token", "the session token is not valid")
+    conn.player_id = None if msg.spectate or guest is None else guest.player_id
+    conn.table = table
+    seat = conn.seat
+    async with table.lock:
+        lobby.hub.subscribe(table.record.id, conn)
+        conn.send({"type": "welcome", "v": P.VERSION, "seat": seat, "seq": table.seq})
+        catch_up = table.catch_up(seat, msg.last_seq)
+        if len(catch_up) > conn.room():
+            # More missed events than the send queue holds would drop the client at once
+            # (and again at each reconnection): a fresh snapshot instead.
+            catch_up = table.catch_up(seat, None)
+        for item in catch_up:
+            conn.send(item)
+    if seat is not None:
+        await table.connected(seat)
+
+
+async def _action(state: ServerState, conn: Connection, msg: P.ActionMessage) -> None:
+    table = _table(conn)
+    data = msg.action.model_dump(exclude_none=True)
+    seq = await table.act(_seat(conn), data, msg.id, msg.seq)
+    conn.send({"type": "ack", "id": msg.id, "seq": seq})
+
+
+async def _ready(state: ServerState, conn: Connection, msg: P.Ready) -> None:
+    conn.send({"type": "ack", "seq": _table(conn).seq})
+
+
+async def _add_bot(state: ServerState, conn: Connection, msg: P.AddBot) -> None:
+    await _table(conn).add_bot(_host(conn), msg.level, msg.seat)
+
+
+async def _remove_seat(state: ServerState, conn: Connection, msg: P.RemoveSeat) -> None:
+    await _table(conn).remove_seat(_host(conn), msg.seat)
+
+
+async def _start(state: ServerState, conn: Connection, msg: P.Start) -> None:
+    await _table(conn).start(_host(conn))
+
+
+async def _rematch(state: ServerState, conn: Connection, msg: P.Rematch) -> None:
+    await _table(conn).rematch(_host(conn))
+
+
+HANDLERS: dict[type[Any], Handler] = {
+    P.Ping: _ping,
+    P.Hello: _hello,
+    P.ActionMessage: _action,
+    P.Ready: _ready,
+    P.AddBot: _add_bot,
+    P.RemoveSeat: _remove_seat,
+    P.Start: _start,
+    P.Rematch: _rematch,
+}

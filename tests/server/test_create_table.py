@@ -1,0 +1,95 @@
+"""Creating a table: what the engine or the bots cannot play is refused with 422, nothing saved."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from facedown.bots import LEVELS, make_bot
+from facedown.engine import MAX_PLAYERS
+from facedown.server import protocol as P
+from facedown.server.app import CreateTable
+from facedown.server.clock import FakeClock
+from facedown.server.context import TableContext
+from facedown.server.hub import LocalHub
+from facedown.server.lobby import Lobby
+from facedown.server.settings import ServerSettings
+from facedown.server.table import TableConfig, TableError
+from facedown.store import MemoryStore
+
+from .harness import run_server
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _settings(tmp_path: Path) -> ServerSettings:
+    return ServerSettings(data_dir=tmp_path, secret="create-table", table=TableConfig())
+
+
+def test_an_unknown_bot_level_is_refused_with_422_and_nothing_is_saved(tmp_path: Path) -> None:
+    store = MemoryStore()
+    with run_server(_settings(tmp_path), store) as server, server.http() as http:
+        body = {"preset": "kivo", "seats": 3, "bots": ["hard", "grandmaster"]}
+        r = http.post("/api/tables", json=body)
+        assert r.status_code == 422, r.text
+        assert "grandmaster" in r.text  # the answer names the level it refuses
+        assert http.get("/api/health").json()["tables"] == 0
+    # Nothing reached the store, so no later start-up meets a table it cannot rebuild.
+    assert asyncio.run(store.active_tables()) == []
+
+
+@pytest.mark.anyio
+async def test_the_lobby_refuses_an_unknown_bot_level_before_saving() -> None:
+    store = MemoryStore()
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
+    with pytest.raises(TableError) as refused:
+        await lobby.create("host", "Ann", "kivo", {}, 3, {}, ["grandmaster"])
+    assert refused.value.code == "bad_bot_level"
+    assert "grandmaster" in refused.value.message
+    assert await store.active_tables() == []
+
+
+@pytest.mark.anyio
+async def test_adding_a_bot_of_an_unknown_level_changes_nothing() -> None:
+    store = MemoryStore()
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
+    table = await lobby.create("host", "Ann", "kivo", {}, 3, {}, [])
+    before = await store.get_table(table.record.id)
+    with pytest.raises(TableError) as refused:
+        await table.add_bot("host", "grandmaster", None)
+    assert refused.value.code == "bad_bot_level"
+    assert await store.get_table(table.record.id) == before
+    assert table.bots == {}
+    await lobby.close()
+
+
+def test_the_engine_decides_what_seats_a_deck_can_deal(tmp_path: Path) -> None:
+    with run_server(_settings(tmp_path), MemoryStore()) as server, server.http() as http:
+        # 8 hands of 8 cards and a discard: more than a deck of 52.  The engine says so.
+        body = {"preset": "cabo", "seats": 8, "options": {"hand_size": 8}}
+        r = http.post("/api/tables", json=body)
+        assert r.status_code == 422, r.text
+        detail = r.json()["detail"]
+        assert detail["code"] == "bad_seats"
+        assert detail["message"] == "8 players need 65 cards; the deck has 52"
+        assert http.post("/api/tables", json={"seats": MAX_PLAYERS + 1}).status_code == 422
+        r = http.post("/api/tables", json={"seats": MAX_PLAYERS, "preset": "boyo"})
+        assert r.status_code == 200, r.text
+
+
+def test_bot_levels_and_seat_limits_come_from_the_registry_and_the_engine() -> None:
+    add_bot = P.AddBot.model_json_schema()["properties"]
+    assert add_bot["level"]["enum"] == list(LEVELS)
+    assert add_bot["seat"]["anyOf"][0]["maximum"] == MAX_PLAYERS - 1
+    create = CreateTable.model_json_schema()["properties"]
+    assert create["seats"]["maximum"] == MAX_PLAYERS
+    assert create["bots"]["items"]["enum"] == list(LEVELS)
+    for level in LEVELS:
+        P.parse_client_message(f'{{"type": "add_bot", "level": "{level}"}}')
+    with pytest.raises(P.ProtocolError, match="level"):
+        P.parse_client_message('{"type": "add_bot", "level": "grandmaster"}')
