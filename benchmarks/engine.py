@@ -15,9 +15,10 @@ import time
 import tracemalloc
 from dataclasses import dataclass
 
-from facedown.engine import PRESETS, Game, Ruleset
+from facedown.engine import PRESETS, EventKind, Game, Ruleset
 from facedown.engine.actions import KINDS
-from facedown.engine.events import PLAY_STARTED, TURN_STARTED
+
+TURN_BEGINS = (EventKind.TURN_STARTED, EventKind.PLAY_STARTED)
 
 
 @dataclass
@@ -58,7 +59,7 @@ def turns_per_action(rules: Ruleset, players: int, seed: int, matches: int = 200
         while not game.is_match_over:
             events = game.apply(rng.choice(game.all_legal_actions()))
             actions += 1
-            turns += sum(e.kind in (TURN_STARTED, PLAY_STARTED) for e in events)
+            turns += sum(e.kind in TURN_BEGINS for e in events)
     return turns / actions
 
 

@@ -59,10 +59,10 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_docs(args: argparse.Namespace) -> int:
     from .docs import GENERATED
 
-    folder = Path(args.output)
+    root = Path(args.root)
     stale = []
     for name, make in GENERATED.items():
-        path = folder / name
+        path = root / name
         text = make()
         current = path.read_text(encoding="utf-8") if path.exists() else ""
         if args.check:
@@ -242,8 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_sim)
 
-    p = sub.add_parser("docs", help="regenerate docs/rulesets.md, protocol.md, openapi.json")
-    p.add_argument("--output", default="docs", help="the docs folder")
+    p = sub.add_parser(
+        "docs", help="regenerate docs/rulesets.md, protocol.md, openapi.json, web/src/lib/wire.ts"
+    )
+    p.add_argument("--root", default=".", help="the project's folder")
     p.add_argument("--check", action="store_true", help="fail when the file is out of date")
     p.set_defaults(func=cmd_docs)
 

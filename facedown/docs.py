@@ -121,8 +121,17 @@ def openapi_json() -> str:
     return json.dumps(app.openapi(), indent=2, sort_keys=True) + "\n"
 
 
+def wire_typescript() -> str:
+    """``web/src/lib/wire.ts``: the web client's types for every message."""
+    from .wire import typescript
+
+    return typescript()
+
+
+# Every generated file, by its path in the project.
 GENERATED = {
-    "rulesets.md": rulesets_markdown,
-    "protocol.md": protocol_markdown,
-    "openapi.json": openapi_json,
+    "docs/rulesets.md": rulesets_markdown,
+    "docs/protocol.md": protocol_markdown,
+    "docs/openapi.json": openapi_json,
+    "web/src/lib/wire.ts": wire_typescript,
 }

@@ -32,7 +32,7 @@ from .errors import (
 )
 from .events import EVERYONE, SPECTATOR, Event, EventKind
 from .game import Game
-from .observe import Observation, Reveal, SeenEvent, View, observe, place, seen_event, view
+from .observer import Observation, Reveal, SeenEvent, View, observe, place, seen_event, view
 from .phases import PLAY_PHASES, Phase
 from .presets import PRESETS, find_preset, make_ruleset
 from .results import RoundResult

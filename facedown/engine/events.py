@@ -1,7 +1,7 @@
 """Events: what an action did, as small typed values.
 
 An :class:`Event` says which cards it showed to everyone (``public``) and which it showed to the
-acting player alone (``private``); :func:`facedown.engine.observe.seen_event` renders it for one
+acting player alone (``private``); :func:`facedown.engine.observer.seen_event` renders it for one
 viewer and drops what that viewer may not see.  Events are built only by the constructors below,
 one per kind, so which card is public and which private is written once, by name.
 """

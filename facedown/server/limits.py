@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Literal
 
 from ..bots.registry import LEVELS
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, Ruleset
+from ..engine.actions import KINDS
 
 __all__ = [
     "BOT_LEVELS",
     "MAX_PLAYERS",
     "MAX_SEAT",
     "MIN_PLAYERS",
+    "ActionKind",
     "BotLevel",
     "check_bot_level",
     "check_players",
@@ -27,9 +29,12 @@ BOT_LEVELS: tuple[str, ...] = tuple(LEVELS)
 
 if TYPE_CHECKING:
     BotLevel = str
+    ActionKind = str
 else:
-    # Built from the registry at import time: validation and the JSON Schema list the levels.
+    # Built from the registry and the engine at import time: validation and the JSON Schema
+    # list the levels and the kinds of action.
     BotLevel = Literal[BOT_LEVELS]
+    ActionKind = Literal[KINDS]
 
 
 def check_bot_level(level: str) -> None:

@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from .limits import MAX_SEAT, BotLevel
+from ..engine import Reveal, SeenEvent, View
+from .limits import MAX_SEAT, ActionKind, BotLevel
 
 VERSION = 1
 MAX_FRAME = 8 * 1024  # bytes: larger frames are refused before they are parsed
@@ -197,23 +198,38 @@ class TableMessage(_Out):
     table: TableInfo
 
 
-class StateMessage(_Out):
-    """Your view and legal actions after a change (event) or on (re)connection (snapshot).
+class ActionJson(_Out):
+    """An engine action in its JSON form, as the server lists a seat's legal actions."""
 
-    ``view`` is the engine's view for your seat (see docs/engine.md); ``events`` say what just
-    happened, as you may see it; ``deadline`` is the unix time the current timer ends.
-    """
+    by: int = Field(description="the acting seat")
+    do: ActionKind
+    slots: list[int] | None = Field(None, description="replace and opening_peek: the slots")
+    slot: int | None = Field(None, description="peek, spy, swap, tap: the one slot")
+    target: int | None = Field(None, description="spy and swap: the other player")
+    target_slot: int | None = Field(None, description="swap: the other player's slot")
 
-    type: Literal["event", "snapshot"]
+
+class _State(_Out):
     seq: int
-    view: dict[str, Any]
-    legal: list[dict[str, Any]]
-    deadline: float | None
+    view: View = Field(description="the engine's view for your seat (docs/engine.md)")
+    legal: list[ActionJson] = Field(description="your legal actions now")
+    deadline: float | None = Field(description="the unix time the current timer ends")
     now: float = Field(description="the server's clock when it sent this (unix time)")
-    events: list[dict[str, Any]] | None = None
-    rounds: list[dict[str, Any]] | None = Field(
-        None, description="snapshots only: every round of the match so far (the scoreboard)"
-    )
+
+
+class EventMessage(_State):
+    """After a change of the table: what happened, as you may see it, your view and your legal
+    actions."""
+
+    type: Literal["event"]
+    events: list[SeenEvent]
+
+
+class SnapshotMessage(_State):
+    """On (re)connection or after a refusal: your view and legal actions, and the scoreboard."""
+
+    type: Literal["snapshot"]
+    rounds: list[Reveal] = Field(description="every round of the match so far")
 
 
 class Missed(_Out):
@@ -221,7 +237,7 @@ class Missed(_Out):
 
     type: Literal["missed"]
     seq: int
-    events: list[dict[str, Any]]
+    events: list[SeenEvent]
 
 
 class Ack(_Out):
@@ -247,7 +263,7 @@ class Pong(_Out):
 
 
 ServerMessage = Annotated[
-    Welcome | TableMessage | StateMessage | Missed | Ack | ErrorMessage | Pong,
+    Welcome | TableMessage | EventMessage | SnapshotMessage | Missed | Ack | ErrorMessage | Pong,
     Field(discriminator="type"),
 ]
 server_messages = TypeAdapter(ServerMessage)

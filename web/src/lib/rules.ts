@@ -2,7 +2,7 @@
 // "what is special" lines and the "how to play" pages.  Words only; no rule is decided here.
 
 import { translate, type Locale } from "./i18n";
-import type { Power, Ruleset } from "./protocol";
+import type { Ruleset } from "./protocol";
 
 export interface RuleLine {
   /** The ruleset field(s) this line explains. */
@@ -15,7 +15,7 @@ function powerList(locale: Locale, rules: Ruleset): string {
   const groups = new Map<string, string[]>();
   for (const [card, powers] of Object.entries(rules.powers)) {
     if (!powers.length) continue;
-    const label = powers.map((p: Power) => translate(locale, `power.${p}`)).join(" + ");
+    const label = powers.map((p) => translate(locale, `power.${p}`)).join(" + ");
     groups.set(label, [...(groups.get(label) ?? []), cardLabel(card)]);
   }
   return [...groups.entries()]
