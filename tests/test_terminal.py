@@ -27,3 +27,27 @@ def test_a_bad_answer_is_asked_again() -> None:
     lines: list[str] = []
     play("cabo", players=2, seed=1, read=lambda _p: next(answers), write=lines.append)
     assert lines.count("Pick one of the numbers above.") == 2
+
+
+def test_a_tap_is_offered_while_a_bot_is_to_act() -> None:
+    # Boyo has TAP: whenever a new card lies on the discard pile while a bot is to act, the
+    # player is offered to tap (0 lets play go on); here the player taps once, then waits.
+    lines: list[str] = []
+    offers = 0
+    tapped = False
+
+    def read(_prompt: str) -> str:
+        nonlocal offers, tapped
+        options = lines[-12:]
+        if any("let seat" in line for line in options):
+            offers += 1
+            if not tapped and any(") tap " in line for line in options):
+                tapped = True
+                return "1"  # the first tap offered
+            return "0"
+        return "q" if len(lines) > 20_000 else "0"
+
+    play("boyo", players=2, seed=3, bots="medium", read=read, write=lines.append)
+    assert offers > 0
+    assert tapped
+    assert any(line.startswith("You tapped") for line in lines), lines[-20:]

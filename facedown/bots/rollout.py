@@ -100,7 +100,7 @@ class PlayoutPolicy:
             if A.CALL in kinds and self._calls(game, seat, late):
                 return kinds[A.CALL]
             return self._start(game, seat, kinds) or legal[0]
-        if phase in (HOLDING, TAKEN):
+        if phase is HOLDING or phase is TAKEN:
             return self._keep(game, seat, kinds, legal) or legal[0]
         if phase == POWERS:
             return self._power(game, seat) or kinds.get(A.SKIP) or legal[0]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Collection
 from typing import Any
 
 from ..engine import PLAY_PHASES, Action, Phase
@@ -75,7 +76,7 @@ class ExpertBot:
         confidence: float = 1.5,
         min_worlds: int = 6,
         opponent_knows: float | None = None,
-        search_phases: tuple[Phase, ...] = PLAY_PHASES,
+        search_phases: Collection[Phase] = PLAY_PHASES,
         horizon_turns: int | None = 2,
         search_calls: bool = True,
         call_window: float = 4.0,

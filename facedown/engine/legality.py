@@ -8,7 +8,7 @@ the same availability checks, so the two cannot disagree.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from itertools import combinations
 from typing import Any, NamedTuple
 
@@ -42,7 +42,7 @@ from .state import MAX_SET, Actions, State
 class When(NamedTuple):
     """When a kind of action can be legal."""
 
-    phases: tuple[Phase, ...]
+    phases: Collection[Phase]
     turn_only: bool  # only the turn player may take it
     rule: str | None  # the ruleset field (a bool) without which the table has no such action
     no_rule: str  # the refusal when the ruleset lacks it

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from .actions import Action
 from .cards import Deck
-from .phases import OVER_PHASES, PLAY_PHASES, Phase
+from .phases import MATCH_OVER, OVER_PHASES, PLAY_PHASES, Phase
 from .results import RoundResult
 from .rules import Ruleset
 
@@ -111,7 +111,7 @@ class State:
 
     @property
     def is_match_over(self) -> bool:
-        return self.phase is Phase.MATCH_OVER
+        return self.phase is MATCH_OVER
 
     @property
     def top_discard(self) -> int:

@@ -29,8 +29,10 @@ from facedown.engine import (
     Event,
     Game,
     IllegalAction,
+    Phase,
     Ruleset,
     StackedDeal,
+    Timer,
     View,
     make_ruleset,
     observe,
@@ -603,3 +605,47 @@ def test_the_player_to_act_always_has_a_turn_action(table: Table) -> None:
         elif game.phase == OPENING:
             for seat in range(game.players):
                 assert bool(game.legal_actions(seat)) != game.peeked[seat]
+
+
+# -------------------------------------------------------------------------------- the arbiter
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(tables(max_rounds=2))
+def test_the_arbiter_names_exactly_the_seats_that_can_act(table: Table) -> None:
+    # Game.awaiting() is the one answer to "who acts now": the seats it waits for are those
+    # with a legal action other than a TAP, the seats it lets tap out of turn are those with a
+    # legal TAP (the turn player aside), its timer follows the phase, and its timer key changes
+    # exactly when a new turn or phase of the round begins.
+    previous: tuple[Any, ...] | None = None
+    for step in play(table):
+        game = step.game
+        waiting = game.awaiting()
+        own = {
+            s for s in range(game.players) if any(a.kind != A.TAP for a in game.legal_actions(s))
+        }
+        taps = {
+            s
+            for s in range(game.players)
+            if s != game.turn and any(a.kind == A.TAP for a in game.legal_actions(s))
+        }
+        assert set(waiting.must_act) == own, (game.phase, waiting)
+        assert len(waiting.must_act) == len(own)
+        assert set(waiting.may_tap) == taps
+        assert waiting.phase == game.phase
+        assert waiting.any_one == (game.phase == ROUND_OVER)
+        expected_timer = {
+            OPENING: Timer.PEEK,
+            ROUND_OVER: Timer.REVEAL,
+            Phase.MATCH_OVER: None,
+        }.get(game.phase, Timer.TURN)
+        assert waiting.timer == expected_timer
+        if game.phase.in_play:
+            assert waiting.must_act == (game.turn,)
+            n = game.players
+            order = [(game.turn + i) % n for i in range(1, n)]
+            assert list(waiting.may_tap) == [s for s in order if s in taps]
+        key = (game.round_no, waiting.timer, game.turn if game.phase.in_play else None)
+        if previous is not None:
+            assert (waiting.timer_key == previous[1]) == (key == previous[0])
+        previous = (key, waiting.timer_key)
