@@ -109,7 +109,7 @@ class HeuristicBot:
             action = self._power(info, belief, ev) or _first(legal, A.SKIP)
         else:  # turn_end
             action = self._call(info, belief, ev) or _first(legal, A.END_TURN)
-        return action if action is not None and action in legal else _fallback(legal)
+        return action if action is not None and info.allows(action) else _fallback(legal)
 
     def _tap(self, info: SeatInfo, belief: Belief) -> Action | None:
         top = belief.top

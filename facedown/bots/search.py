@@ -216,7 +216,7 @@ class ExpertBot:
         for _, action in scored:
             if len(out) >= self.max_candidates:
                 break
-            if action in legal and action not in out:
+            if info.allows(action) and action not in out:
                 out.append(action)
         return out
 

@@ -99,6 +99,8 @@ class Game(State):
     legal_actions = legality.legal_actions
     all_legal_actions = legality.all_legal_actions
     is_legal = legality.is_legal
+    set_size = legality.set_size
+    set_replaces = legality.set_replaces
 
     def apply(self, action: Action) -> list[Event]:
         """Apply a legal action and return its events; raise :class:`IllegalAction` otherwise."""
@@ -110,7 +112,7 @@ class Game(State):
             legal = legality.legal_actions(self, p)
         if action not in legal:
             action = legality.canonical(action)
-            if action not in legal:
+            if action not in legal and not legality.is_set_replace(self, action):
                 raise legality.refusal(self, action)
         events: list[Event] = []
         self._events = events

@@ -4,6 +4,11 @@ One table, :data:`WHEN`, says for every kind of action in which phases it can be
 only the turn player may take it, and which ruleset field it needs.  :func:`legal_actions` builds
 its lists from it, and :func:`refusal` explains a refused action from the same table and from
 the same availability checks, so the two cannot disagree.
+
+Sets are a rule, not a list: where the ruleset has ``set_replace``, the turn player holding a
+card may replace any 2 to :data:`MAX_SET` of its own cards (:func:`set_size` says how many at
+most; :func:`set_replaces` lists them for who wants every one).  The legal lists name single
+replaces only, so no list grows with the number of combinations of a hand's cards.
 """
 
 from __future__ import annotations
@@ -250,7 +255,39 @@ def is_legal(g: State, action: Action) -> bool:
     if not (type(action.player) is int and 0 <= action.player < g.players):
         return False
     legal = legal_actions(g, action.player)
-    return action in legal or canonical(action) in legal
+    return action in legal or canonical(action) in legal or is_set_replace(g, action)
+
+
+def set_size(g: State, seat: int) -> int:
+    """The most cards ``seat`` may replace as one set now (0: no set may be replaced)."""
+    if not g.rules.set_replace or seat != g.turn or not (g.phase is HOLDING or g.phase is TAKEN):
+        return 0
+    filled = len(g.occ[seat])
+    return min(MAX_SET, filled) if filled >= 2 else 0
+
+
+def is_set_replace(g: State, a: Action) -> bool:
+    """``a`` replaces a set of 2 or more distinct filled own slots, as the rules allow now."""
+    slots = a.slots
+    if a.kind != A.REPLACE or len(slots) < 2 or a.target != -1 or a.target_slot != -1:
+        return False
+    if not (type(a.player) is int and 0 <= a.player < g.players):
+        return False
+    if len(slots) > set_size(g, a.player) or len(set(slots)) != len(slots):
+        return False
+    occ = g.occ[a.player]
+    return all(s in occ for s in slots)
+
+
+def set_replaces(g: State, seat: int) -> Actions:
+    """Every set replace ``seat`` may take now (combinations of its cards: can be many)."""
+    largest = set_size(g, seat)
+    if not largest:
+        return ()
+    occ = g.occ[seat]
+    return tuple(
+        Action(seat, A.REPLACE, c) for k in range(2, largest + 1) for c in combinations(occ, k)
+    )
 
 
 def turn_actions(g: State, p: int) -> Actions:
@@ -269,16 +306,9 @@ def turn_actions(g: State, p: int) -> Actions:
     elif phase is HOLDING:
         pending = g.pending
         others = tuple(g.occ) if pending else ()  # targets matter only for powers
-        key = (HOLDING, p, g.occ[p], rules.set_replace, pending, others)
+        key = (HOLDING, p, g.occ[p], pending, others)
     elif phase is TAKEN:
-        key = (
-            TAKEN,
-            p,
-            g.occ[p],
-            rules.set_replace,
-            rules.undo_take_discard,
-            rules.return_taken_discard,
-        )
+        key = (TAKEN, p, g.occ[p], rules.undo_take_discard, rules.return_taken_discard)
     elif phase is POWERS:
         key = (POWERS, p, g.pending, tuple(g.occ))
     else:
@@ -312,14 +342,8 @@ def _slot_actions(g: State, p: int, kind: str) -> Actions:
 
 
 def _replace_actions(g: State, p: int) -> Actions:
-    key = (A.REPLACE, p, g.occ[p], g.rules.set_replace)
-    found = g._tables.lists.get(key)
-    if found is None:
-        occ = g.occ[p]
-        sizes = range(1, MAX_SET + 1) if g.rules.set_replace else (1,)
-        found = tuple(Action(p, A.REPLACE, c) for k in sizes for c in combinations(occ, k))
-        g._tables.keep(key, found)
-    return found
+    """Single replaces (a set is a rule: :func:`set_size`)."""
+    return _slot_actions(g, p, A.REPLACE)
 
 
 def _opening_actions(g: State, p: int) -> Actions:

@@ -17,10 +17,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from .actions import Action
+from .actions import REPLACE, Action
 from .cards import Deck
 from .events import EVERYONE, SPECTATOR, Event, EventKind
-from .legality import legal_actions
+from .legality import legal_actions, set_size
 from .phases import HOLDING, TAKEN, Phase
 from .results import RoundResult
 from .rules import Ruleset
@@ -158,8 +158,32 @@ class Observation:
     seat: int = field(metadata={"json": False})  # SPECTATOR (-1) for a spectator
     view: View
     legal: tuple[Action, ...]
+    sets: int = field(
+        metadata={
+            "doc": "the most cards you may replace as one set now (0: none); sets are not "
+            "listed in legal: any 2 to that many of your own cards make one"
+        }
+    )
     events: tuple[SeenEvent, ...]
     rules: Ruleset = field(metadata={"json": False})
+
+    def allows(self, action: Action) -> bool:
+        """Whether ``action`` is legal now: listed, or a set replace of 2 up to ``sets`` of the
+        seat's own cards (each one it may replace alone), in any order."""
+        if action in self.legal:
+            return True
+        slots = action.slots
+        if (
+            action.kind != REPLACE
+            or not 2 <= len(slots) <= self.sets
+            or len(set(slots)) != len(slots)
+            or action.player != self.seat
+            or action.target != -1
+            or action.target_slot != -1
+        ):
+            return False
+        singles = {a.slots[0] for a in self.legal if a.kind == REPLACE}
+        return all(s in singles for s in slots)
 
     @property
     def knowledge(self) -> Mapping[str, str]:
@@ -266,6 +290,7 @@ def observe(
         seat=seat,
         view=view(game, seat, knowledge=knowledge),
         legal=legal_actions(game, seat) if seat >= 0 else (),
+        sets=set_size(game, seat) if seat >= 0 else 0,
         events=tuple(seen_event(e, deck, seat) for e in events),
         rules=game.rules,
     )

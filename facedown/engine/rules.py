@@ -29,6 +29,10 @@ HUNDRED_RULES = ("none", "once", "always")
 FIRST_PLAYERS = ("rotate", "round_winner")
 
 
+MAX_HAND_LIMIT = 24  # the most places any hand may have: bounds every frame and legal list
+MAX_PENALTY_CARDS = 4
+
+
 class RulesetError(ValueError):
     """A custom ruleset or an option is not valid; the message says which field and why."""
 
@@ -94,6 +98,12 @@ class Ruleset:
     )
     hand_size: int = _doc("Cards dealt to each player.", 4)
     opening_peek: int = _doc("Different own cards each player looks at before play starts.", 2)
+    max_hand: int = _doc(
+        "The most places a hand may have. A card that would take a place beyond it is not "
+        "added: a TAP penalty card is not dealt, and a card kept after a failed set is "
+        f"discarded instead. At most {MAX_HAND_LIMIT}.",
+        12,
+    )
     lowest_scores_zero: bool = _doc(
         "The player with the lowest hand total scores 0 for the round; others score their total."
     )
@@ -177,10 +187,11 @@ class Ruleset:
         unknown = sorted(set(data) - fields)
         if unknown:
             raise RulesetError(f"unknown ruleset field(s): {', '.join(unknown)}")
-        missing = sorted(fields - set(data))
+        # A field added since the data was written takes its default (stored tables load).
+        missing = sorted(f.name for f in _required_fields(cls) if f.name not in data)
         if missing:
             raise RulesetError(f"missing ruleset field(s): {', '.join(missing)}")
-        base = _unchecked(cls, {k: data[k] for k in fields})
+        base = _unchecked(cls, {k: data[k] for k in fields if k in data})
         base.validate()
         return base
 
@@ -200,8 +211,10 @@ class Ruleset:
             raise RulesetError("hand_size must be between 1 and 8")
         if not 0 <= self.opening_peek <= self.hand_size:
             raise RulesetError("opening_peek must be between 0 and hand_size")
-        if self.tap_penalty_cards < 0:
-            raise RulesetError("tap_penalty_cards must not be negative")
+        if not self.hand_size <= self.max_hand <= MAX_HAND_LIMIT:
+            raise RulesetError(f"max_hand must be between hand_size and {MAX_HAND_LIMIT}")
+        if not 0 <= self.tap_penalty_cards <= MAX_PENALTY_CARDS:
+            raise RulesetError(f"tap_penalty_cards must be between 0 and {MAX_PENALTY_CARDS}")
         if self.call_after_action and not self.explicit_end_turn:
             raise RulesetError("call_after_action needs explicit_end_turn")
         if not (self.call_at_turn_start or self.call_after_action):
@@ -268,3 +281,12 @@ def _check_types(rules: Ruleset) -> None:
             ok = isinstance(value, str)
         if not ok:
             raise RulesetError(f"{f.name} has the wrong type: {value!r} is not {kind}")
+
+
+def _required_fields(cls: type[Ruleset]) -> list[dataclasses.Field[Any]]:
+    """The fields without a default: a ruleset's data must name them."""
+    return [
+        f
+        for f in dataclasses.fields(cls)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]

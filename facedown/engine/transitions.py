@@ -118,7 +118,7 @@ def _fail_set(g: State, p: int, slots: tuple[int, ...], card: int) -> None:
     shown = tuple(hand[s] for s in slots)
     g.shown = (E.EVERYONE, tuple((p, s, c) for s, c in zip(slots, shown, strict=True)))
     g._events.append(E.set_failed(p, slots, shown))
-    if g.rules.failed_set == "keep_taken":
+    if g.rules.failed_set == "keep_taken" and len(hand) < g.rules.max_hand:
         hand.append(card)
         g.set_occ(p)
         g._events.append(E.kept(p, len(hand) - 1, card, in_sight=g.held_from_discard))
@@ -254,6 +254,8 @@ def _tap(g: State, a: Action) -> None:
     g.shown = (E.EVERYONE, ((p, s, card),))
     g._events.append(E.tap_missed(p, a.slots, card))
     for _ in range(g.rules.tap_penalty_cards):
+        if len(hand) >= g.rules.max_hand:
+            break  # the hand has no place left: no more penalty cards
         extra = pop_draw(g)
         if extra is None:
             break

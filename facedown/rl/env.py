@@ -118,10 +118,15 @@ class FacedownEnv(AECEnv[str, Observation, ActionIndex | None]):
         )
         optional = acting and self.optional
         if acting:
-            mask = self.codec.mask(info.legal, optional=optional)
+            mask = self.codec.mask(self._choices(seat), optional=optional)
         else:
             mask = np.zeros(self.codec.size, dtype=np.int8)
         return {"observation": self.encoder.encode(info, optional=optional), "action_mask": mask}
+
+    def _choices(self, seat: int) -> tuple[Action, ...]:
+        """Every action ``seat`` may take now: the legal list and the set replaces the rules
+        allow (the engine lists sets apart; the codec gives each its own index)."""
+        return self.game.legal_actions(seat) + self.game.set_replaces(seat)
 
     def step(self, action: ActionIndex | None) -> None:
         agent = self.agent_selection
@@ -132,10 +137,9 @@ class FacedownEnv(AECEnv[str, Observation, ActionIndex | None]):
             raise ValueError(f"{agent} must act: None is only for an agent whose episode ended")
         seat = self.possible_agents.index(agent)
         index = int(action)
-        legal = self.game.legal_actions(seat)
         if (
             not 0 <= index < self.codec.size
-            or not self.codec.mask(legal, optional=self.optional)[index]
+            or not self.codec.mask(self._choices(seat), optional=self.optional)[index]
         ):
             raise ValueError(f"action {index} is not legal for {agent} now")
         self._cumulative_rewards[agent] = 0.0

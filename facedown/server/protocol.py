@@ -213,6 +213,10 @@ class _State(_Out):
     seq: int
     view: View = Field(description="the engine's view for your seat (docs/engine.md)")
     legal: list[ActionJson] = Field(description="your legal actions now")
+    sets: int = Field(
+        description="the most cards you may replace as one set now (0: none); set replaces are "
+        "not listed in legal: any 2 up to that many of your own cards make one"
+    )
     deadline: float | None = Field(description="the unix time the current timer ends")
     now: float = Field(description="the server's clock when it sent this (unix time)")
 

@@ -278,6 +278,7 @@ class Table:
             "seq": self.seq,
             "view": seen.view.to_json(),
             "legal": [a.to_json() for a in seen.legal],
+            "sets": seen.sets,
             "deadline": self.deadline,
             "now": self.now(),
         }

@@ -38,10 +38,10 @@ def test_fresh_bots_choose_legal_actions_in_random_states(level: str, name: str)
                 bot = new_bot(level, i)
                 info = seat_info(game, seat)
                 if must_act(game, seat):
-                    assert bot.choose(info) in legal
+                    assert game.is_legal(bot.choose(info))
                 elif isinstance(bot, Reactive):
                     answer = bot.react(info)
-                    assert answer is None or answer in legal
+                    assert answer is None or game.is_legal(answer)
 
 
 @pytest.mark.parametrize("name", sorted(RULESETS))

@@ -33,7 +33,7 @@ def info(knowledge: dict[str, str], **changes: Any) -> SeatInfo:
     fields.update(changes)
     for key in ("hands",):
         fields[key] = tuple(tuple(h) for h in fields[key])
-    return SeatInfo(0, dataclasses.replace(start, **fields), (), (), CABO)
+    return SeatInfo(0, dataclasses.replace(start, **fields), (), 0, (), CABO)
 
 
 def test_memory_copies_knowledge_and_forgets_at_the_given_rate() -> None:

@@ -21,11 +21,14 @@ from facedown.engine import (
     NotYourTurn,
     PowerUnavailable,
     Ruleset,
+    RulesetError,
     StackedDeal,
     WrongPhase,
     make_ruleset,
 )
+from facedown.engine import actions as A
 from facedown.engine.actions import Action
+from facedown.engine.rules import MAX_HAND_LIMIT
 
 PRESET_NAMES = ("boyo", "cabo", "kivo", "kaboom")
 
@@ -498,14 +501,19 @@ def test_is_legal_agrees_with_apply() -> None:
 
 
 def test_a_tap_never_leaves_the_turn_player_without_an_action() -> None:
-    # A player who cannot act at the start of their turn passes (docs/engine.md).  Here a TAP
-    # miss on the last final turn takes the last drawable cards as penalty cards, leaving
-    # seat 0 at the start of its turn with an empty hand, nothing to draw and no call to make:
-    # seat 0 must pass (ending the round), not wait for someone else to TAP.
-    game = table("boyo", [["2S"], ["5H"]], "2H", draw=["3C"], hand_size=1, tap_penalty_cards=60)
+    # A player who cannot act at the start of their turn passes (docs/engine.md).  Here, on the
+    # last final turn, every card but the top discard lies in seat 1's hand (penalty cards of
+    # earlier misses: a table of five or more seats can hold the deck within max_hand), and a
+    # TAP miss leaves seat 0 at the start of its turn with an empty hand, nothing to draw and no
+    # call to make: seat 0 must pass (ending the round), not wait for someone else to TAP.
+    game = table("boyo", [["2S"], ["5H"]], "2H", draw=["3C"], hand_size=1)
     play(game, "0 tap 0", "0 draw", "0 discard", "0 end_turn", "1 call")
     assert game.to_act == 0 and game.hands[0] == [-1]
-    play(game, "1 tap 0")  # a miss: seat 1 takes every card left as penalty cards
+    data = game.snapshot()
+    data["hands"][1] += data["draw_pile"] + data["discard_pile"][:-1]
+    data["draw_pile"], data["discard_pile"] = [], data["discard_pile"][-1:]
+    game = Game.from_snapshot(data)
+    play(game, "1 tap 0")  # a miss, and no card left to deal as a penalty
     assert not game.can_draw()
     own = [a for a in game.legal_actions(0) if a.kind != "tap"]
     assert game.is_round_over or (game.to_act is not None and own), (
@@ -554,3 +562,47 @@ def test_finished_games_leave_no_memory_behind() -> None:
     finally:
         tracemalloc.stop()
     assert grown < 1_000_000, f"{grown / 1e6:.1f} MB kept after 40 finished games"
+
+
+def test_a_hand_never_outgrows_max_hand_and_legal_lists_stay_small() -> None:
+    # Boyo with sets: TAP and sets.  A player who misses TAPs on purpose gets a penalty card
+    # for each miss until the hand has max_hand places, and none after; the legal lists name single
+    # replaces only (sets are a rule: set_size), so no list grows with the combinations of a
+    # hand's cards.
+    rules = make_ruleset("boyo", {"max_hand": 10, "set_replace": True})
+    game = Game(rules, 2, 7)
+    for seat in range(2):
+        game.apply(game.legal_actions(seat)[0])
+    ranks = game.deck.ranks
+    misses = 0
+    while misses < 40 and not game.is_round_over:
+        top = ranks[game.top_discard]
+        miss = next(
+            (
+                a
+                for a in game.legal_actions(1)
+                if a.kind == A.TAP and ranks[game.hands[1][a.slot]] != top
+            ),
+            None,
+        )
+        if miss is None:
+            break
+        game.apply(miss)
+        misses += 1
+        assert len(game.hands[1]) <= 10
+    assert misses == 40
+    assert len(game.hands[1]) == 10
+    game.apply(Action(0, A.DRAW))
+    legal = game.legal_actions(0)
+    assert all(len(a.slots) <= 1 for a in legal)
+    assert game.set_size(0) == 4
+    assert game.is_legal(Action(0, A.REPLACE, (2, 0)))  # a set, in any order
+    assert not game.is_legal(Action(0, A.REPLACE, (0, 1, 2, 3, 0)))
+    assert len(game.set_replaces(0)) == 6 + 4 + 1  # 4 cards: pairs, triples, the four
+
+
+def test_max_hand_is_bounded() -> None:
+    with pytest.raises(RulesetError, match="max_hand"):
+        make_ruleset("boyo", {"max_hand": MAX_HAND_LIMIT + 1})
+    with pytest.raises(RulesetError, match="max_hand"):
+        make_ruleset("boyo", {"max_hand": 3})

@@ -249,16 +249,19 @@ def universe_action(game: Game, rng: random.Random) -> Action:
 
 
 def is_listed(game: Game, action: Action) -> bool:
+    """Listed as legal, or one of the set replaces the rules allow (sets are not listed)."""
     if not 0 <= action.player < game.players:
         return False
-    return canonical(action) in game.legal_actions(action.player)
+    seat = action.player
+    return canonical(action) in game.legal_actions(seat) + game.set_replaces(seat)
 
 
 @settings(max_examples=examples(30), deadline=None)
 @given(tables(max_rounds=2), st.integers(0, 2**32))
 def test_refused_actions_change_nothing(table: Table, probe_seed: int) -> None:
-    # Game.apply raises an IllegalAction exactly for the actions legal_actions does not list,
-    # and a refusal leaves the state (snapshot and version) as it was.
+    # Game.apply raises an IllegalAction exactly for the actions legal_actions does not list
+    # (set replaces aside: they are a rule, listed by set_replaces), and a refusal leaves the
+    # state (snapshot and version) as it was.
     rng = random.Random(probe_seed)
     for step in play(table):
         game = step.game

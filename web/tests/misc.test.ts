@@ -45,7 +45,7 @@ const base: Ruleset = {
   values: { "0": 0, "7": 7 }, powers: { "7": ["peek"], "9": ["spy"] }, power_timing: "discard",
   explicit_end_turn: false, call_at_turn_start: true, call_after_action: false, tap: false,
   tap_penalty_cards: 1, set_replace: true, failed_set: "discard_taken", undo_take_discard: false,
-  return_taken_discard: false, hand_size: 4, opening_peek: 2, lowest_scores_zero: true,
+  return_taken_discard: false, hand_size: 4, opening_peek: 2, max_hand: 12, lowest_scores_zero: true,
   lowest_tie_caller_only: true, caller_strictly_lowest: false, caller_lowest_scores_zero: true,
   caller_penalty: 5, caller_multiplier: 1, shoot_the_moon: true, moon_points: 50,
   hundred_rule: "once", hundred_reset: 50, rounds: null, score_limit: 100, sudden_death: false,

@@ -101,12 +101,12 @@ describe("pairing the card that leaves with the card that arrives", () => {
 describe("the reducer keeps the motion of live events only", () => {
   const view = { seat: 0, hands: [[true]], phase: "holding" } as unknown as View;
   it("moves on an event, not on a snapshot or events missed while away", () => {
-    const drew: ServerMessage = { type: "event", now: 0, seq: 4, events: [{ type: "drew", by: 0 }], view, legal: [], deadline: null };
+    const drew: ServerMessage = { type: "event", now: 0, sets: 0, seq: 4, events: [{ type: "drew", by: 0 }], view, legal: [], deadline: null };
     let s = reduce(initialState(), drew, 0);
     expect(s.motion.seq).toBe(4);
     expect(s.motion.flights.map((f) => f.to)).toEqual([heldPlace(0)]);
     s = reduce(s, { type: "missed", seq: 5, events: [{ type: "discarded", by: 0 }] }, 0);
-    s = reduce(s, { type: "snapshot", now: 0, rounds: [], seq: 5, view, legal: [], deadline: null }, 0);
+    s = reduce(s, { type: "snapshot", now: 0, sets: 0, rounds: [], seq: 5, view, legal: [], deadline: null }, 0);
     expect(s.motion.seq).toBe(4);
     s = reduce(s, drew, 0); // the same batch again (a resync) flies nothing twice
     expect(s.motion.gens[DRAW]).toBe(1);

@@ -5,7 +5,6 @@ import type { Action } from "../src/lib/protocol";
 const holding: Action[] = [
   { by: 0, do: "replace", slots: [0] },
   { by: 0, do: "replace", slots: [1] },
-  { by: 0, do: "replace", slots: [0, 1] },
   { by: 0, do: "discard" },
   { by: 0, do: "peek", slot: 0 },
   { by: 0, do: "peek", slot: 1 },
@@ -29,12 +28,15 @@ describe("moves", () => {
     expect(clickCard(holding, toggleMode(NONE, "tap"), 0, 0, 0).send?.do).toBe("tap");
   });
 
-  it("replaces a set only as a listed action", () => {
+  it("replaces a set of the server's size, of cards it lists for replacing", () => {
     let mode = toggleMode(NONE, "set");
-    mode = clickCard(holding, mode, 0, 0, 0).mode;
-    expect(setAction(holding, mode)).toBeNull(); // one card is not a set
     mode = clickCard(holding, mode, 0, 0, 1).mode;
-    expect(setAction(holding, mode)).toEqual({ by: 0, do: "replace", slots: [0, 1] });
+    expect(setAction(mode, 4)).toBeNull(); // one card is not a set
+    expect(clickCard(holding, mode, 0, 0, 3).mode).toEqual(mode); // slot 3: no replace listed
+    mode = clickCard(holding, mode, 0, 0, 0).mode;
+    expect(setAction(mode, 4)).toEqual({ do: "replace", slots: [0, 1] });
+    expect(setAction(mode, 0)).toBeNull(); // the server allows no set now
+    expect(keepMode(holding, mode, 0)).toEqual(NONE);
   });
 
   it("picks the opening cards and sends the look when enough are picked", () => {

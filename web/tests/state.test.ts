@@ -63,7 +63,7 @@ describe("reduce", () => {
 
   it("logs each event batch once, in order, and keeps the newest view", () => {
     const ev1: ServerMessage = {
-      type: "event", now: 0,
+      type: "event", now: 0, sets: 0,
       seq: 3,
       events: [{ type: "drew", by: 1 }],
       view: view({ phase: "holding", to_act: 1 }),
@@ -77,10 +77,10 @@ describe("reduce", () => {
 
   it("appends missed events and then takes the snapshot after a reconnect", () => {
     const s = run([
-      { type: "snapshot", now: 0, rounds: [], seq: 2, view: view(), legal: [], deadline: null },
+      { type: "snapshot", now: 0, sets: 0, rounds: [], seq: 2, view: view(), legal: [], deadline: null },
       { type: "missed", seq: 3, events: [{ type: "drew", by: 1 }] },
       { type: "missed", seq: 4, events: [{ type: "discarded", by: 1, cards: ["9S"] }] },
-      { type: "snapshot", now: 0, rounds: [], seq: 4, view: view({ top_discard: "9S" }), legal: [{ by: 0, do: "draw" }], deadline: null },
+      { type: "snapshot", now: 0, sets: 0, rounds: [], seq: 4, view: view({ top_discard: "9S" }), legal: [{ by: 0, do: "draw" }], deadline: null },
     ]);
     expect(s.log).toHaveLength(2);
     expect(s.view?.top_discard).toBe("9S");
@@ -102,7 +102,7 @@ describe("reduce", () => {
     const s = reduce(
       initialState(),
       {
-        type: "event", now: 0,
+        type: "event", now: 0, sets: 0,
         seq: 9,
         events: [{ type: "peeked", by: 0, slots: [2], seen: ["KS"] }],
         view: view({ phase: "turn_end", shown: { "0:2": "KS" } }),
@@ -122,7 +122,7 @@ describe("reduce", () => {
     s = reduce(
       s,
       {
-        type: "event", now: 0,
+        type: "event", now: 0, sets: 0,
         seq: 2,
         events: [{ type: "opening_peeked", by: 0, slots: [1, 3], seen: ["7H", "10C"] }],
         view: view({ phase: "opening", to_act: null, shown: { "0:1": "7H", "0:3": "10C" } }),
@@ -141,7 +141,7 @@ describe("reduce", () => {
     let s = reduce(
       initialState(),
       {
-        type: "event", now: 0,
+        type: "event", now: 0, sets: 0,
         seq: 2,
         events: [{ type: "spied", by: 0, target: 1, target_slot: 2, seen: ["5C"] }],
         view: view({ shown: { "1:2": "5C" } }),
@@ -153,7 +153,7 @@ describe("reduce", () => {
     s = reduce(
       s,
       {
-        type: "event", now: 0,
+        type: "event", now: 0, sets: 0,
         seq: 3,
         events: [{ type: "swapped", by: 2, slots: [0], target: 1, target_slot: 2 }],
         view: view(),
@@ -171,7 +171,7 @@ describe("reduce", () => {
     const serverNow = now / 1000 + 1000;
     s = reduce(
       s,
-      { type: "event", now: 0, seq: 2, events: [{ type: "turn_started", by: 1 }], view: view({ to_act: 1 }), legal: [], deadline: serverNow + 60 },
+      { type: "event", now: 0, sets: 0, seq: 2, events: [{ type: "turn_started", by: 1 }], view: view({ to_act: 1 }), legal: [], deadline: serverNow + 60 },
       now,
     );
     expect(Math.round(secondsLeft(s, now + 5000)!)).toBe(55);
@@ -190,7 +190,7 @@ describe("reduce", () => {
     const s = run([
       { type: "missed", seq: 5, events: [{ type: "round_over", result }] },
       {
-        type: "snapshot", now: 0,
+        type: "snapshot", now: 0, sets: 0,
         seq: 6,
         view: view({ round: 2, last_round: { ...result, round: 2 } }),
         legal: [],
@@ -214,7 +214,7 @@ describe("scoreboard and seats from the server", () => {
       reasons: [[], [], []],
     });
     const snap: ServerMessage = {
-      type: "snapshot", now: 0,
+      type: "snapshot", now: 0, sets: 0,
       seq: 40,
       view: view({ round: 3 }),
       legal: [],

@@ -1,5 +1,7 @@
 // From the legal actions the server sent to buttons and card clicks.  Every action the client
-// sends is one of the listed legal actions: the browser never decides a rule by itself.
+// sends is one of the listed legal actions, or a set replace of 2 up to the server's `sets`
+// cards of its own (sets are a rule the server states, not a list): the browser never decides
+// a rule by itself.
 
 import { sameAction, type Action } from "./protocol";
 
@@ -33,9 +35,9 @@ export function replaceSlots(legal: Action[]): number[] {
   return legal.filter((a) => a.do === "replace" && a.slots?.length === 1).map((a) => a.slots![0]);
 }
 
-/** Whether a set of several cards may be offered for replacement. */
-export function canReplaceSet(legal: Action[]): boolean {
-  return legal.some((a) => a.do === "replace" && (a.slots?.length ?? 0) > 1);
+/** Whether a set of several cards may be offered for replacement (`sets`: the server's most). */
+export function canReplaceSet(sets: number): boolean {
+  return sets >= 2;
 }
 
 /** How many cards the opening peek looks at (0 when it is not open to this seat). */
@@ -81,7 +83,7 @@ export function isClickable(legal: Action[], mode: Mode, me: number | null, owne
         ? legal.some((a) => a.do === "swap" && a.slot === slot)
         : legal.some((a) => a.do === "swap" && a.target === owner && a.target_slot === slot);
     case "set":
-      return mine && legal.some((a) => a.do === "replace" && a.slots?.includes(slot));
+      return mine && replaceSlots(legal).includes(slot);
     case "opening":
     case "none":
       if (!mine) return false;
@@ -142,14 +144,14 @@ export function clickCard(legal: Action[], mode: Mode, me: number | null, owner:
   }
 }
 
-/** The replace of the picked set, when it is one of the legal actions. */
-export function setAction(legal: Action[], mode: Mode): Action | null {
-  if (mode.kind !== "set" || mode.picked.length < 2) return null;
-  return findSlots(legal, "replace", mode.picked);
+/** The replace of the picked set, when the server allows a set that large (`sets`). */
+export function setAction(mode: Mode, sets: number): Action | null {
+  if (mode.kind !== "set" || mode.picked.length < 2 || mode.picked.length > sets) return null;
+  return { do: "replace", slots: [...mode.picked].sort((a, b) => a - b) };
 }
 
 /** Drop a mode whose actions are no longer legal (the table moved on). */
-export function keepMode(legal: Action[], mode: Mode): Mode {
+export function keepMode(legal: Action[], mode: Mode, sets = 0): Mode {
   switch (mode.kind) {
     case "tap":
     case "peek":
@@ -157,7 +159,7 @@ export function keepMode(legal: Action[], mode: Mode): Mode {
     case "swap":
       return has(legal, mode.kind) ? mode : NONE;
     case "set":
-      return canReplaceSet(legal) ? mode : NONE;
+      return canReplaceSet(sets) ? mode : NONE;
     case "opening":
       return openingCount(legal) ? mode : NONE;
     default:

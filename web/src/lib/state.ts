@@ -33,6 +33,8 @@ export interface ClientState {
   table: TableInfo | null;
   view: View | null;
   legal: Action[];
+  /** The most cards this seat may replace as one set now (0: none). */
+  sets: number;
   deadline: number | null;
   /** Seconds the server's clock is ahead of this one (estimated from fresh deadlines). */
   skew: number;
@@ -55,6 +57,7 @@ export function initialState(): ClientState {
     table: null,
     view: null,
     legal: [],
+    sets: 0,
     deadline: null,
     skew: 0,
     log: [],
@@ -136,7 +139,7 @@ function appendLog(state: ClientState, seq: number, events: GameEvent[]): void {
 
 function takeView(
   state: ClientState,
-  msg: { seq: number; view: View; legal: Action[]; deadline: number | null },
+  msg: { seq: number; view: View; legal: Action[]; sets: number; deadline: number | null },
   fresh: boolean,
   now: number,
   events: GameEvent[] = [],
@@ -144,6 +147,7 @@ function takeView(
   const before = state.deadline;
   state.view = msg.view;
   state.legal = msg.legal;
+  state.sets = msg.sets;
   state.deadline = msg.deadline;
   state.seq = msg.seq;
   if (msg.view.seat !== null) state.seat = msg.view.seat;

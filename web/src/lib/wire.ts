@@ -67,6 +67,8 @@ export interface EventMessage {
   view: View;
   /** your legal actions now */
   legal: ActionJson[];
+  /** the most cards you may replace as one set now (0: none); set replaces are not listed in legal: any 2 up to that many of your own cards make one */
+  sets: number;
   /** the unix time the current timer ends */
   deadline: number | null;
   /** the server's clock when it sent this (unix time) */
@@ -173,6 +175,8 @@ export interface Ruleset {
   hand_size: number;
   /** Different own cards each player looks at before play starts. */
   opening_peek: number;
+  /** The most places a hand may have. A card that would take a place beyond it is not added: a TAP penalty card is not dealt, and a card kept after a failed set is discarded instead. At most 24. */
+  max_hand: number;
   /** The player with the lowest hand total scores 0 for the round; others score their total. */
   lowest_scores_zero: boolean;
   /** With lowest_scores_zero: when the caller shares the lowest total, only the caller scores 0 and the others tied score their total; when no tied player called, all tied score 0. */
@@ -241,6 +245,8 @@ export interface SnapshotMessage {
   view: View;
   /** your legal actions now */
   legal: ActionJson[];
+  /** the most cards you may replace as one set now (0: none); set replaces are not listed in legal: any 2 up to that many of your own cards make one */
+  sets: number;
   /** the unix time the current timer ends */
   deadline: number | null;
   /** the server's clock when it sent this (unix time) */
