@@ -45,6 +45,7 @@ from websockets.exceptions import ConnectionClosed
 
 HOST = "127.0.0.1"
 ACK_TIMEOUT = 10.0  # seconds an action may wait for its ack or error
+HEALTHY_WITHIN = 30.0  # seconds the started server may take to answer its health check
 SETUP_TIMEOUT = 60.0  # seconds to create, fill, connect and start one table
 SETUP_CONCURRENCY = 50  # tables being set up at once
 PEEK_SECONDS = 600.0  # the server's maximum: the opening peek never times out in a run
@@ -232,16 +233,15 @@ class TableDriver:
     def on_closed(self, client: SeatClient) -> None:
         self.changed.set()
 
-    async def until(self, condition: Callable[[], bool], timeout: float) -> bool:
-        """Wait (bounded) until ``condition()`` holds; False on timeout."""
-        deadline = time.perf_counter() + timeout
-        while not condition():
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                return False
-            self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), remaining)
+    async def until(self, condition: Callable[[], bool], seconds: float) -> bool:
+        """Wait until ``condition()`` holds; False if ``seconds`` pass first."""
+        try:
+            async with asyncio.timeout(seconds):
+                while not condition():
+                    self.changed.clear()
+                    await self.changed.wait()
+        except TimeoutError:
+            return False
         return True
 
     # -- setting up
@@ -381,15 +381,15 @@ def stop_server(server: Server, grace: float, profiled: bool) -> None:
             server.proc.wait(10)
 
 
-async def wait_healthy(server: Server, http: httpx.AsyncClient, timeout: float = 30.0) -> None:
-    deadline = time.perf_counter() + timeout
-    while time.perf_counter() < deadline:
-        if server.proc.poll() is not None:
-            break
-        with contextlib.suppress(httpx.HTTPError):
-            if (await http.get("/api/health")).status_code == 200:
-                return
-        await asyncio.sleep(0.1)
+async def wait_healthy(server: Server, http: httpx.AsyncClient) -> None:
+    """Poll the health check until it answers, the server exits, or HEALTHY_WITHIN passes."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(HEALTHY_WITHIN):
+            while server.proc.poll() is None:
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await http.get("/api/health")).status_code == 200:
+                        return
+                await asyncio.sleep(0.1)
     raise RuntimeError(f"the server did not become healthy: {log_tail(server)}")
 
 

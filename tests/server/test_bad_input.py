@@ -325,7 +325,8 @@ async def test_a_slow_client_is_dropped_then_resyncs(
         async with client(server) as host:
             await host.hello(code, tokens[0])
             await begin(host, [])
-        await player.play(timeout=40)
+        async with asyncio.timeout(40):
+            await player.play()
         final = player.frames[-1]
         assert final["view"]["phase"] == "match_over"
         # The slow device was let go at once: with the player gone, no one holds seat 0.

@@ -131,9 +131,8 @@ async def test_no_frame_holds_a_card_its_seat_may_not_know(tmp_path: Path) -> No
                 tables.append((code, tokens[0], players))
             for code, host, _ in tables:
                 await start(server, code, host)
-            await asyncio.gather(
-                *(p.play(timeout=120, tap_rate=0.2) for _, _, ps in tables for p in ps)
-            )
+            async with asyncio.timeout(120):
+                await asyncio.gather(*(p.play(tap_rate=0.2) for _, _, ps in tables for p in ps))
             for code, _, players in tables:
                 frames += await _replay_and_check(store, code, players)
     assert frames > GAMES * 20
