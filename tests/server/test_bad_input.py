@@ -375,11 +375,14 @@ async def test_a_connection_that_never_says_hello_is_closed(tmp_path: Path) -> N
 def test_http_bad_input_gets_clear_errors(tmp_path: Path) -> None:
     with run_server(settings(tmp_path), MemoryStore()) as server, server.http() as http:
         r = http.get("/api/tables/NOSUCH")
-        assert r.status_code == 404 and r.json()["detail"]["code"] == "unknown_table"
+        assert r.status_code == 404
+        assert r.json()["detail"]["code"] == "unknown_table"
         r = http.post("/api/tables/NOSUCH/join", json={"name": "Eve"})
-        assert r.status_code == 404 and r.json()["detail"]["code"] == "unknown_table"
+        assert r.status_code == 404
+        assert r.json()["detail"]["code"] == "unknown_table"
         r = http.post("/api/tables", json={"preset": "poker"})
-        assert r.status_code == 400 and r.json()["detail"]["code"] == "bad_rules"
+        assert r.status_code == 400
+        assert r.json()["detail"]["code"] == "bad_rules"
         bodies: list[dict[str, Any]] = [
             {"seats": 9},
             {"name": ""},
@@ -391,5 +394,6 @@ def test_http_bad_input_gets_clear_errors(tmp_path: Path) -> None:
         assert http.post("/api/tables", content=b"{not json").status_code == 422
         code, _ = create_table(server, "kivo", 2)
         r = http.post(f"/api/tables/{code}/join", json={"name": "Eve"})
-        assert r.status_code == 409 and r.json()["detail"]["code"] == "table_full"
+        assert r.status_code == 409
+        assert r.json()["detail"]["code"] == "table_full"
         assert "seed" not in r.text
