@@ -160,11 +160,13 @@ class SeatClient:
         self.reader = asyncio.create_task(self._read())
 
     async def send(self, message: dict[str, Any]) -> None:
-        assert self.ws is not None
+        if self.ws is None:
+            raise RuntimeError("send before open")
         await self.ws.send(json.dumps(message))
 
     async def _read(self) -> None:
-        assert self.ws is not None
+        if self.ws is None:
+            raise RuntimeError("read before open")
         try:
             async for raw in self.ws:
                 now = time.perf_counter()  # before parsing: the frame is here
@@ -299,7 +301,8 @@ class TableDriver:
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.waiting[action_id] = answer
         frame = json.dumps({"type": "action", "id": action_id, "seq": seq, "action": action})
-        assert client.ws is not None
+        if client.ws is None:
+            raise RuntimeError("an action before open")
         t0 = time.perf_counter()
         self.pending[seq + 1] = Pending(t0)
         try:

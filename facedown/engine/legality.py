@@ -408,7 +408,8 @@ def refusal(g: State, a: Action) -> IllegalAction:
 
 
 def _wrong_phase(when: When) -> IllegalAction:
-    assert when.wrong_phase is not None
+    if when.wrong_phase is None:  # never: called for entries that name their refusal
+        raise RuntimeError("this legality entry has no wrong-phase refusal")
     error, message = when.wrong_phase
     return error(message)
 

@@ -161,12 +161,14 @@ class FacedownEnv(AECEnv[str, Observation, ActionIndex | None]):
             if not game.is_round_over:
                 break
             first = game.awaiting().first
-            assert first is not None
+            if first is None:
+                raise RuntimeError("a round is over but no seat may deal the next")
             game.apply(Action(first, NEXT_ROUND))  # no decision in it: the table deals on
         self.optional = False
         waiting = game.awaiting()
         turn = waiting.first
-        assert turn is not None  # the round is not over: someone must act
+        if turn is None:  # never: the round is not over, so someone must act
+            raise RuntimeError("the round is not over but no seat may act")
         if waiting.phase is Phase.OPENING:
             self.agent_selection = self.possible_agents[turn]
             return

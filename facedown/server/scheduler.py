@@ -212,7 +212,8 @@ class Scheduler:
         waiting = game.awaiting()
         for seat in waiting.must_act[:1] if waiting.any_one else waiting.must_act:
             current = self.table.game
-            assert current is not None
+            if current is None:  # never: a table with a timer has a game
+                raise RuntimeError("a timer expired at a table without a game")
             action = default_action(current, seat)
             if action is not None:
                 await self.table.play(current, action)
