@@ -211,13 +211,7 @@ class TableDriver:
             client.legal = msg["legal"]
             client.phase = msg["view"]["phase"]
             if kind == "event":
-                pending = self.pending.get(seq)
-                if pending is not None:
-                    if self.stats.measured(pending.t0):
-                        self.stats.latencies.append(now - pending.t0)
-                    pending.seen += 1
-                    if pending.seen >= len(self.clients):
-                        del self.pending[seq]
+                self._seen(seq, now)
         elif kind == "welcome":
             client.seat = msg["seat"]
             client.seq = max(client.seq, msg["seq"])
@@ -231,6 +225,17 @@ class TableDriver:
             elif kind == "error" and self.stats.measured(now):
                 self.stats.errors[str(msg.get("code"))] += 1
         self.changed.set()
+
+    def _seen(self, seq: int, now: float) -> None:
+        """One client has the event ``seq``: its latency, if this table sent the action."""
+        pending = self.pending.get(seq)
+        if pending is None:
+            return
+        if self.stats.measured(pending.t0):
+            self.stats.latencies.append(now - pending.t0)
+        pending.seen += 1
+        if pending.seen >= len(self.clients):
+            del self.pending[seq]
 
     def on_closed(self, client: SeatClient) -> None:
         self.changed.set()
@@ -279,16 +284,20 @@ class TableDriver:
                 out.append((c, moves))
         return out
 
+    async def _rematch(self, host: SeatClient, top: int) -> None:
+        """The host asks for a rematch; counted once the table moves on (or closes)."""
+        await host.send({"type": "rematch"})
+        if await self.until(lambda: host.state_seq > top or host.closed, ACK_TIMEOUT):
+            if self.stats.measured(time.perf_counter()):
+                self.stats.rematches += 1
+        else:
+            self.stats.errors["rematch_timeout"] += 1
+
     async def step(self) -> None:
         host = self.clients[0]
         top = max(c.seq for c in self.clients)
         if host.phase == "match_over" and host.state_seq == top:
-            await host.send({"type": "rematch"})
-            if await self.until(lambda: host.state_seq > top or host.closed, ACK_TIMEOUT):
-                if self.stats.measured(time.perf_counter()):
-                    self.stats.rematches += 1
-            else:
-                self.stats.errors["rematch_timeout"] += 1
+            await self._rematch(host, top)
             return
         # Everyone normally has the last event long before the think time is over.
         if not await self.until(lambda: bool(self._candidates()), ACK_TIMEOUT):

@@ -192,6 +192,12 @@ class Ruleset:
         _choice("failed_set", self.failed_set, FAILED_SETS)
         _choice("hundred_rule", self.hundred_rule, HUNDRED_RULES)
         _choice("first_player", self.first_player, FIRST_PLAYERS)
+        self._check_deal()
+        self._check_play()
+        self._check_cards()
+
+    def _check_deal(self) -> None:
+        """The deck and the hands."""
         if self.deck == "standard" and self.decks not in (1, 2):
             raise RulesetError("decks must be 1 or 2")
         if self.deck == "zero_to_thirteen" and (self.decks != 1 or self.jokers):
@@ -200,6 +206,9 @@ class Ruleset:
             raise RulesetError("hand_size must be between 1 and 8")
         if not 0 <= self.opening_peek <= self.hand_size:
             raise RulesetError("opening_peek must be between 0 and hand_size")
+
+    def _check_play(self) -> None:
+        """TAPs, calls, the match's length and the turn's options."""
         if self.tap_penalty_cards < 0:
             raise RulesetError("tap_penalty_cards must not be negative")
         if self.call_after_action and not self.explicit_end_turn:
@@ -214,6 +223,9 @@ class Ruleset:
             raise RulesetError("caller_multiplier must be at least 1")
         if self.undo_take_discard and self.return_taken_discard:
             raise RulesetError("undo_take_discard and return_taken_discard exclude each other")
+
+    def _check_cards(self) -> None:
+        """Every power names a power, every card of the deck has a value."""
         for key, powers in self.powers.items():
             bad = [p for p in powers if p not in POWERS]
             if bad or len(set(powers)) != len(powers):
