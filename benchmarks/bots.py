@@ -47,7 +47,8 @@ class Timed:
 
 class TimedReactive(Timed):
     def react(self, info: SeatInfo) -> Action | None:
-        assert isinstance(self.bot, Reactive)
+        if not isinstance(self.bot, Reactive):
+            raise TypeError(f"{type(self.bot).__name__} does not act out of turn")
         start = time.perf_counter()
         action = self.bot.react(info)
         self.timings.seconds.append(time.perf_counter() - start)

@@ -45,6 +45,7 @@ from websockets.exceptions import ConnectionClosed
 
 HOST = "127.0.0.1"
 ACK_TIMEOUT = 10.0  # seconds an action may wait for its ack or error
+HEALTHY_WITHIN = 30.0  # seconds the started server may take to answer its health check
 SETUP_TIMEOUT = 60.0  # seconds to create, fill, connect and start one table
 SETUP_CONCURRENCY = 50  # tables being set up at once
 PEEK_SECONDS = 600.0  # the server's maximum: the opening peek never times out in a run
@@ -159,11 +160,13 @@ class SeatClient:
         self.reader = asyncio.create_task(self._read())
 
     async def send(self, message: dict[str, Any]) -> None:
-        assert self.ws is not None
+        if self.ws is None:
+            raise RuntimeError("send before open")
         await self.ws.send(json.dumps(message))
 
     async def _read(self) -> None:
-        assert self.ws is not None
+        if self.ws is None:
+            raise RuntimeError("read before open")
         try:
             async for raw in self.ws:
                 now = time.perf_counter()  # before parsing: the frame is here
@@ -208,13 +211,7 @@ class TableDriver:
             client.legal = msg["legal"]
             client.phase = msg["view"]["phase"]
             if kind == "event":
-                pending = self.pending.get(seq)
-                if pending is not None:
-                    if self.stats.measured(pending.t0):
-                        self.stats.latencies.append(now - pending.t0)
-                    pending.seen += 1
-                    if pending.seen >= len(self.clients):
-                        del self.pending[seq]
+                self._seen(seq, now)
         elif kind == "welcome":
             client.seat = msg["seat"]
             client.seq = max(client.seq, msg["seq"])
@@ -229,19 +226,29 @@ class TableDriver:
                 self.stats.errors[str(msg.get("code"))] += 1
         self.changed.set()
 
+    def _seen(self, seq: int, now: float) -> None:
+        """One client has the event ``seq``: its latency, if this table sent the action."""
+        pending = self.pending.get(seq)
+        if pending is None:
+            return
+        if self.stats.measured(pending.t0):
+            self.stats.latencies.append(now - pending.t0)
+        pending.seen += 1
+        if pending.seen >= len(self.clients):
+            del self.pending[seq]
+
     def on_closed(self, client: SeatClient) -> None:
         self.changed.set()
 
-    async def until(self, condition: Callable[[], bool], timeout: float) -> bool:
-        """Wait (bounded) until ``condition()`` holds; False on timeout."""
-        deadline = time.perf_counter() + timeout
-        while not condition():
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                return False
-            self.changed.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), remaining)
+    async def until(self, condition: Callable[[], bool], seconds: float) -> bool:
+        """Wait until ``condition()`` holds; False if ``seconds`` pass first."""
+        try:
+            async with asyncio.timeout(seconds):
+                while not condition():
+                    self.changed.clear()
+                    await self.changed.wait()
+        except TimeoutError:
+            return False
         return True
 
     # -- setting up
@@ -277,16 +284,20 @@ class TableDriver:
                 out.append((c, moves))
         return out
 
+    async def _rematch(self, host: SeatClient, top: int) -> None:
+        """The host asks for a rematch; counted once the table moves on (or closes)."""
+        await host.send({"type": "rematch"})
+        if await self.until(lambda: host.state_seq > top or host.closed, ACK_TIMEOUT):
+            if self.stats.measured(time.perf_counter()):
+                self.stats.rematches += 1
+        else:
+            self.stats.errors["rematch_timeout"] += 1
+
     async def step(self) -> None:
         host = self.clients[0]
         top = max(c.seq for c in self.clients)
         if host.phase == "match_over" and host.state_seq == top:
-            await host.send({"type": "rematch"})
-            if await self.until(lambda: host.state_seq > top or host.closed, ACK_TIMEOUT):
-                if self.stats.measured(time.perf_counter()):
-                    self.stats.rematches += 1
-            else:
-                self.stats.errors["rematch_timeout"] += 1
+            await self._rematch(host, top)
             return
         # Everyone normally has the last event long before the think time is over.
         if not await self.until(lambda: bool(self._candidates()), ACK_TIMEOUT):
@@ -299,7 +310,8 @@ class TableDriver:
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.waiting[action_id] = answer
         frame = json.dumps({"type": "action", "id": action_id, "seq": seq, "action": action})
-        assert client.ws is not None
+        if client.ws is None:
+            raise RuntimeError("an action before open")
         t0 = time.perf_counter()
         self.pending[seq + 1] = Pending(t0)
         try:
@@ -381,15 +393,15 @@ def stop_server(server: Server, grace: float, profiled: bool) -> None:
             server.proc.wait(10)
 
 
-async def wait_healthy(server: Server, http: httpx.AsyncClient, timeout: float = 30.0) -> None:
-    deadline = time.perf_counter() + timeout
-    while time.perf_counter() < deadline:
-        if server.proc.poll() is not None:
-            break
-        with contextlib.suppress(httpx.HTTPError):
-            if (await http.get("/api/health")).status_code == 200:
-                return
-        await asyncio.sleep(0.1)
+async def wait_healthy(server: Server, http: httpx.AsyncClient) -> None:
+    """Poll the health check until it answers, the server exits, or HEALTHY_WITHIN passes."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(HEALTHY_WITHIN):
+            while server.proc.poll() is None:
+                with contextlib.suppress(httpx.HTTPError):
+                    if (await http.get("/api/health")).status_code == 200:
+                        return
+                await asyncio.sleep(0.1)
     raise RuntimeError(f"the server did not become healthy: {log_tail(server)}")
 
 

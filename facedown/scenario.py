@@ -87,51 +87,62 @@ def _play(data: Mapping[str, Any], seed: int, record: dict[str, Any]) -> None:
     rounds = data.get("rounds")
     if not isinstance(rounds, list) or not rounds:
         raise ScenarioError("'rounds' must be a non-empty list")
-    game: Game | None = None
+    deal = _deal(rules.deck_cards, rounds[0], table)
+    game = Game(rules, n, seed, totals=totals, deal=deal, first=deal.first or 0)
     for index, rnd in enumerate(rounds):
         where = f"round {index + 1}"
-        deal = _deal(rules.deck_cards, rnd, table)
-        if game is None:
-            game = Game(rules, n, seed, totals=totals, deal=deal, first=deal.first or 0)
-        else:
+        if index:
+            deal = _deal(rules.deck_cards, rnd, table)
             if game.phase is not Phase.ROUND_OVER:
                 raise Mismatch(f"{where}: the previous round has not ended (phase {game.phase})")
             first = deal.first if deal.first is not None else game.next_first()
             game.start_round(deal, first=first)
         rec: dict[str, Any] = {"actions": []}
         record["rounds"].append(rec)
-        peeks = rnd.get("peeks") or {}
-        for player in table.names:
-            if player in peeks:
-                _step(
-                    game,
-                    table,
-                    {"by": player, "do": "opening_peek", "slots": peeks[player]},
-                    where,
-                    rec,
-                )
-        for i, step in enumerate(rnd.get("actions") or []):
-            _step(game, table, step, f"{where}, action {i + 1}", rec)
+        _play_round(game, table, rnd, where, rec)
+    _match_result(game, table, data.get("result"), record)
+
+
+def _play_round(
+    game: Game, table: _Table, rnd: Mapping[str, Any], where: str, rec: dict[str, Any]
+) -> None:
+    """One dealt round: its opening peeks and actions, then its state or result, as expected."""
+    peeks = rnd.get("peeks") or {}
+    for player in table.names:
+        if player in peeks:
+            _step(
+                game,
+                table,
+                {"by": player, "do": "opening_peek", "slots": peeks[player]},
+                where,
+                rec,
+            )
+    for i, step in enumerate(rnd.get("actions") or []):
+        _step(game, table, step, f"{where}, action {i + 1}", rec)
+    if not game.is_round_over:
+        rec["state"] = _state(game, table)
+    else:
+        rec["result"] = _round_result(game, table)
+    expected = rnd.get("result")
+    if expected:
         if not game.is_round_over:
-            rec["state"] = _state(game, table)
-        else:
-            rec["result"] = _round_result(game, table)
-        expected = rnd.get("result")
-        if expected:
-            if not game.is_round_over:
-                raise Mismatch(f"{where}: expected a result but the round has not ended")
-            _compare(f"{where} result", expected, rec["result"])
-    assert game is not None
+            raise Mismatch(f"{where}: expected a result but the round has not ended")
+        _compare(f"{where} result", expected, rec["result"])
+
+
+def _match_result(
+    game: Game, table: _Table, expected: Mapping[str, Any] | None, record: dict[str, Any]
+) -> None:
+    """The match's result into ``record``, compared with the expected one (winners in any order)."""
     record["result"] = {"match_over": game.is_match_over}
     if game.is_match_over:
         record["result"]["winners"] = [table.names[p] for p in game.winners]
-    expected_match = data.get("result")
-    if expected_match:
+    if expected:
         actual = dict(record["result"])
-        if "winners" in expected_match and "winners" in actual:
+        if "winners" in expected and "winners" in actual:
             actual["winners"] = sorted(actual["winners"])
-            expected_match = {**expected_match, "winners": sorted(expected_match["winners"])}
-        _compare("match result", expected_match, actual)
+            expected = {**expected, "winners": sorted(expected["winners"])}
+        _compare("match result", expected, actual)
 
 
 def _deal(deck: Deck, rnd: Mapping[str, Any], table: _Table) -> StackedDeal:

@@ -236,6 +236,8 @@ def run(
     # cmd: programs (each chunk starts its own).  One process plays everything as one chunk.
     size = games if jobs <= 1 else max(1, math.ceil(games / (jobs * 8)))
     chunks = [(a, min(a + size, games)) for a in range(0, games, size)]
+    if jobs > 1:
+        return _play_in_processes(config, chunks, jobs, progress)
     done = 0
     results: list[GameResult] = []
 
@@ -245,10 +247,20 @@ def run(
         if progress is not None:
             progress(done)
 
-    if jobs <= 1:
-        for start, stop in chunks:
-            results += play_chunk(config, start, stop, one_done)
-        return results
+    for start, stop in chunks:
+        results += play_chunk(config, start, stop, one_done)
+    return results
+
+
+def _play_in_processes(
+    config: SimConfig,
+    chunks: list[tuple[int, int]],
+    jobs: int,
+    progress: Callable[[int], None] | None,
+) -> list[GameResult]:
+    """The chunks on ``jobs`` processes; the first error cancels the rest and is raised."""
+    done = 0
+    results: list[GameResult] = []
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         pending: set[Future[list[GameResult]]] = {

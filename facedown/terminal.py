@@ -97,7 +97,8 @@ def play(
             answer = _ask(game, list(game.legal_actions(YOU)), read, write)
         else:
             bot_seat = waiting.first
-            assert bot_seat is not None
+            if bot_seat is None:  # never: the match is not over, so someone must act
+                raise RuntimeError("no seat may act")
             answer = None
             if YOU in waiting.may_tap and game.top_discard != offered:
                 offered = game.top_discard

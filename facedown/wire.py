@@ -62,6 +62,16 @@ def field_docs() -> dict[str, dict[str, str]]:
     return {c.__name__: _docs_of(c) for c in (View, SeenEvent, Reveal, Ruleset)}
 
 
+_PRIMITIVES = {
+    None: "unknown",
+    "null": "null",
+    "string": "string",
+    "integer": "number",
+    "number": "number",
+    "boolean": "boolean",
+}
+
+
 class _Writer:
     def __init__(self) -> None:
         self.defs: dict[str, dict[str, Any]] = {}
@@ -78,26 +88,21 @@ class _Writer:
             if union in schema:
                 return " | ".join(self.type_of(s) for s in schema[union])
         kind = schema.get("type")
-        if kind is None:
-            return "unknown"
-        if kind == "null":
-            return "null"
-        if kind == "string":
-            return "string"
-        if kind in ("integer", "number"):
-            return "number"
-        if kind == "boolean":
-            return "boolean"
+        if kind in _PRIMITIVES:
+            return _PRIMITIVES[kind]
         if kind == "array":
             item = self.type_of(schema.get("items", {}))
             return f"({item})[]" if "|" in item else f"{item}[]"
         if kind == "object":
-            if "properties" in schema:
-                return self.object_body(schema, "", "")
-            extra = schema.get("additionalProperties", True)
-            value = "unknown" if extra is True else self.type_of(extra)
-            return f"Record<string, {value}>"
+            return self.object_type(schema)
         raise ValueError(f"no TypeScript for JSON Schema {schema!r}")
+
+    def object_type(self, schema: dict[str, Any]) -> str:
+        if "properties" in schema:
+            return self.object_body(schema, "", "")
+        extra = schema.get("additionalProperties", True)
+        value = "unknown" if extra is True else self.type_of(extra)
+        return f"Record<string, {value}>"
 
     def object_body(self, schema: dict[str, Any], name: str, indent: str) -> str:
         required = set(schema.get("required", ()))

@@ -61,7 +61,7 @@ class Sampler:
         self.holding = view.holding
         self.kept_known = kept_known
 
-    def sample(self, rng: random.Random) -> Game:
+    def sample(self, rng: random.Random) -> Game:  # noqa: C901 - one pass whose seeded draws keep their order
         """One game consistent with the seat's knowledge."""
         view, seat = self.view, self.seat
         free = {name: list(ids) for name, ids in self.ids.items()}

@@ -183,7 +183,8 @@ class ReactiveGuard(Guard):
 
     def react(self, info: SeatInfo) -> Action | None:
         bot = self.bot
-        assert isinstance(bot, Reactive)
+        if not isinstance(bot, Reactive):
+            raise TypeError(f"{type(bot).__name__} does not act out of turn")
         try:
             action = bot.react(info)
         except BadReply as e:
@@ -375,7 +376,8 @@ class BotProcess:
 
     def _read(self) -> None:
         stdout = self.proc.stdout
-        assert stdout is not None
+        if stdout is None:  # never: the program was started with stdout=PIPE
+            raise RuntimeError("the bot's stdout is not a pipe")
         for line in stdout:
             self.replies.put(line)
         self.replies.put(None)
@@ -383,7 +385,8 @@ class BotProcess:
     # -- messages
     def send(self, message: dict[str, Any]) -> None:
         stdin = self.proc.stdin
-        assert stdin is not None
+        if stdin is None:  # never: the program was started with stdin=PIPE
+            raise RuntimeError("the bot's stdin is not a pipe")
         try:
             stdin.write(json.dumps(message, separators=(",", ":")) + "\n")
             stdin.flush()

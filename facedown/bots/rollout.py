@@ -231,7 +231,7 @@ class PlayoutPolicy:
                         best = (gain, slot, o, ts)
         return best
 
-    def _power(self, game: Game, seat: int) -> Action | None:
+    def _power(self, game: Game, seat: int) -> Action | None:  # noqa: C901 - a playout hot loop, kept as is
         pending = game.pending
         mask = game.known[seat] | game.public
         final = game.caller >= 0

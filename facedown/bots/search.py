@@ -32,6 +32,7 @@ from typing import Any
 from ..engine import PLAY_PHASES, Action, Phase
 from ..engine import actions as A
 from .base import SeatInfo
+from .belief import Belief
 from .determinize import Sampler
 from .evaluate import Evaluator
 from .heuristic import HeuristicBot
@@ -190,27 +191,7 @@ class ExpertBot:
                 scored.append((belief.est(place) - x, Action(seat, A.REPLACE, (place[1],))))
             for _, slots in ev.sets:
                 scored.append((1e3, Action(seat, A.REPLACE, slots)))
-        pending = info.view.powers
-        if A.PEEK in pending:
-            unknown = belief.unknown_mine()
-            if unknown:
-                scored.append((1.0, Action(seat, A.PEEK, (unknown[0][1],))))
-        if A.SPY in pending:
-            for owner in belief.others:
-                hidden = [p for p in belief.theirs(owner) if not belief.is_known(p)]
-                if hidden:
-                    scored.append((0.5, Action(seat, A.SPY, (hidden[0][1],), owner)))
-        if A.SWAP in pending:
-            high = sorted(mine, key=belief.est, reverse=True)[:2]
-            for owner in belief.others:
-                places = belief.theirs(owner)
-                low = sorted(places, key=lambda p: (not belief.is_known(p), belief.est(p)))
-                picks = [p for p in low if belief.is_known(p)][:1]
-                picks += [p for p in low if not belief.is_known(p)][:1]
-                for own in high:
-                    for theirs in picks:
-                        gain = belief.est(own) - belief.est(theirs)
-                        scored.append((gain, Action(seat, A.SWAP, (own[1],), owner, theirs[1])))
+        scored += _power_candidates(belief, seat, info.view.powers)
         scored.sort(key=lambda t: -t[0])
         out = [default]
         for _, action in scored:
@@ -299,3 +280,33 @@ class ExpertBot:
             if mean < -margin and sums[i] < sums[best]:
                 best = i
         return candidates[best]
+
+
+def _power_candidates(
+    belief: Belief, seat: int, pending: tuple[str, ...]
+) -> list[tuple[float, Action]]:
+    """The pending powers' sensible uses, scored: a peek at an own unknown card, a spy on each
+    opponent's first unknown card, swaps of the two highest own cards for each opponent's
+    lowest known and lowest unknown card."""
+    scored: list[tuple[float, Action]] = []
+    if A.PEEK in pending:
+        unknown = belief.unknown_mine()
+        if unknown:
+            scored.append((1.0, Action(seat, A.PEEK, (unknown[0][1],))))
+    if A.SPY in pending:
+        for owner in belief.others:
+            hidden = [p for p in belief.theirs(owner) if not belief.is_known(p)]
+            if hidden:
+                scored.append((0.5, Action(seat, A.SPY, (hidden[0][1],), owner)))
+    if A.SWAP in pending:
+        high = sorted(belief.mine(), key=belief.est, reverse=True)[:2]
+        for owner in belief.others:
+            places = belief.theirs(owner)
+            low = sorted(places, key=lambda p: (not belief.is_known(p), belief.est(p)))
+            picks = [p for p in low if belief.is_known(p)][:1]
+            picks += [p for p in low if not belief.is_known(p)][:1]
+            for own in high:
+                for theirs in picks:
+                    gain = belief.est(own) - belief.est(theirs)
+                    scored.append((gain, Action(seat, A.SWAP, (own[1],), owner, theirs[1])))
+    return scored

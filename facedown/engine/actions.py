@@ -143,16 +143,7 @@ class Action(NamedTuple):
         by = data.get("by") if player is None else player
         if not isinstance(by, int) or isinstance(by, bool):
             raise ActionFormatError("'by' must be a seat number")
-        slots: tuple[int, ...] = ()
-        if "slots" in data:
-            raw = data["slots"]
-            if not isinstance(raw, list) or not all(_is_int(s) for s in raw):
-                raise ActionFormatError("'slots' must be a list of slot numbers")
-            slots = tuple(raw)
-        elif "slot" in data:
-            if not _is_int(data["slot"]):
-                raise ActionFormatError("'slot' must be a slot number")
-            slots = (data["slot"],)
+        slots = _slots_from_json(data)
         target = data.get("target", -1)
         target_slot = data.get("target_slot", -1)
         if not _is_int(target) or not _is_int(target_slot):
@@ -162,6 +153,20 @@ class Action(NamedTuple):
         if kind == SWAP and target_slot < 0:
             raise ActionFormatError("swap needs a 'target_slot'")
         return _checked(cls(by, kind, slots, target, target_slot))
+
+
+def _slots_from_json(data: Mapping[str, Any]) -> tuple[int, ...]:
+    """The slots of an action's JSON form: a list under ``slots``, or one ``slot``."""
+    if "slots" in data:
+        raw = data["slots"]
+        if not isinstance(raw, list) or not all(_is_int(s) for s in raw):
+            raise ActionFormatError("'slots' must be a list of slot numbers")
+        return tuple(raw)
+    if "slot" in data:
+        if not _is_int(data["slot"]):
+            raise ActionFormatError("'slot' must be a slot number")
+        return (data["slot"],)
+    return ()
 
 
 def _is_int(value: object) -> bool:

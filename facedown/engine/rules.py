@@ -203,6 +203,12 @@ class Ruleset:
         _choice("failed_set", self.failed_set, FAILED_SETS)
         _choice("hundred_rule", self.hundred_rule, HUNDRED_RULES)
         _choice("first_player", self.first_player, FIRST_PLAYERS)
+        self._check_deal()
+        self._check_play()
+        self._check_cards()
+
+    def _check_deal(self) -> None:
+        """The deck and the hands."""
         if self.deck == "standard" and self.decks not in (1, 2):
             raise RulesetError("decks must be 1 or 2")
         if self.deck == "zero_to_thirteen" and (self.decks != 1 or self.jokers):
@@ -213,6 +219,9 @@ class Ruleset:
             raise RulesetError("opening_peek must be between 0 and hand_size")
         if not self.hand_size <= self.max_hand <= MAX_HAND_LIMIT:
             raise RulesetError(f"max_hand must be between hand_size and {MAX_HAND_LIMIT}")
+
+    def _check_play(self) -> None:
+        """TAPs, calls, the match's length and the turn's options."""
         if not 0 <= self.tap_penalty_cards <= MAX_PENALTY_CARDS:
             raise RulesetError(f"tap_penalty_cards must be between 0 and {MAX_PENALTY_CARDS}")
         if self.call_after_action and not self.explicit_end_turn:
@@ -227,6 +236,9 @@ class Ruleset:
             raise RulesetError("caller_multiplier must be at least 1")
         if self.undo_take_discard and self.return_taken_discard:
             raise RulesetError("undo_take_discard and return_taken_discard exclude each other")
+
+    def _check_cards(self) -> None:
+        """Every power names a power, every card of the deck has a value."""
         for key, powers in self.powers.items():
             bad = [p for p in powers if p not in POWERS]
             if bad or len(set(powers)) != len(powers):

@@ -20,6 +20,7 @@ from .results import (
     MOON_OTHER,
     RoundResult,
 )
+from .rules import Ruleset
 from .state import State
 
 
@@ -27,6 +28,26 @@ def is_moon(deck: Deck, hand: Sequence[int]) -> bool:
     """Two 12s and two 13s among the cards of a hand (by value)."""
     values = [deck.values[c] for c in hand if c >= 0]
     return values.count(12) >= 2 and values.count(13) >= 2
+
+
+def _score_caller(
+    rules: Ruleset, totals: list[int], caller: int, scores: list[int], reasons: list[str]
+) -> None:
+    """The caller's score: zero when lowest (if the rules say so), penalised when not."""
+    others = [totals[p] for p in range(len(totals)) if p != caller]
+    if rules.caller_strictly_lowest:
+        caller_lowest = totals[caller] < min(others)
+    else:
+        caller_lowest = totals[caller] <= min(others)
+    if caller_lowest and rules.caller_lowest_scores_zero and scores[caller] != 0:
+        scores[caller] = 0
+        reasons.append(CALLER_LOWEST)
+    elif not caller_lowest:
+        scores[caller] = totals[caller] * rules.caller_multiplier + rules.caller_penalty
+        if rules.caller_multiplier != 1:
+            reasons.append(CALL_DOUBLED)
+        if rules.caller_penalty:
+            reasons.append(CALL_PENALTY)
 
 
 def score_round(game: State, caller: int) -> RoundResult:
@@ -49,20 +70,7 @@ def score_round(game: State, caller: int) -> RoundResult:
                 scores[p] = 0
                 reasons[p].append(LOWEST)
         if caller >= 0:
-            others = [totals[p] for p in range(n) if p != caller]
-            if rules.caller_strictly_lowest:
-                caller_lowest = totals[caller] < min(others)
-            else:
-                caller_lowest = totals[caller] <= min(others)
-            if caller_lowest and rules.caller_lowest_scores_zero and scores[caller] != 0:
-                scores[caller] = 0
-                reasons[caller].append(CALLER_LOWEST)
-            elif not caller_lowest:
-                scores[caller] = totals[caller] * rules.caller_multiplier + rules.caller_penalty
-                if rules.caller_multiplier != 1:
-                    reasons[caller].append(CALL_DOUBLED)
-                if rules.caller_penalty:
-                    reasons[caller].append(CALL_PENALTY)
+            _score_caller(rules, totals, caller, scores, reasons[caller])
     new_totals = [game.totals[p] + scores[p] for p in range(n)]
     used = list(game.hundred_used)
     for p in range(n):

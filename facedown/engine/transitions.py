@@ -61,7 +61,7 @@ def _opening_peek(g: State, a: Action) -> None:
 def _draw(g: State, a: Action) -> None:
     p = a.player
     card = pop_draw(g)
-    assert card is not None  # legal only when a card can be drawn
+    assert card is not None  # noqa: S101 - legal only when a card can be drawn; hot path
     g.held = card
     g.held_from_discard = False
     g.known[p] |= 1 << card

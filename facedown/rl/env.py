@@ -155,22 +155,30 @@ class FacedownEnv(AECEnv[str, Observation, ActionIndex | None]):
             self.truncations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
 
-    def _select(self) -> None:
-        """Point ``agent_selection`` at the seat that decides next (or end the episode)."""
+    def _deal_on(self) -> bool:
+        """Deal on past a finished round (no decision in it); True once the episode is over."""
         game = self.game
         while True:
             if game.is_match_over or (self.unit == "round" and game.is_round_over):
                 self._finish()
-                return
+                return True
             if not game.is_round_over:
-                break
+                return False
             first = game.awaiting().first
-            assert first is not None
-            game.apply(Action(first, NEXT_ROUND))  # no decision in it: the table deals on
+            if first is None:
+                raise RuntimeError("a round is over but no seat may deal the next")
+            game.apply(Action(first, NEXT_ROUND))
+
+    def _select(self) -> None:
+        """Point ``agent_selection`` at the seat that decides next (or end the episode)."""
+        if self._deal_on():
+            return
+        game = self.game
         self.optional = False
         waiting = game.awaiting()
         turn = waiting.first
-        assert turn is not None  # the round is not over: someone must act
+        if turn is None:  # never: the round is not over, so someone must act
+            raise RuntimeError("the round is not over but no seat may act")
         if waiting.phase is Phase.OPENING:
             self.agent_selection = self.possible_agents[turn]
             return

@@ -117,7 +117,7 @@ def create_app(
     return app
 
 
-def _api_routes(app: FastAPI, state: ServerState) -> None:
+def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat: one small nested handler per route
     """The HTTP API: presets, creating, looking up and joining tables."""
     settings, tokens = state.settings, state.tokens
 

@@ -59,19 +59,20 @@ class Connection:
             return None
         return self.table.seat_of(self.player_id)
 
-    async def receive(self, timeout: float | None = None) -> str | bytes | None:
+    async def receive(self) -> str | bytes | None:
         """The client's next frame, or None once the client left or this connection closed
         (a dropped client must not hold its handler: it may never send again).
-        Raises TimeoutError when ``timeout`` seconds pass first."""
+        A caller bounds the wait with ``asyncio.timeout``: the pending read is cancelled."""
         if self.closing:
             return None
         reading = asyncio.ensure_future(self.websocket.receive())
         either: set[asyncio.Future[Any]] = {reading, self._closed}
-        done, _ = await asyncio.wait(either, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        try:
+            done, _ = await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not reading.done():
+                reading.cancel()
         if reading not in done:
-            reading.cancel()
-            if not done:
-                raise TimeoutError
             return None
         message = reading.result()
         if self.closing or message["type"] == "websocket.disconnect":

@@ -9,7 +9,7 @@ import secrets
 import uuid
 from typing import Any
 
-from ..engine import make_ruleset
+from ..engine import Ruleset, make_ruleset
 from ..store.base import SeatRecord, TableExists, TableRecord
 from .context import TableContext, TableError
 from .limits import check_bot_level, check_players
@@ -31,6 +31,45 @@ def _unavailable(code: str) -> TableError:
 
 def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def _checked_rules(
+    preset: str, options: dict[str, Any], seats: int, bots: list[str], deal: dict[str, Any] | None
+) -> Ruleset:
+    """The table's rules, once the seats, the bots and the stacked deal fit them."""
+    try:
+        rules = make_ruleset(preset, options)
+    except ValueError as e:
+        raise TableError("bad_rules", str(e)) from None
+    try:
+        check_players(rules, seats)  # the engine decides how many it seats and deals
+    except ValueError as e:
+        raise TableError("bad_seats", str(e)) from None
+    if len(bots) > seats - 1:
+        raise TableError("bad_seats", "too many bots for the seats")
+    for named in bots:
+        try:
+            check_bot_level(named)
+        except ValueError as e:
+            raise TableError("bad_bot_level", str(e)) from None
+    if deal is not None:
+        try:
+            stacked_deal(rules, seats, deal)
+        except ValueError as e:
+            raise TableError("bad_deal", str(e)) from None
+    return rules
+
+
+def _seat_records(host_id: str, host_name: str, seats: int, bots: list[str]) -> list[SeatRecord]:
+    """The host in seat 0, then the bots in the next seats, the rest open."""
+    records = [SeatRecord(0, "human", host_name, host_id)]
+    for i in range(1, seats):
+        level = bots[i - 1] if i - 1 < len(bots) else None
+        if level is None:
+            records.append(SeatRecord(i, "open"))
+        else:
+            records.append(SeatRecord(i, "bot", f"Bot ({level})", None, level))
+    return records
 
 
 class Lobby:
@@ -104,35 +143,11 @@ class Lobby:
     ) -> Table:
         """Open a table with the host in seat 0.  ``seed`` and ``deal`` are test hooks (the
         app refuses them unless enabled): a chosen seed, a stacked first deal."""
-        try:
-            rules = make_ruleset(preset, options)
-        except ValueError as e:
-            raise TableError("bad_rules", str(e)) from None
-        try:
-            check_players(rules, seats)  # the engine decides how many it seats and deals
-        except ValueError as e:
-            raise TableError("bad_seats", str(e)) from None
-        if len(bots) > seats - 1:
-            raise TableError("bad_seats", "too many bots for the seats")
-        for named in bots:
-            try:
-                check_bot_level(named)
-            except ValueError as e:
-                raise TableError("bad_bot_level", str(e)) from None
+        rules = _checked_rules(preset, options, seats, bots, deal)
         if deal is not None:
-            try:
-                stacked_deal(rules, seats, deal)
-            except ValueError as e:
-                raise TableError("bad_deal", str(e)) from None
             settings = {**settings, DEAL: deal}
         now = self.ctx.clock.now()
-        seat_records = [SeatRecord(0, "human", host_name, host_id)]
-        for i in range(1, seats):
-            level = bots[i - 1] if i - 1 < len(bots) else None
-            if level is None:
-                seat_records.append(SeatRecord(i, "open"))
-            else:
-                seat_records.append(SeatRecord(i, "bot", f"Bot ({level})", None, level))
+        seat_records = _seat_records(host_id, host_name, seats, bots)
         for attempt in range(20):
             record = TableRecord(
                 id=uuid.uuid4().hex,

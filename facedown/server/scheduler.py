@@ -161,6 +161,20 @@ class Scheduler:
                 bot.watch(seat_info(game, seat))
 
     # ------------------------------------------------------------------ waking
+    async def _react(self, game: Game) -> bool:
+        """Out-of-turn moves (TAP): each bot is asked once per change of the table.
+        True once one is played (under the table's lock, as in :meth:`_wake`)."""
+        table = self.table
+        for other in self._reactors(game):
+            self._reacted_seq = table.seq
+            reactor = table.presence.player(other)
+            if isinstance(reactor, Reactive):
+                tap = reactor.react(seat_info(game, other))
+                if tap is not None:
+                    await table.play(game, tap)
+                    return True
+        return False
+
     async def _wake(self) -> None:
         table = self.table
         async with table.lock:
@@ -171,15 +185,8 @@ class Scheduler:
             if game is None or not table.playing():
                 self.rearm()
                 return
-            for other in self._reactors(game):
-                # Out-of-turn moves (TAP): each bot is asked once per change of the table.
-                self._reacted_seq = table.seq
-                reactor = table.presence.player(other)
-                if isinstance(reactor, Reactive):
-                    tap = reactor.react(seat_info(game, other))
-                    if tap is not None:
-                        await table.play(game, tap)
-                        return
+            if await self._react(game):
+                return
             seat = None if self._thinking is not None else self._bot_turn(game)
             if seat is None:
                 if table.deadline is not None and table.deadline <= now:
@@ -212,7 +219,8 @@ class Scheduler:
         waiting = game.awaiting()
         for seat in waiting.must_act[:1] if waiting.any_one else waiting.must_act:
             current = self.table.game
-            assert current is not None
+            if current is None:  # never: a table with a timer has a game
+                raise RuntimeError("a timer expired at a table without a game")
             action = default_action(current, seat)
             if action is not None:
                 await self.table.play(current, action)

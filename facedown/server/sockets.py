@@ -6,6 +6,7 @@ of its type (:data:`HANDLERS`), and a refusal (:class:`TableError`) becomes an e
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -44,7 +45,8 @@ async def _serve(state: ServerState, conn: Connection) -> None:
     while True:
         wait = None if conn.table is not None else max(0.0, hello_by - time.monotonic())
         try:
-            raw = await conn.receive(wait)
+            async with asyncio.timeout(wait):
+                raw = await conn.receive()
         except TimeoutError:
             conn.send(P.error_message("hello_timeout", "no hello in time: closing"))
             conn.close(NO_HELLO, "no hello in time")

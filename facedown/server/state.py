@@ -16,7 +16,8 @@ class ServerState:
     live_lobby: Lobby | None = None  # set while the app runs (its lifespan)
 
     def lobby(self) -> Lobby:
-        assert self.live_lobby is not None, "the app is not running"
+        if self.live_lobby is None:
+            raise RuntimeError("the app is not running")
         return self.live_lobby
 
     def guest_from(self, authorization: str | None) -> Guest | None:

@@ -113,7 +113,8 @@ class Table:
             seed = match_seed(self.record.seed, self.match_no)
             self.game = new_match(self.rules, int(payload["players"]), seed, payload.get(DEAL))
         elif entry.kind == "action":
-            assert self.game is not None
+            if self.game is None:
+                raise ValueError(f"log entry {entry.seq}: an action before the match started")
             action = Action.from_json(payload["action"])
             self.game.apply(action)
             self.last_action = action.text()
@@ -271,7 +272,8 @@ class Table:
     def render(self, seat: int | None, events: list[Event] | None = None) -> dict[str, Any]:
         """The message for one audience: its events, its view and its legal actions."""
         game = self.game
-        assert game is not None
+        if game is None:  # never: only a table in a match renders
+            raise RuntimeError("render before the match started")
         seen = observe(game, _viewer(seat), events or ())
         message: dict[str, Any] = {
             "type": "event" if events is not None else "snapshot",

@@ -112,10 +112,12 @@ def test_playouts_tap_the_cards_a_seat_knows_to_match_the_top_discard() -> None:
     assert game.phase == TURN_START
     PlayoutPolicy(game).taps(game)
     # Both seats know a 5 in slot 0: seat 1 (after the turn player) taps first, then seat 0.
-    assert game.hands[0][0] < 0 and game.hands[1][0] < 0
+    assert game.hands[0][0] < 0
+    assert game.hands[1][0] < 0
     assert len(game.discard_pile) == 3
     PlayoutPolicy(game).taps(game)  # nothing more anyone knows to match: no guessing
-    assert len(game.discard_pile) == 3 and all(c >= 0 for c in game.hands[0][1:])
+    assert len(game.discard_pile) == 3
+    assert all(c >= 0 for c in game.hands[0][1:])
     cabo = Game(PRESETS["cabo"], 2, 1)
     before = cabo.snapshot()
     PlayoutPolicy(cabo).taps(cabo)  # no TAP at this table
@@ -155,7 +157,8 @@ def test_calls_are_searched_to_the_end_of_the_round_unless_told_not_to() -> None
         for game in _call_states(players):
             assert game.to_act is not None
             heuristic.choose(seat_info(game, game.to_act))
-        assert heuristic.horizons and set(heuristic.horizons) == {2}
+        assert heuristic.horizons
+        assert set(heuristic.horizons) == {2}
 
 
 def _after_the_opening_peeks() -> tuple[SeatInfo, Memory]:
@@ -182,7 +185,9 @@ def test_opponents_unknown_cards_are_dealt_lower_the_more_keep_low() -> None:
 
     plain, two, four = mean_opponent_card(0.0), mean_opponent_card(1.0), mean_opponent_card(3.0)
     # One card of 0-13 averages 6.5; the lower of two about 4.2; the lowest of four about 2.3.
-    assert 6.0 < plain < 7.0 and 3.7 < two < 4.7 and 1.8 < four < 2.9
+    assert 6.0 < plain < 7.0
+    assert 3.7 < two < 4.7
+    assert 1.8 < four < 2.9
 
 
 def test_the_expert_deals_opponents_lower_as_its_round_goes_on() -> None:
@@ -192,7 +197,8 @@ def test_the_expert_deals_opponents_lower_as_its_round_goes_on() -> None:
     bot = ExpertBot(seed=1, budget_ms=0, iterations=4, keep_low=0.5)
     info = seat_info(game, 0)
     bot.choose(info)
-    assert bot.base.turns == 1 and bot.sampler(info).keep_low == 0.0
+    assert bot.base.turns == 1
+    assert bot.sampler(info).keep_low == 0.0
     bot.base.turns = 7
     assert bot.sampler(info).keep_low == 3.0
     assert ExpertBot(seed=1, iterations=4).keep_low is None  # by seat count:
@@ -207,7 +213,8 @@ def test_without_new_calls_the_search_only_holds_back_the_heuristics_calls() -> 
         info = seat_info(game, seat)
         # A heuristic that never calls: the search never calls either, nor weighs a call.
         never = _Recording(new_call_confidence=None, profile=HARD.with_options(call_bias=-50))
-        assert never.choose(info).kind != "call" and None not in never.horizons
+        assert never.choose(info).kind != "call"
+        assert None not in never.horizons
         # One that calls whenever it may: the search weighs its call to the end of the round.
         eager = HARD.with_options(call_bias=50)
         always = _Recording(new_call_confidence=None, profile=eager)

@@ -73,7 +73,8 @@ def test_peeks_at_an_own_unknown_card() -> None:
     assert bot.choose(seat_info(game, 0)) == Action(0, A.DISCARD)
     game.apply(Action(0, A.DISCARD))
     action = bot.choose(seat_info(game, 0))
-    assert action.kind == A.PEEK and action.slot in (2, 3)
+    assert action.kind == A.PEEK
+    assert action.slot in (2, 3)
 
 
 def test_takes_a_low_discard_and_swaps_a_high_known_card_away() -> None:
@@ -85,7 +86,9 @@ def test_takes_a_low_discard_and_swaps_a_high_known_card_away() -> None:
     game.apply(bot.choose(seat_info(game, 0)))  # draw the 11 (swap)
     game.apply(bot.choose(seat_info(game, 0)))  # discard it to use the power
     action = bot.choose(seat_info(game, 0))
-    assert action.kind == A.SWAP and action.slot == 0 and action.target == 1
+    assert action.kind == A.SWAP
+    assert action.slot == 0
+    assert action.target == 1
 
 
 def test_calls_with_a_low_known_hand_and_not_with_a_high_one() -> None:
@@ -108,7 +111,8 @@ def test_sets_are_attempted_only_with_cards_known_to_be_equal() -> None:
             if action.kind == A.REPLACE and len(action.slots) > 1:
                 known = {parse_place(p): n for p, n in info.knowledge.items()}
                 ranks = {rules_rank(info.rules, known.get((seat, s))) for s in action.slots}
-                assert None not in ranks and len(ranks) == 1
+                assert None not in ranks
+                assert len(ranks) == 1
 
 
 def rules_rank(rules: Ruleset, name: str | None) -> str | None:

@@ -43,16 +43,18 @@ def test_make_bot_gives_each_level_its_player() -> None:
 
 def test_make_bot_passes_options_and_refuses_bad_ones() -> None:
     bot = make_bot("hard", 1, forget=0.25)
-    assert isinstance(bot, HeuristicBot) and bot.profile.forget == 0.25
+    assert isinstance(bot, HeuristicBot)
+    assert bot.profile.forget == 0.25
     expert = make_bot("expert", 1, budget_ms=50)
-    assert isinstance(expert, ExpertBot) and expert.budget == 0.05
+    assert isinstance(expert, ExpertBot)
+    assert expert.budget == 0.05
     with pytest.raises(UnknownLevel):
         make_bot("grandmaster")
     with pytest.raises(TypeError):
         make_bot("random", 1, forget=0.5)
     with pytest.raises(TypeError):
         make_bot("hard", 1, no_such_option=1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a time budget or an iteration budget"):
         make_bot("expert", 1, budget_ms=0)  # neither a time nor an iteration budget
 
 

@@ -32,7 +32,8 @@ def _benchmark(name: str) -> ModuleType:
     """A script of benchmarks/, imported as a module."""
     path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"facedown_benchmark_{name}", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -60,7 +61,8 @@ def test_the_ladder_plays_duplicate_deals_and_takes_the_deal_as_its_unit() -> No
     assert (even.diff_low, even.diff_high) == (0.0, 0.0)
     assert even.share == even.low == even.high == 0.5
     apart = ladder.measure("kivo", 2, *alike, 40, seed=3, jobs=1, duplicate=False)
-    assert apart.diff_low < apart.diff_high and apart.low < 0.5 < apart.high
+    assert apart.diff_low < apart.diff_high
+    assert apart.low < 0.5 < apart.high
 
 
 def test_a_step_holds_only_when_the_upper_level_wins_more_and_scores_lower() -> None:
@@ -85,13 +87,16 @@ def test_a_step_holds_only_when_the_upper_level_wins_more_and_scores_lower() -> 
 
     assert step(0.51, -0.1).holds
     early_caller = step(0.506, 0.9)  # more round wins, worse scores: calls too early
-    assert not early_caller.holds and "scores no lower" in ladder.row(early_caller)
-    assert not step(0.45, -0.2).holds and "wins no more" in ladder.row(step(0.45, -0.2))
+    assert not early_caller.holds
+    assert "scores no lower" in ladder.row(early_caller)
+    assert not step(0.45, -0.2).holds
+    assert "wins no more" in ladder.row(step(0.45, -0.2))
 
 
 def test_the_sampler_bias_benchmark_compares_sampled_and_real_opponent_hands() -> None:
     errors = _benchmark("sampler_bias").errors_by_turn("kivo", 3, rounds=3, samples=4, seed=2)
-    assert errors and all(turn >= 1 for turn in errors)
+    assert errors
+    assert all(turn >= 1 for turn in errors)
     # Every turn start of the expert compares both opponents once.
     assert all(len(values) % 2 == 0 for values in errors.values())
     # Errors are hand totals of a 0-13 deck: four cards differ by at most 52 points.

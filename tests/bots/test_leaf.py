@@ -46,14 +46,16 @@ def test_the_fitted_values_prefer_a_lower_hand_and_a_known_high_card_to_go() -> 
     assert abs((mine - weights[0]) + (theirs - weights[0])) < 1e-9
     # A point more in a hand is worse; a point on the highest known card (soon replaced)
     # counts for less than a point elsewhere; an unseen card's real value counts for little.
-    assert weights[1] > 0 and weights[4] < 0
+    assert weights[1] > 0
+    assert weights[4] < 0
     assert 0 <= weights[1] + weights[2] < weights[1] / 2
 
 
 def _benchmark() -> ModuleType:
     path = Path(__file__).parents[2] / "benchmarks" / "leaf_values.py"
     spec = importlib.util.spec_from_file_location("leaf_values", path)
-    assert spec and spec.loader
+    assert spec
+    assert spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -66,6 +68,7 @@ def test_the_fit_recovers_known_weights_and_the_benchmark_collects_rounds() -> N
     ]
     assert [round(w, 6) for w in bench.fit(data, ridge=0.0)] == [0.5, -2.0, 0.25]
     rows = bench.rows("kivo", 2, rounds=3, seed=1)
-    assert rows and all(len(x) == len(FEATURES) and x[0] == 1.0 for x, _ in rows)
+    assert rows
+    assert all(len(x) == len(FEATURES) and x[0] == 1.0 for x, _ in rows)
     # Each outcome is a seat's round score minus the other's: they come in opposite pairs.
     assert all(abs(y) <= 62 for _, y in rows)

@@ -65,7 +65,8 @@ def test_a_new_round_starts_with_an_empty_memory() -> None:
     memory = Memory()
     memory.observe(info({"0:0": "3"}, discard_size=3, top_discard="4"))
     memory.observe(info({}, round=2))
-    assert memory.known == {} and memory.seen_pile() == ["9"]
+    assert memory.known == {}
+    assert memory.seen_pile() == ["9"]
 
 
 def test_the_discard_pile_is_followed_and_forgotten_when_reshuffled() -> None:

@@ -214,20 +214,30 @@ def test_stacked_deal_first_defaults_to_the_constructor() -> None:
     assert game.to_act == 2
 
 
+THREE_HANDS = "the deal must give 3 hands"
+DISTINCT = "a stacked deal must name distinct cards of the deck"
+
+
 @pytest.mark.parametrize(
-    "deal",
+    ("deal", "message"),
     [
-        StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7]], discard=8),  # two hands for three seats
-        StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 0]], discard=11),  # 0 twice
-        StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], discard=3),
-        StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], discard=12, draw_top=[12]),
-        StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 52]], discard=12),  # no card 52
-        StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, -1]], discard=12),
+        (StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7]], discard=8), THREE_HANDS),
+        (StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 0]], discard=11), DISTINCT),
+        (StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], discard=3), DISTINCT),
+        (
+            StackedDeal(
+                hands=[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], discard=12, draw_top=[12]
+            ),
+            DISTINCT,
+        ),
+        (StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 52]], discard=12), DISTINCT),
+        (StackedDeal(hands=[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, -1]], discard=12), DISTINCT),
     ],
 )
-def test_invalid_stacked_deals(deal: StackedDeal) -> None:
-    # A stacked deal gives one hand per seat and names distinct cards of the deck.
-    with pytest.raises(ValueError):
+def test_invalid_stacked_deals(deal: StackedDeal, message: str) -> None:
+    # A stacked deal gives one hand per seat and names distinct cards of the deck
+    # (above: two hands for three seats, 0 twice, 3 twice, 12 twice, no card 52 or -1).
+    with pytest.raises(ValueError, match=message):
         Game(make_ruleset("cabo"), 3, 1, deal=deal)
 
 
@@ -319,7 +329,8 @@ def test_wrong_phase_after_the_round_and_the_match() -> None:
     refused(game, "0 next_round", WrongPhase, "the match is over")
     game = table("kivo", CABO_HANDS, "7", draw=["1", "2"], rounds=2)
     play(game, "0 call", "1 draw", "1 discard", "2 draw", "2 discard")
-    assert game.is_round_over and not game.is_match_over
+    assert game.is_round_over
+    assert not game.is_match_over
     refused(game, "1 draw", WrongPhase, "the round is over; the next action is next_round")
 
 
@@ -508,7 +519,8 @@ def test_a_tap_never_leaves_the_turn_player_without_an_action() -> None:
     # call to make: seat 0 must pass (ending the round), not wait for someone else to TAP.
     game = table("boyo", [["2S"], ["5H"]], "2H", draw=["3C"], hand_size=1)
     play(game, "0 tap 0", "0 draw", "0 discard", "0 end_turn", "1 call")
-    assert game.to_act == 0 and game.hands[0] == [-1]
+    assert game.to_act == 0
+    assert game.hands[0] == [-1]
     data = game.snapshot()
     data["hands"][1] += data["draw_pile"] + data["discard_pile"][:-1]
     data["draw_pile"], data["discard_pile"] = [], data["discard_pile"][-1:]

@@ -344,15 +344,19 @@ def check_view(game: Game, seat: int) -> None:
         assert v["holding"]
         assert v["held"] == (names[game.held] if sees_held else None)
     else:
-        assert not v["holding"] and v["held"] is None
+        assert not v["holding"]
+        assert v["held"] is None
     for key, name in v["shown"].items():
         if key == "held":
-            assert seat == game.turn and game.phase == HOLDING
+            assert seat == game.turn
+            assert game.phase == HOLDING
             assert name == names[game.held]
         else:
             assert know.get(key) == name, f"seat {seat} is shown {key}={name} it does not know"
     if seat < 0:
-        assert v["shown"] == {} and v["knowledge"] is None and v["powers"] == []
+        assert v["shown"] == {}
+        assert v["knowledge"] is None
+        assert v["powers"] == []
         assert seen.legal == ()
     else:
         assert v["knowledge"] == know

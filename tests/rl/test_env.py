@@ -70,7 +70,8 @@ def test_a_round_episode_ends_with_the_round() -> None:
     e = env(preset="kaboom", players=2, unit="round")
     e.reset(seed=3)
     totals = play(e, random.Random(3))
-    assert e.game.round_no == 1 and e.game.is_round_over
+    assert e.game.round_no == 1
+    assert e.game.is_round_over
     assert sum(totals.values()) == pytest.approx(1.0)
 
 
@@ -154,7 +155,8 @@ def test_targets_are_seat_relative() -> None:
     codec = ActionCodec(3, 4, 4, 2)
     spy_next = codec.encode(Action(0, "spy", (2,), 1))
     assert spy_next == codec.encode(Action(2, "spy", (2,), 0))
-    assert spy_next is not None and codec.decode(spy_next, 1) == Action(1, "spy", (2,), 2)
+    assert spy_next is not None
+    assert codec.decode(spy_next, 1) == Action(1, "spy", (2,), 2)
 
 
 def test_observations_do_not_depend_on_cards_the_seat_does_not_know() -> None:
@@ -188,7 +190,8 @@ def test_render_shows_public_information_only() -> None:
     e = env(preset="cabo", players=2, render_mode="ansi")
     e.reset(seed=1)
     text = e.render()
-    assert text is not None and text.startswith("round 1 opening")
+    assert text is not None
+    assert text.startswith("round 1 opening")
     assert env(preset="cabo").render() is None
 
 
@@ -199,7 +202,8 @@ def test_an_episode_is_truncated_after_max_steps() -> None:
     for _ in range(10):
         obs = e.observe(e.agent_selection)
         e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
-    assert all(e.truncations.values()) and not any(e.terminations.values())
+    assert all(e.truncations.values())
+    assert not any(e.terminations.values())
     for _ in e.agent_iter():
         e.step(None)
     assert e.agents == []

@@ -325,7 +325,8 @@ async def test_a_slow_client_is_dropped_then_resyncs(
         async with client(server) as host:
             await host.hello(code, tokens[0])
             await begin(host, [])
-        await player.play(timeout=40)
+        async with asyncio.timeout(40):
+            await player.play()
         final = player.frames[-1]
         assert final["view"]["phase"] == "match_over"
         # The slow device was let go at once: with the player gone, no one holds seat 0.
@@ -374,11 +375,14 @@ async def test_a_connection_that_never_says_hello_is_closed(tmp_path: Path) -> N
 def test_http_bad_input_gets_clear_errors(tmp_path: Path) -> None:
     with run_server(settings(tmp_path), MemoryStore()) as server, server.http() as http:
         r = http.get("/api/tables/NOSUCH")
-        assert r.status_code == 404 and r.json()["detail"]["code"] == "unknown_table"
+        assert r.status_code == 404
+        assert r.json()["detail"]["code"] == "unknown_table"
         r = http.post("/api/tables/NOSUCH/join", json={"name": "Eve"})
-        assert r.status_code == 404 and r.json()["detail"]["code"] == "unknown_table"
+        assert r.status_code == 404
+        assert r.json()["detail"]["code"] == "unknown_table"
         r = http.post("/api/tables", json={"preset": "poker"})
-        assert r.status_code == 400 and r.json()["detail"]["code"] == "bad_rules"
+        assert r.status_code == 400
+        assert r.json()["detail"]["code"] == "bad_rules"
         bodies: list[dict[str, Any]] = [
             {"seats": 9},
             {"name": ""},
@@ -390,5 +394,6 @@ def test_http_bad_input_gets_clear_errors(tmp_path: Path) -> None:
         assert http.post("/api/tables", content=b"{not json").status_code == 422
         code, _ = create_table(server, "kivo", 2)
         r = http.post(f"/api/tables/{code}/join", json={"name": "Eve"})
-        assert r.status_code == 409 and r.json()["detail"]["code"] == "table_full"
+        assert r.status_code == 409
+        assert r.json()["detail"]["code"] == "table_full"
         assert "seed" not in r.text

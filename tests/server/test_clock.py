@@ -34,10 +34,12 @@ async def test_the_fake_clock_runs_due_work_in_order_at_its_own_time() -> None:
     cancelled.cancel()
     assert clock.pending() == [101.0, 102.0, 103.0]
     await clock.advance(1.0)
-    assert ran == [("at1", 101.0)] and clock.now() == 101.0
+    assert ran == [("at1", 101.0)]
+    assert clock.now() == 101.0
     await clock.advance(1.5)
     assert ran == [("at1", 101.0), ("armed", 101.5), ("at2", 102.0)]
-    assert clock.now() == 102.5 and clock.pending() == [103.0]
+    assert clock.now() == 102.5
+    assert clock.pending() == [103.0]
 
 
 async def _append(ran: list[tuple[str, float]], name: str, clock: FakeClock) -> None:

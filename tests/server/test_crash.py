@@ -101,13 +101,15 @@ async def test_kill_9_and_restart_resumes_every_table(tmp_path: Path) -> None:
     rng = random.Random(3)
     tables: list[tuple[str, list[str]]] = []
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
             for preset in ("boyo", "cabo", "kivo", "kaboom"):
                 body = {"preset": preset, "seats": 3, "name": "Ann", "turn_seconds": 600}
-                created = http.post("/api/tables", json=body).json()
+                created = (await http.post("/api/tables", json=body)).json()
                 tokens = [created["token"]]
                 for name in ("Bob", "Cid"):
-                    joined = http.post(f"/api/tables/{created['code']}/join", json={"name": name})
+                    joined = await http.post(
+                        f"/api/tables/{created['code']}/join", json={"name": name}
+                    )
                     tokens.append(joined.json()["token"])
                 tables.append((created["code"], tokens))
         before: dict[str, list[dict[str, Any]]] = {}

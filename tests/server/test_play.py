@@ -32,7 +32,8 @@ async def test_a_match_of_humans_and_a_bot(tmp_path: Path) -> None:
         code, tokens = create_table(server, "kivo", 3, options={"rounds": 2}, bots=["random"])
         players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]
         await start(server, code, tokens[0])
-        await asyncio.gather(*(p.play() for p in players))
+        async with asyncio.timeout(60):
+            await asyncio.gather(*(p.play() for p in players))
         assert all(p.done for p in players)
         last = players[0].frames[-1]
         assert last["view"]["phase"] == "match_over"

@@ -35,13 +35,15 @@ async def test_matches_on_postgresql_survive_a_restart(tmp_path: Path) -> None:
             await start(server, code, tokens[0])
             players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]
             # Play a while, then stop the server in the middle of the match.
-            await asyncio.gather(*(p.play(timeout=60, stop_at=12) for p in players))
+            async with asyncio.timeout(60):
+                await asyncio.gather(*(p.play(stop_at=12) for p in players))
         seq_before = max(p.seq for p in players)
         assert seq_before >= 12
         assert not any(p.done for p in players), "the match ended before the restart"
         with run_server(settings) as server:
             again = [Player(server.ws_url, code, t, seed=10 + i) for i, t in enumerate(tokens)]
-            await asyncio.gather(*(p.play(timeout=120) for p in again))
+            async with asyncio.timeout(120):
+                await asyncio.gather(*(p.play() for p in again))
             assert all(p.done for p in again)
             welcome_seq = again[0].frames[0]["seq"]
             assert welcome_seq >= seq_before  # nothing acknowledged was lost

@@ -221,7 +221,8 @@ async def tap_race(first: Client, second: Client, gap: float) -> tuple[Client, C
     assert event["events"][0]["type"] in ("tap_hit", "tap_missed")
     assert event["events"][0]["by"] == winner.seat
     error = answers[loser]
-    assert error["type"] == "error" and error["code"] == "stale"
+    assert error["type"] == "error"
+    assert error["code"] == "stale"
     assert f"you saw {seq}, it is at {seq + 1}" in error["message"]
     assert (await loser.recv())["type"] == "snapshot"
     for c in (first, second):

@@ -61,12 +61,14 @@ async def test_recovery_logs_and_skips_a_table_it_cannot_rebuild(
         record = await store.find_by_code(code)
         assert record is not None
         logged = [r for r in caplog.records if record.id in r.getMessage()]
-        assert len(logged) == 1 and logged[0].levelno == logging.ERROR
+        assert len(logged) == 1
+        assert logged[0].levelno == logging.ERROR
         assert logged[0].exc_info is not None  # the error itself, with its traceback
         with pytest.raises(TableError) as refused:
             await lobby.find(code)
         assert refused.value.code == "table_unavailable"
-    assert "grandmaster" in caplog.text and "fly" in caplog.text
+    assert "grandmaster" in caplog.text
+    assert "fly" in caplog.text
     assert (await lobby.find(good)).game is not None
     await lobby.close()
 
@@ -89,11 +91,13 @@ def test_the_server_starts_and_serves_the_other_tables(tmp_path: Path) -> None:
 
         async def over_the_socket() -> None:
             seq, view, _ = await probe(server, good)
-            assert seq == 1 and view["phase"] == "opening"
+            assert seq == 1
+            assert view["phase"] == "opening"
             async with client(server) as c:
                 await c.send({"type": "hello", "table": corrupt})
                 error = await c.recv()
-                assert error["type"] == "error" and error["code"] == "table_unavailable"
+                assert error["type"] == "error"
+                assert error["code"] == "table_unavailable"
                 assert corrupt in error["message"]
                 await c.pong()  # the connection lives on
 

@@ -113,7 +113,8 @@ async def watch_and_come_back(
         frames += first.frames
         last_seq = first.seq
     while live.seq < last_seq + 6 and not live.done:
-        await asyncio.sleep(0.005)
+        live.progress.clear()
+        await live.progress.wait()
     async with client(server) as back:
         caught_up = await back.hello(code, last_seq=last_seq)
         missed = [f["seq"] for f in caught_up if f["type"] == "missed"]
@@ -144,7 +145,8 @@ async def test_spectators_receive_only_public_information(tmp_path: Path) -> Non
         ]
         await start(server, code, tokens[0])
         returns = asyncio.create_task(watch_and_come_back(server, code, watchers[0]))
-        await asyncio.gather(*(p.play(timeout=40, tap_rate=0.3) for p in players + watchers))
+        async with asyncio.timeout(40):
+            await asyncio.gather(*(p.play(tap_rate=0.3) for p in players + watchers))
         returning = await returns
 
     record = await store.find_by_code(code)

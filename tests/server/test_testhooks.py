@@ -108,7 +108,8 @@ def test_a_deal_that_does_not_fit_the_table_gets_a_clear_error(tmp_path: Path) -
             r = http.post("/api/tables", json={"preset": "cabo", "seats": 2, "deal": deal})
             assert r.status_code == 400, r.text
             detail = r.json()["detail"]
-            assert detail["code"] == "bad_deal" and message in detail["message"], detail
+            assert detail["code"] == "bad_deal", detail
+            assert message in detail["message"], detail
         r = http.post("/api/tables", json={"seats": 2, "deal": {**DEAL, "extra": 1}})
         assert r.status_code == 422
         r = http.post("/api/tables", json={"seats": 2, "seed": -1})
@@ -168,7 +169,8 @@ async def test_a_stacked_deal_survives_a_restart(tmp_path: Path) -> None:
         lobby = lobby_of(server)
         table = next(t for t in lobby.tables.values() if t.record.code == code)
         log = await table.store.log(table.record.id)
-        assert log[0].kind == "start" and log[0].payload["deal"] == DEAL
+        assert log[0].kind == "start"
+        assert log[0].payload["deal"] == DEAL
 
 
 @pytest.mark.anyio
@@ -195,7 +197,8 @@ async def test_a_stacked_deal_refuses_to_start_after_a_seat_is_removed(tmp_path:
             error = await host.recv()
             while error["type"] != "error":
                 error = await host.recv()
-            assert error["code"] == "bad_deal" and "3 hands for 2 seats" in error["message"]
+            assert error["code"] == "bad_deal"
+            assert "3 hands for 2 seats" in error["message"]
             assert host.table["status"] == "lobby"
 
 

@@ -71,10 +71,13 @@ async def test_when_time_runs_out_the_server_plays_a_default_move() -> None:
     for _ in range(20):
         await clock.advance(0.05)  # one timer runs out each time
     autos = _autos(await store.log(table.record.id))
-    assert len(autos) >= 8 and all(e.kind == "action" for e in autos)
+    assert len(autos) >= 8
+    assert all(e.kind == "action" for e in autos)
     kinds = {e.payload["action"]["do"] for e in autos}
-    assert {"opening_peek", "draw", "discard"} <= kinds and "tap" not in kinds
-    assert table.game is not None and table.game.turn in (0, 1)
+    assert {"opening_peek", "draw", "discard"} <= kinds
+    assert "tap" not in kinds
+    assert table.game is not None
+    assert table.game.turn in (0, 1)
     await table.close()
 
 
@@ -116,7 +119,8 @@ async def test_an_absent_player_is_played_by_a_bot_after_the_grace_period() -> N
     assert 1 not in table.standins  # still within the grace period
     await clock.advance(0.05)
     assert 1 in table.standins
-    assert table.game is not None and table.game.peeked[1]  # the stand-in looked for Bob
+    assert table.game is not None
+    assert table.game.peeked[1]  # the stand-in looked for Bob
     infos = [m["table"] for m in watcher.messages if m["type"] == "table"]
     assert any(s["bot_standin"] for i in infos for s in i["seats"] if s["seat"] == 1)
     await table.connected(1)  # Bob is back: the seat is his again
@@ -147,7 +151,8 @@ async def test_bots_tap_out_of_turn_at_a_boyo_table() -> None:
         await clock.advance(0.01)  # each reveal stays up 0.01 s; bots move without delay
         if table.game is not None and table.game.is_match_over:
             break
-    assert table.game is not None and table.game.is_match_over
+    assert table.game is not None
+    assert table.game.is_match_over
     # Replay the log to see whose turn it was at each TAP.
     log = await store.log(table.record.id)
     rules = Ruleset.from_json(table.record.rules)
@@ -198,7 +203,9 @@ async def test_a_stand_in_is_one_bot_per_absence_and_watches_every_change() -> N
     await table.connected(1)
     await table.disconnected(1)  # Bob leaves; after the grace period a bot plays seat 1
     await clock.advance(0.05)
-    assert 1 in table.standins and table.game is not None and table.game.peeked[1]
+    assert 1 in table.standins
+    assert table.game is not None
+    assert table.game.peeked[1]
     first = table.standins[1]
     assert isinstance(first, Watching)
     game = table.game
@@ -232,6 +239,7 @@ async def test_a_stand_in_is_one_bot_per_absence_and_watches_every_change() -> N
     await table.disconnected(1)  # a second absence: a second bot
     await clock.advance(0.05)
     second = table.standins[1]
-    assert second is not first and isinstance(second, Watching)
+    assert second is not first
+    assert isinstance(second, Watching)
     assert second.watched >= 1  # it starts from what the seat sees now
     await lobby.close()

@@ -74,7 +74,8 @@ def test_the_example_program_plays_a_tournament() -> None:
     results = run(cfg, jobs=1)
     assert len(results) == 6
     example = standings(results)[0]
-    assert example.games == 6 and example.faults == 0
+    assert example.games == 6
+    assert example.faults == 0
     # A program seeded by hello replays too, whatever the number of processes.
     assert run(cfg, jobs=2) == results
 
@@ -290,4 +291,5 @@ def test_a_level_with_options_plays_with_them() -> None:
     entrant = make_entrant("expert(budget_ms=0, iterations=3)")
     bot = entrant.new_bot(seat=0, players=2, rules=PRESETS["cabo"], seed=1, game=0)
     assert isinstance(bot, ExpertBot)
-    assert bot.iterations == 3 and bot.budget == 0
+    assert bot.iterations == 3
+    assert bot.budget == 0

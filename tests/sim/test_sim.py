@@ -101,7 +101,8 @@ def test_duplicate_deals_take_the_luck_of_the_deal_out_of_a_comparison() -> None
 
     assert differences(True) == [0.0] * 20
     apart = differences(False)
-    assert len(apart) == 40 and any(d != 0 for d in apart)
+    assert len(apart) == 40
+    assert any(d != 0 for d in apart)
 
 
 def test_mean_interval() -> None:
@@ -110,7 +111,7 @@ def test_mean_interval() -> None:
     # sd 1.29 (n - 1), so the half width is 1.96 * 1.29 / 2
     assert (low, high) == (pytest.approx(2.5 - 1.2652, abs=1e-4), pytest.approx(3.7652, abs=1e-4))
     assert mean_interval([5.0]) == (5.0, 5.0, 5.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="no values"):
         mean_interval([])
 
 
@@ -214,7 +215,8 @@ def test_progress_bar_draws_in_place() -> None:
     for done in range(1, 5):
         bar(done)
     text = out.getvalue()
-    assert text.startswith("\r[##......] 1/4") and "[########] 4/4 100%" in text
+    assert text.startswith("\r[##......] 1/4")
+    assert "[########] 4/4 100%" in text
     assert text.endswith("\n")
 
 
@@ -227,7 +229,8 @@ def test_cli_prints_standings_and_writes_results(
     printed = capsys.readouterr().out
     assert code == 0
     assert "kivo, 2 players, 4 matches (seed 3)" in printed
-    assert "95% CI" in printed and FIRST in printed
+    assert "95% CI" in printed
+    assert FIRST in printed
     assert len(json.loads(out.read_text(encoding="utf-8"))["games"]) == 4
 
 
@@ -276,4 +279,5 @@ def test_cli_passes_level_options(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["sim", "--players", "2", "--bots", bots, "--games", "2", "--unit", "round"]
     assert main([*argv, "--quiet"]) == 0
     printed = capsys.readouterr().out
-    assert "expert(budget_ms=0, iterations=2)" in printed and "hard(noise=0.5)" in printed
+    assert "expert(budget_ms=0, iterations=2)" in printed
+    assert "hard(noise=0.5)" in printed

@@ -78,7 +78,9 @@ async def test_join_codes_are_case_insensitive(store: Store) -> None:
     await store.create_table(table(code="xY7q"))
     for code in ("XY7Q", "xy7q", "Xy7Q"):
         found = await store.find_by_code(code)
-        assert found is not None and found.id == "t1" and found.code == "XY7Q"
+        assert found is not None
+        assert found.id == "t1"
+        assert found.code == "XY7Q"
 
 
 async def test_a_taken_id_or_code_is_refused_and_changes_nothing(store: Store) -> None:
@@ -113,14 +115,18 @@ async def test_update_rewrites_the_fields_and_all_seats(store: Store) -> None:
 
     await store.update_table(replace(updated, seats=(), deadline=None, deadline_kind=None))
     got = await store.get_table("t1")
-    assert got is not None and got.seats == () and got.deadline is None
+    assert got is not None
+    assert got.seats == ()
+    assert got.deadline is None
 
 
 async def test_update_keeps_id_code_and_creation_time(store: Store) -> None:
     await store.create_table(table())
     await store.update_table(replace(table(), code="ZZZZ", created_at=5.0, status="playing"))
     got = await store.find_by_code("abcd")
-    assert got is not None and got.created_at == table().created_at and got.status == "playing"
+    assert got is not None
+    assert got.created_at == table().created_at
+    assert got.status == "playing"
     assert await store.find_by_code("ZZZZ") is None
 
 
@@ -239,8 +245,10 @@ async def test_seeds_use_the_whole_signed_64_bit_range(store: Store) -> None:
     await store.create_table(table("lo", "LO", seed=-(2**63)))
     await store.create_table(table("hi", "HI", seed=2**63 - 1))
     lo, hi = await store.get_table("lo"), await store.get_table("hi")
-    assert lo is not None and lo.seed == -(2**63)
-    assert hi is not None and hi.seed == 2**63 - 1
+    assert lo is not None
+    assert lo.seed == -(2**63)
+    assert hi is not None
+    assert hi.seed == 2**63 - 1
     with pytest.raises(StoreError, match="64 bits"):
         await store.create_table(table("big", "BIG", seed=2**64))
 
@@ -312,6 +320,7 @@ async def test_concurrent_writes_each_get_their_own_outcome(store: Store) -> Non
     }
     assert await store.log("t1") == [entry(1), entry(2), entry(3)]
     t1, t2 = await store.get_table("t1"), await store.get_table("t2")
-    assert t1 is not None and t1.status == "playing"
+    assert t1 is not None
+    assert t1.status == "playing"
     assert t2 is not None
     assert await store.get_table("ghost") is None

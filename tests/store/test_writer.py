@@ -52,7 +52,8 @@ async def test_a_failing_write_rolls_back_alone(tmp_path: Path) -> None:
         )
     finally:
         await writer.close()
-    assert outcomes[0] is None and outcomes[2] is None
+    assert outcomes[0] is None
+    assert outcomes[2] is None
     assert isinstance(outcomes[1], RuntimeError)
     async with engine.connect() as connection:
         seqs = (await connection.execute(select(LogRow.seq).order_by(LogRow.seq))).scalars()
