@@ -168,7 +168,7 @@ class Guard:
         except BadReply as e:
             self.fault(str(e))
             return self.rng.choice(info.legal)
-        if action in info.legal:
+        if info.allows(action):
             return action
         self.fault(f"illegal action {action.text()!r}")
         return self.rng.choice(info.legal)
@@ -193,7 +193,7 @@ class ReactiveGuard(Guard):
         if action is None:
             return None
         action = _normal(action)
-        if action in info.legal:
+        if info.allows(action):
             return action
         self.fault(f"illegal out-of-turn action {action.text()!r}")
         return None
@@ -410,6 +410,7 @@ class BotProcess:
                 "view": info.view.to_json(),
                 "knowledge": dict(info.knowledge),
                 "legal": [a.to_json() for a in info.legal],
+                "sets": info.sets,
             },
             self.timeout,
         )
