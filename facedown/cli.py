@@ -1,4 +1,8 @@
-"""The ``facedown`` command: a thin layer over the library (the library never imports it)."""
+"""The ``facedown`` command: a thin layer over the library (the library never imports it).
+
+Bad input never ends in a traceback: argparse refuses malformed arguments, and a command that
+meets a problem it can name raises :class:`CommandError`; both print one line and exit 2.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,63 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+
+class CommandError(Exception):
+    """A problem with what the user asked for, said in one line (exit status 2)."""
+
+
+def _count(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` (to ``high``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            span = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"{value} is not {span}")
+        return value
+
+    return parse
+
+
+def _seats(text: str) -> int:
+    from .engine import MAX_PLAYERS, MIN_PLAYERS
+
+    return _count(MIN_PLAYERS, MAX_PLAYERS)(text)
+
+
+def _writable(path: Path) -> None:
+    """Refuse at once a results file that cannot be written (not after the games)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise CommandError(f"cannot write {path}: there is no folder {folder}")
+    if not os.access(folder, os.W_OK):
+        raise CommandError(f"cannot write {path}: the folder {folder} is not writable")
+    if path.suffix not in (".csv", ".json"):
+        raise CommandError(f"cannot write {path}: results are written as .csv or .json")
+
+
+def _check_serve(data: Path, database_url: str | None) -> None:
+    """The data folder can be made and the database URL names a database we can open."""
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise CommandError(f"cannot use {data} as the data folder: {e.strerror}") from None
+    if not os.access(data, os.W_OK):
+        raise CommandError(f"cannot use {data} as the data folder: it is not writable")
+    if database_url:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+        try:
+            make_url(database_url).get_dialect()
+        except (ArgumentError, NoSuchModuleError, ValueError) as e:
+            raise CommandError(f"cannot use the database URL {database_url!r}: {e}") from None
 
 
 def _scenario_files(paths: Sequence[str]) -> list[Path]:
@@ -22,7 +81,7 @@ def _scenario_files(paths: Sequence[str]) -> list[Path]:
 def cmd_scenario(args: argparse.Namespace) -> int:
     from .scenario import run_scenario
 
-    failed = 0
+    failed = malformed = 0
     records = []
     for path in _scenario_files(args.files):
         try:
@@ -30,8 +89,10 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as e:
             print(f"FAIL {path}: cannot read: {e}")
             failed += 1
+            malformed += 1
             continue
         outcome = run_scenario(data)
+        malformed += outcome.malformed
         if args.json:
             records.append({"file": str(path), "passed": outcome.passed, **outcome.record})
             if outcome.failure:
@@ -47,13 +108,20 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     elif len(_scenario_files(args.files)) > 1:
         total = len(_scenario_files(args.files))
         print(f"{total - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    # 2: a file that is not a scenario (bad input); 1: a scenario whose rule failed.
+    return 2 if malformed else 1 if failed else 0
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     from .terminal import play
 
     return play(args.preset, players=args.players, seed=args.seed, bots=args.bots)
+
+
+def _levels() -> list[str]:
+    from .bots.registry import LEVELS
+
+    return list(LEVELS)
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
@@ -83,6 +151,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .server.protocol import MAX_FRAME
     from .server.settings import ServerSettings
 
+    _check_serve(Path(args.data), args.database_url)
     settings = ServerSettings(
         data_dir=Path(args.data),
         database_url=args.database_url,
@@ -147,6 +216,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         duplicate=args.duplicate,
     )
+    if args.out:
+        _writable(Path(args.out))
     show = not args.quiet and sys.stderr.isatty()
     start = time.perf_counter()
     try:
@@ -193,10 +264,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play in the terminal against bots")
     p.add_argument("--preset", default="cabo", choices=["boyo", "cabo", "kivo", "kaboom"])
-    p.add_argument("--players", type=int, default=3)
+    p.add_argument("--players", type=_seats, default=3, help="seats, you included (2 to 8)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument(
-        "--bots", default="medium", help="bot level of the other seats: random, easy, medium, hard"
+        "--bots",
+        default="medium",
+        choices=_levels(),
+        help="bot level of the other seats: %(choices)s",
     )
     p.set_defaults(func=cmd_play)
 
@@ -215,9 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("sim", help="a bot tournament: win rates with 95% intervals")
+    p = sub.add_parser("sim", help="a bot tournament: win rates with 95%% intervals")
     p.add_argument("--preset", default="cabo", choices=["boyo", "cabo", "kivo", "kaboom"])
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--players", type=_seats, default=4, help="seats (2 to 8)")
     p.add_argument(
         "--bots",
         default="random",
@@ -225,8 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(random, easy, medium, hard, expert) with options in brackets if wanted, e.g. "
         "'expert(budget_ms=20)', module:Class, or cmd:COMMAND",
     )
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--jobs", type=int, default=1, help="processes to play on")
+    p.add_argument("--games", type=_count(1), default=100)
+    p.add_argument("--jobs", type=_count(1), default=1, help="processes to play on")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--unit", choices=["match", "round"], default="match")
     p.add_argument("--options", default=None, help="ruleset options as a JSON object")
@@ -259,7 +333,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except CommandError as e:
+        print(f"facedown {args.command}: {e}", file=sys.stderr)
+        return 2
     return code
 
 

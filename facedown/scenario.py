@@ -40,10 +40,15 @@ class Outcome:
     passed: bool
     failure: str | None = None
     record: dict[str, Any] = field(default_factory=dict)
+    malformed: bool = False  # the file is not a scenario (as opposed to a rule that failed)
 
 
-def run_scenario(data: Mapping[str, Any], *, seed: int = 0) -> Outcome:
+def run_scenario(data: object, *, seed: int = 0) -> Outcome:
     """Play a scenario through the engine and compare every expectation."""
+    if not isinstance(data, Mapping):
+        kind = type(data).__name__
+        failure = f"bad scenario: the top level is a {kind}, not an object"
+        return Outcome("unnamed", False, failure, {}, malformed=True)
     name = str(data.get("name", "unnamed"))
     record: dict[str, Any] = {"name": name, "rounds": []}
     try:
@@ -51,7 +56,7 @@ def run_scenario(data: Mapping[str, Any], *, seed: int = 0) -> Outcome:
     except Mismatch as e:
         return Outcome(name, False, str(e), record)
     except ScenarioError as e:
-        return Outcome(name, False, f"bad scenario: {e}", record)
+        return Outcome(name, False, f"bad scenario: {e}", record, malformed=True)
     return Outcome(name, True, None, record)
 
 
@@ -76,8 +81,14 @@ class _Table:
 
 
 def _play(data: Mapping[str, Any], seed: int, record: dict[str, Any]) -> None:
+    preset = data.get("preset")
+    if not isinstance(preset, str):
+        raise ScenarioError("'preset' is missing: name one of boyo, cabo, kivo, kaboom")
+    options = data.get("options") or {}
+    if not isinstance(options, Mapping):
+        raise ScenarioError("'options' must be an object of ruleset fields")
     try:
-        rules = make_ruleset(str(data.get("preset")), data.get("options") or {})
+        rules = make_ruleset(preset, options)
     except ValueError as e:
         raise ScenarioError(str(e)) from None
     table = _Table(data)
@@ -153,8 +164,14 @@ def _deal(deck: Deck, rnd: Mapping[str, Any], table: _Table) -> StackedDeal:
         raise ScenarioError("'discard' is missing")
     first = table.seat(rnd["first"]) if "first" in rnd else None
     hands = [hands_spec[p] for p in table.names]
+    for player, hand in zip(table.names, hands, strict=True):
+        if not isinstance(hand, list):
+            raise ScenarioError(f"{player}'s hand must be a list of cards, not {hand!r}")
+    draw = rnd.get("draw") or []
+    if not isinstance(draw, list):
+        raise ScenarioError(f"'draw' must be a list of cards, not {draw!r}")
     try:
-        return StackedDeal.from_names(deck, hands, rnd["discard"], rnd.get("draw") or (), first)
+        return StackedDeal.from_names(deck, hands, rnd["discard"], draw, first)
     except ValueError as e:
         raise ScenarioError(str(e)) from None
 

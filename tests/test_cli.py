@@ -1,0 +1,116 @@
+"""The command line: every bad input gets one line and exit status 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from facedown.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Run ``facedown ARGS`` in this process: its exit status and what it wrote to stderr."""
+    try:
+        code = main(args)
+    except SystemExit as e:  # argparse refuses malformed arguments this way
+        code = int(e.code or 0)
+    return code, capsys.readouterr().err
+
+
+def test_help_works() -> None:
+    # The sim's help text has a percent sign: argparse formats help strings with %.
+    done = subprocess.run(
+        [sys.executable, "-m", "facedown", "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    for command in ("scenario", "play", "serve", "sim", "docs"):
+        assert command in done.stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "facedown", "sim", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_play_help_lists_every_bot_level(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    out = capsys.readouterr().out
+    for level in ("random", "easy", "medium", "hard", "expert"):
+        assert level in out
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["play", "--players", "0"], "0 is not from 2 to 8"),
+        (["play", "--players", "1"], "1 is not from 2 to 8"),
+        (["play", "--players", "9"], "9 is not from 2 to 8"),
+        (["play", "--players", "two"], "'two' is not a whole number"),
+        (["play", "--bots", "genius"], "invalid choice: 'genius'"),
+        (["sim", "--jobs", "0"], "0 is not at least 1"),
+        (["sim", "--games", "0"], "0 is not at least 1"),
+        (["sim", "--players", "9"], "9 is not from 2 to 8"),
+        (["sim", "--out", "/nonexistent/x.csv", "--games", "1"], "there is no folder"),
+        (["sim", "--out", "results.txt", "--games", "1"], "as .csv or .json"),
+        (["sim", "--bots", "genius"], "genius"),
+        (["sim", "--options", "{not json"], "--options is not JSON"),
+        (["serve", "--data", "/proc/nope"], "cannot use /proc/nope as the data folder"),
+        (["serve", "--database-url", "nonsense://x"], "cannot use the database URL"),
+    ],
+)
+def test_bad_input_gets_one_line_and_status_2(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err = run(args, capsys)
+    assert code == 2
+    assert said in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()[-1]) < 300
+
+
+def test_sim_checks_its_output_file_before_playing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Refused at once, not after the games: nothing was played, nothing was printed.
+    code, _ = run(["sim", "--out", str(tmp_path / "none" / "x.csv"), "--games", "500"], capsys)
+    assert code == 2
+    assert "games/s" not in capsys.readouterr().out
+
+
+def test_bad_scenario_files_are_reported_and_the_rest_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = ROOT / "scenarios" / "cabo"
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    (folder / "a-list.json").write_text("[1, 2]", encoding="utf-8")
+    (folder / "b-good.json").write_text(
+        next(good.glob("*.json")).read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    hand_as_text = {
+        "name": "a hand written as text",
+        "preset": "cabo",
+        "players": ["ann", "bob"],
+        "rounds": [{"hands": {"ann": "9994", "bob": ["1", "2", "3", "4"]}, "discard": "5"}],
+    }
+    (folder / "c-text-hand.json").write_text(json.dumps(hand_as_text), encoding="utf-8")
+    no_preset = {"name": "no preset", "players": ["ann", "bob"], "rounds": []}
+    (folder / "d-no-preset.json").write_text(json.dumps(no_preset), encoding="utf-8")
+    code = main(["scenario", str(folder)])
+    out = capsys.readouterr().out
+    assert code == 2  # files that are not scenarios: bad input
+    assert "the top level is a list, not an object" in out
+    assert f"PASS {folder / 'b-good.json'}" in out
+    assert "ann's hand must be a list of cards, not '9994'" in out
+    assert "'preset' is missing" in out
+    assert "unknown preset 'None'" not in out
+    assert "1 passed, 3 failed" in out
