@@ -103,6 +103,16 @@ class Store(Protocol):
         numbering is the table actor's job.
         """
 
+    async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
+        """Append ``entry`` to the log of ``record.id`` and update the table to ``record``, in
+        one transaction: both are durable on return, or neither happened.
+
+        A change of a table's state that has a log entry (a match starts, a match ends) is
+        written so, and a crash can never leave the record and the log disagreeing.  Raise
+        SequenceConflict when ``entry.seq`` is taken and StoreError when there is no such
+        table; the record is rewritten as :meth:`update_table` does.
+        """
+
     async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:
         """The table's log entries with seq > ``after``, in order."""
 

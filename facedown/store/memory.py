@@ -61,12 +61,24 @@ class MemoryStore:
     async def append(self, table_id: str, entry: LogEntry) -> None:
         self._check_open()
         check_entry(entry)
+        self._check_append(table_id, entry)
+        self._logs[table_id][entry.seq] = replace(entry, payload=_json_copy(entry.payload))
+
+    async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
+        self._check_open()
+        check_entry(entry)
+        check_table(record)
+        self._check_append(record.id, entry)  # every refusal before the first change
+        self._logs[record.id][entry.seq] = replace(entry, payload=_json_copy(entry.payload))
+        old = self._tables[record.id]
+        self._tables[record.id] = _stored(replace(record, code=old.code, created_at=old.created_at))
+
+    def _check_append(self, table_id: str, entry: LogEntry) -> None:
         log = self._logs.get(table_id)
         if log is None:
             raise StoreError(f"no table {table_id!r}")
         if entry.seq in log:
             raise SequenceConflict(f"table {table_id!r} already has log entry {entry.seq}")
-        log[entry.seq] = replace(entry, payload=_json_copy(entry.payload))
 
     async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:
         self._check_open()

@@ -113,6 +113,11 @@ class SqlStore:
         check_entry(entry)
         await self._write(partial(_append, table_id=table_id, entry=entry))
 
+    async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
+        check_entry(entry)
+        check_table(record)
+        await self._write(partial(_append_and_update, record=record, entry=entry))
+
     async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:
         # Columns, not ORM objects: a restart replays every log, so this read is the bulk one.
         query = (
@@ -206,6 +211,13 @@ def _append(connection: Connection, table_id: str, entry: LogEntry) -> None:
         if kind == "foreign_key":
             raise StoreError(f"no table {table_id!r}") from None
         raise
+
+
+def _append_and_update(connection: Connection, record: TableRecord, entry: LogEntry) -> None:
+    # The append first: it refuses (taken seq, no table) before anything has changed, as the
+    # group commit requires; once it is in, the table exists and the update cannot refuse.
+    _append(connection, record.id, entry)
+    _update_table(connection, record)
 
 
 def _mutable_fields(record: TableRecord) -> dict[str, Any]:
