@@ -7,10 +7,11 @@ import contextlib
 import logging
 import secrets
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from ..engine import make_ruleset
-from ..store.base import SeatRecord, TableExists, TableRecord
+from ..store.base import SeatRecord, StoreError, TableExists, TableRecord
 from .context import TableContext, TableError
 from .limits import check_bot_level, check_players
 from .table import Table
@@ -18,6 +19,7 @@ from .testhooks import DEAL, stacked_deal
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 CODE_LENGTH = 6
+MAX_DAMAGE = 1000  # characters of a rebuild's error kept with a broken table
 
 log = logging.getLogger(__name__)
 
@@ -48,32 +50,54 @@ class Lobby:
     async def recover(self) -> int:
         """Load every table that was in the lobby or playing: after a crash, games resume.
 
-        A table that cannot be rebuilt is logged and left out (it is not served); the others
-        start.  Returns how many tables were loaded."""
+        A table that cannot be rebuilt is logged (with the error, once) and marked broken in
+        the store; the others start.  Every broken table, new or from an earlier start, is
+        named in a warning, and is neither served nor tried again.  Returns how many tables
+        were loaded."""
         count = 0
         for record in await self.store.active_tables():
             with contextlib.suppress(TableError):
                 await self._load(record)
                 count += 1
+        for record in await self.store.broken_tables():
+            self.broken[record.code.upper()] = record.id
+            log.warning(
+                "table %s (code %s) is broken and not served: %s",
+                record.id,
+                record.code,
+                record.damage or "no reason stored",
+            )
         return count
 
     async def _load(self, record: TableRecord) -> Table:
+        if record.status == "broken":
+            self.broken[record.code.upper()] = record.id
+            raise _unavailable(record.code)
         try:
             table = await Table.load(record, self.ctx)
         except Exception as e:  # a rebuild can fail in any way its stored data allows
+            damage = f"{type(e).__name__}: {e}"[:MAX_DAMAGE]
             log.error(
-                "table %s (code %s) could not be rebuilt and is not served: %s: %s",
+                "table %s (code %s) could not be rebuilt and is not served: %s",
                 record.id,
                 record.code,
-                type(e).__name__,
-                e,
+                damage,
                 exc_info=True,
             )
             self.broken[record.code.upper()] = record.id
+            await self._mark_broken(record, damage)
             raise _unavailable(record.code) from None
         self.tables[record.id] = table
         self._by_code[record.code.upper()] = record.id
         return table
+
+    async def _mark_broken(self, record: TableRecord, damage: str) -> None:
+        """Keep the table, with why, for an operator; it is not loaded again (see recover)."""
+        broken = replace(record, status="broken", damage=damage, updated_at=self.ctx.clock.now())
+        try:
+            await self.store.update_table(broken)
+        except StoreError as e:
+            log.error("table %s could not be marked broken: %s", record.id, e)
 
     async def find(self, code: str) -> Table:
         """The table with this code, loaded from the store when needed."""

@@ -112,8 +112,10 @@ class Table:
     def _status_from_log(self) -> TableStatus:
         """The status the replayed log says: a started match is playing until it is over."""
         status = self.record.status
-        if self.game is None or status not in ("lobby", "playing", "finished"):
-            return status  # no match yet, or a status the log has no say in (closed)
+        if status not in ("lobby", "playing", "finished"):
+            return status  # a status the log has no say in (closed, broken)
+        if self.game is None:
+            return "lobby"  # no match has started
         return "finished" if self.game.is_match_over else "playing"
 
     def _replay(self, entry: LogEntry) -> None:

@@ -10,7 +10,15 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from .base import ACTIVE_STATUSES, LogEntry, SequenceConflict, StoreError, TableExists, TableRecord
+from .base import (
+    ACTIVE_STATUSES,
+    LogEntry,
+    SequenceConflict,
+    StoreError,
+    TableExists,
+    TableRecord,
+    TableStatus,
+)
 from .checks import check_entry, check_table, json_text
 
 
@@ -90,10 +98,16 @@ class MemoryStore:
         ]
 
     async def active_tables(self) -> list[TableRecord]:
+        return self._with_status(ACTIVE_STATUSES)
+
+    async def broken_tables(self) -> list[TableRecord]:
+        return self._with_status(("broken",))
+
+    def _with_status(self, statuses: tuple[TableStatus, ...]) -> list[TableRecord]:
         self._check_open()
-        active = [record for record in self._tables.values() if record.status in ACTIVE_STATUSES]
-        active.sort(key=lambda record: (record.created_at, record.id))
-        return [_stored(record) for record in active]
+        found = [record for record in self._tables.values() if record.status in statuses]
+        found.sort(key=lambda record: (record.created_at, record.id))
+        return [_stored(record) for record in found]
 
     async def close(self) -> None:
         self._closed = True

@@ -130,9 +130,15 @@ class SqlStore:
             return [LogEntry(*row) for row in rows]
 
     async def active_tables(self) -> list[TableRecord]:
+        return await self._with_status(ACTIVE_STATUSES)
+
+    async def broken_tables(self) -> list[TableRecord]:
+        return await self._with_status(("broken",))
+
+    async def _with_status(self, statuses: tuple[TableStatus, ...]) -> list[TableRecord]:
         query = (
             select(TableRow)
-            .where(TableRow.status.in_(ACTIVE_STATUSES))
+            .where(TableRow.status.in_(statuses))
             .order_by(TableRow.created_at, TableRow.id)
             .options(selectinload(TableRow.seats))
         )
@@ -231,6 +237,7 @@ def _mutable_fields(record: TableRecord) -> dict[str, Any]:
         "deadline": record.deadline,
         "deadline_kind": record.deadline_kind,
         "updated_at": record.updated_at,
+        "damage": record.damage,
     }
 
 
@@ -276,4 +283,5 @@ def _table_record(row: TableRow) -> TableRecord:
         deadline_kind=row.deadline_kind,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        damage=row.damage,
     )

@@ -85,6 +85,10 @@ class DyingStore:
         self._alive()
         return await self.inner.active_tables()
 
+    async def broken_tables(self) -> list[TableRecord]:
+        self._alive()
+        return await self.inner.broken_tables()
+
     async def close(self) -> None:
         self.dead = True
 

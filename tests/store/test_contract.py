@@ -369,3 +369,16 @@ async def test_concurrent_append_and_updates_each_get_their_own_outcome(store: S
     assert t2 is not None and t2.status == "playing"
     assert await store.log("t1") == [entry(1), entry(2)]
     assert await store.log("t2") == [entry(1)]
+
+
+async def test_broken_tables_keep_why_and_are_not_active(store: Store) -> None:
+    for n, status in enumerate(["playing", "broken", "lobby", "broken"]):
+        await store.create_table(table(f"t{9 - n}", f"C{n}", status, created_at=100.0 + n))
+    t7 = await store.get_table("t7")
+    assert t7 is not None and t7.damage is None
+    damage = "KeyError: 'grandmaster' — no such bot"
+    await store.update_table(replace(t7, status="broken", damage=damage))
+    assert [t.id for t in await store.active_tables()] == ["t9"]
+    broken = await store.broken_tables()
+    assert [t.id for t in broken] == ["t8", "t7", "t6"]
+    assert broken[1].damage == damage and broken[0].damage is None
