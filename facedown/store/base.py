@@ -21,6 +21,10 @@ class StoreError(Exception):
     """A storage operation failed (not found, conflict, or the database is unreachable)."""
 
 
+class DatabaseDamaged(StoreError):
+    """The database file fails its integrity check: it must not be served (restore a backup)."""
+
+
 class SequenceConflict(StoreError):
     """A log entry with this sequence number already exists for the table (another writer)."""
 
