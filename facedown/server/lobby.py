@@ -12,6 +12,7 @@ from typing import Any
 
 from ..engine import make_ruleset
 from ..store.base import SeatRecord, StoreError, TableExists, TableRecord
+from .clock import Alarm
 from .context import TableContext, TableError
 from .limits import check_bot_level, check_players
 from .table import Table
@@ -46,6 +47,7 @@ class Lobby:
         self._by_code: dict[str, str] = {}
         self.broken: dict[str, str] = {}  # code -> id of a stored table that could not be rebuilt
         self._loading = asyncio.Lock()
+        self._sweep: Alarm | None = None
 
     async def recover(self) -> int:
         """Load every table that was in the lobby or playing: after a crash, games resume.
@@ -56,6 +58,9 @@ class Lobby:
         were loaded."""
         count = 0
         for record in await self.store.active_tables():
+            if self._expired(record):
+                await self._close_expired(record)
+                continue
             with contextlib.suppress(TableError):
                 await self._load(record)
                 count += 1
@@ -67,7 +72,42 @@ class Lobby:
                 record.code,
                 record.damage or "no reason stored",
             )
+        self._arm_sweep()
         return count
+
+    # ------------------------------------------------------------------ expiry
+    def _expired(self, record: TableRecord) -> bool:
+        expiry = self.ctx.config.lobby_expiry
+        return record.status == "lobby" and record.created_at + expiry <= self.ctx.clock.now()
+
+    async def _close_expired(self, record: TableRecord) -> None:
+        closed = replace(record, status="closed", updated_at=self.ctx.clock.now())
+        try:
+            await self.store.update_table(closed)
+        except StoreError as e:
+            log.error("expired table %s could not be closed: %s", record.id, e)
+
+    def _arm_sweep(self) -> None:
+        """Look for expired lobby tables every so often (a tenth of the expiry, at most hourly)."""
+        every = min(self.ctx.config.lobby_expiry / 10, 3600.0)
+        self._sweep = self.ctx.clock.call_at(self.ctx.clock.now() + every, self.sweep)
+
+    async def sweep(self) -> None:
+        """Close the loaded lobby tables that expired: they are dropped, and not served again."""
+        try:
+            for table in list(self.tables.values()):
+                async with table.lock:
+                    if not self._expired(table.record):
+                        continue
+                    await self._close_expired(table.record)
+                    table.record = replace(table.record, status="closed")
+                    table.publish_table()  # whoever waits there sees it closed
+                await table.close()
+                async with self._loading:
+                    self.tables.pop(table.record.id, None)
+                    self._by_code.pop(table.record.code.upper(), None)
+        finally:
+            self._arm_sweep()
 
     async def _load(self, record: TableRecord) -> Table:
         if record.status == "broken":
@@ -111,6 +151,8 @@ class Lobby:
             record = await self.store.find_by_code(key)
             if record is None:
                 raise TableError("unknown_table", f"there is no table {code!r}")
+            if record.status == "closed" or self._expired(record):
+                raise TableError("table_closed", f"table {key} is closed")
             return await self._load(record)
 
     async def create(
@@ -181,5 +223,7 @@ class Lobby:
             return await self._load(record)
 
     async def close(self) -> None:
+        if self._sweep is not None:
+            self._sweep.cancel()
         for table in self.tables.values():
             await table.close()
