@@ -150,6 +150,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .server.app import create_app
     from .server.protocol import MAX_FRAME
     from .server.settings import ServerSettings
+    from .store.base import StoreError
+    from .store.database import check_database
 
     _check_serve(Path(args.data), args.database_url)
     settings = ServerSettings(
@@ -158,6 +160,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         test_hooks=args.test_hooks,
     )
+    try:  # a damaged SQLite file is refused here, before anything is served
+        check_database(settings.resolved_database_url())
+    except StoreError as e:
+        print(f"facedown serve: {e}", file=sys.stderr)
+        return 1
     app = create_app(settings)
     if settings.test_hooks:
         print("Facedown: test hooks are on: tables may be dealt as their creator says", flush=True)
@@ -253,6 +260,25 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_backup(args: argparse.Namespace) -> int:
+    from .server.settings import ServerSettings
+    from .store.backup import backup_sqlite
+    from .store.base import StoreError
+
+    settings = ServerSettings(data_dir=Path(args.data), database_url=args.database_url)
+    try:
+        source = backup_sqlite(settings.resolved_database_url(), Path(args.dest))
+    except StoreError as e:
+        print(f"facedown backup: {e}", file=sys.stderr)
+        return 1
+    print(f"facedown backup: {source} copied to {args.dest}")
+    print(
+        "facedown backup: session tokens are signed with FACEDOWN_SECRET or the data folder's "
+        "secret.key: keep that with the copy, or players cannot rejoin their seats"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="facedown", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -288,6 +314,12 @@ def build_parser() -> argparse.ArgumentParser:
         "also FACEDOWN_TEST_HOOKS=1)",
     )
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("backup", help="copy the live SQLite database to a new file")
+    p.add_argument("dest", help="the new file")
+    p.add_argument("--data", default="data", help="the server's data folder")
+    p.add_argument("--database-url", default=None, help="sqlite:///path/to/facedown.db")
+    p.set_defaults(func=cmd_backup)
 
     p = sub.add_parser("sim", help="a bot tournament: win rates with 95%% intervals")
     p.add_argument("--preset", default="cabo", choices=["boyo", "cabo", "kivo", "kaboom"])

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Header, HTTPException, WebSocket
+from fastapi import FastAPI, Header, HTTPException, Request, WebSocket
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -129,8 +129,15 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
     async def presets() -> dict[str, Any]:
         return {name: rules.to_json() for name, rules in PRESETS.items()}
 
+    def _address(request: Request) -> str:
+        return state.address(request.client.host if request.client else None, request.headers)
+
     @app.post("/api/tables", response_model=Seated)
-    async def create_table(body: CreateTable, authorization: str | None = Header(None)) -> Seated:
+    async def create_table(
+        body: CreateTable, request: Request, authorization: str | None = Header(None)
+    ) -> Seated:
+        if not state.limits.creates.allow(_address(request)):
+            raise _rate_limited("too many tables created from your address: try again later")
         if (body.seed is not None or body.deal is not None) and not settings.test_hooks:
             message = (
                 "seed and deal are test hooks: this server was not started with --test-hooks "
@@ -161,15 +168,18 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         )
 
     @app.get("/api/tables/{code}")
-    async def get_table(code: str) -> dict[str, Any]:
-        table = await _find(code)
+    async def get_table(code: str, request: Request) -> dict[str, Any]:
+        table = await _find(code, _address(request))
         return table.table_info()
 
     @app.post("/api/tables/{code}/join", response_model=Seated)
     async def join_table(
-        code: str, body: JoinTable, authorization: str | None = Header(None)
+        code: str, body: JoinTable, request: Request, authorization: str | None = Header(None)
     ) -> Seated:
-        table = await _find(code)
+        address = _address(request)
+        if not state.limits.joins.allow(address):
+            raise _rate_limited("too many joins from your address: try again later")
+        table = await _find(code, address)
         guest = state.guest_from(authorization)
         guest, token = tokens.issue(body.name, guest.player_id if guest else None)
         try:
@@ -179,12 +189,19 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         c = table.record.code
         return Seated(code=c, link=state.link(c), token=token, seat=seat, table=table.table_info())
 
-    async def _find(code: str) -> Table:
+    async def _find(code: str, address: str) -> Table:
         try:
-            return await state.lobby().find(code)
+            return await state.find(code, address)
         except TableError as e:
-            status = 503 if e.code == "table_unavailable" else 404
+            status = _FIND_STATUS.get(e.code, 404)
             raise HTTPException(status, {"code": e.code, "message": e.message}) from None
+
+
+_FIND_STATUS = {"table_unavailable": 503, "rate_limited": 429, "table_closed": 410}
+
+
+def _rate_limited(message: str) -> HTTPException:
+    return HTTPException(429, {"code": "rate_limited", "message": message})
 
 
 def _serve_client(app: FastAPI, dist: Path) -> None:

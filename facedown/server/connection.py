@@ -16,6 +16,7 @@ from .table import Table
 SLOW_CLIENT = 4008  # close code: the client did not drain its messages in time
 TOO_MANY = 4029  # close code: the client kept sending faster than the rate limit
 NO_HELLO = 4001  # close code: the client did not say hello in time
+IDLE = 4002  # close code: a spectator sent nothing (not even a ping) for too long
 CLOSE_WAIT = 10.0  # seconds a closing connection may take to deliver what is queued, then to close
 
 
@@ -47,6 +48,8 @@ class Connection:
         self.queue: asyncio.Queue[Mapping[str, Any] | None] = asyncio.Queue(queue_size)
         self.table: Table | None = None
         self.player_id: str | None = None
+        self.address = "unknown"  # whom its frames count against (see addresses.py)
+        self.watching: str | None = None  # the table it holds a spectator place at
         self.closing = False
         self._closed: asyncio.Future[None] = loop.create_future()
         self._closer: asyncio.Task[None] | None = None

@@ -30,6 +30,7 @@ class TableConfig:
     grace_seconds: float = 30.0  # a disconnected player keeps the seat this long before a bot
     reveal_seconds: float = 12.0  # the reveal stays up this long before the next round
     recent: int = 512  # published batches kept to resend to a reconnecting client
+    lobby_expiry: float = 86400.0  # seconds after its creation a table that never started closes
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,12 @@ import contextlib
 import logging
 import secrets
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from ..engine import Ruleset, make_ruleset
-from ..store.base import SeatRecord, TableExists, TableRecord
+from ..store.base import SeatRecord, StoreError, TableExists, TableRecord
+from .clock import Alarm
 from .context import TableContext, TableError
 from .limits import check_bot_level, check_players
 from .table import Table
@@ -18,6 +20,7 @@ from .testhooks import DEAL, stacked_deal
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 CODE_LENGTH = 6
+MAX_DAMAGE = 1000  # characters of a rebuild's error kept with a broken table
 
 log = logging.getLogger(__name__)
 
@@ -83,36 +86,97 @@ class Lobby:
         self._by_code: dict[str, str] = {}
         self.broken: dict[str, str] = {}  # code -> id of a stored table that could not be rebuilt
         self._loading = asyncio.Lock()
+        self._sweep: Alarm | None = None
 
     async def recover(self) -> int:
         """Load every table that was in the lobby or playing: after a crash, games resume.
 
-        A table that cannot be rebuilt is logged and left out (it is not served); the others
-        start.  Returns how many tables were loaded."""
+        A table that cannot be rebuilt is logged (with the error, once) and marked broken in
+        the store; the others start.  Every broken table, new or from an earlier start, is
+        named in a warning, and is neither served nor tried again.  Returns how many tables
+        were loaded."""
         count = 0
         for record in await self.store.active_tables():
+            if self._expired(record):
+                await self._close_expired(record)
+                continue
             with contextlib.suppress(TableError):
                 await self._load(record)
                 count += 1
+        for record in await self.store.broken_tables():
+            self.broken[record.code.upper()] = record.id
+            log.warning(
+                "table %s (code %s) is broken and not served: %s",
+                record.id,
+                record.code,
+                record.damage or "no reason stored",
+            )
+        self._arm_sweep()
         return count
 
+    # ------------------------------------------------------------------ expiry
+    def _expired(self, record: TableRecord) -> bool:
+        expiry = self.ctx.config.lobby_expiry
+        return record.status == "lobby" and record.created_at + expiry <= self.ctx.clock.now()
+
+    async def _close_expired(self, record: TableRecord) -> None:
+        closed = replace(record, status="closed", updated_at=self.ctx.clock.now())
+        try:
+            await self.store.update_table(closed)
+        except StoreError as e:
+            log.error("expired table %s could not be closed: %s", record.id, e)
+
+    def _arm_sweep(self) -> None:
+        """Look for expired lobby tables every so often (a tenth of the expiry, at most hourly)."""
+        every = min(self.ctx.config.lobby_expiry / 10, 3600.0)
+        self._sweep = self.ctx.clock.call_at(self.ctx.clock.now() + every, self.sweep)
+
+    async def sweep(self) -> None:
+        """Close the loaded lobby tables that expired: they are dropped, and not served again."""
+        try:
+            for table in list(self.tables.values()):
+                async with table.lock:
+                    if not self._expired(table.record):
+                        continue
+                    await self._close_expired(table.record)
+                    table.record = replace(table.record, status="closed")
+                    table.publish_table()  # whoever waits there sees it closed
+                await table.close()
+                async with self._loading:
+                    self.tables.pop(table.record.id, None)
+                    self._by_code.pop(table.record.code.upper(), None)
+        finally:
+            self._arm_sweep()
+
     async def _load(self, record: TableRecord) -> Table:
+        if record.status == "broken":
+            self.broken[record.code.upper()] = record.id
+            raise _unavailable(record.code)
         try:
             table = await Table.load(record, self.ctx)
         except Exception as e:  # a rebuild can fail in any way its stored data allows
+            damage = f"{type(e).__name__}: {e}"[:MAX_DAMAGE]
             log.error(
-                "table %s (code %s) could not be rebuilt and is not served: %s: %s",
+                "table %s (code %s) could not be rebuilt and is not served: %s",
                 record.id,
                 record.code,
-                type(e).__name__,
-                e,
+                damage,
                 exc_info=True,
             )
             self.broken[record.code.upper()] = record.id
+            await self._mark_broken(record, damage)
             raise _unavailable(record.code) from None
         self.tables[record.id] = table
         self._by_code[record.code.upper()] = record.id
         return table
+
+    async def _mark_broken(self, record: TableRecord, damage: str) -> None:
+        """Keep the table, with why, for an operator; it is not loaded again (see recover)."""
+        broken = replace(record, status="broken", damage=damage, updated_at=self.ctx.clock.now())
+        try:
+            await self.store.update_table(broken)
+        except StoreError as e:
+            log.error("table %s could not be marked broken: %s", record.id, e)
 
     async def find(self, code: str) -> Table:
         """The table with this code, loaded from the store when needed."""
@@ -126,6 +190,8 @@ class Lobby:
             record = await self.store.find_by_code(key)
             if record is None:
                 raise TableError("unknown_table", f"there is no table {code!r}")
+            if record.status == "closed" or self._expired(record):
+                raise TableError("table_closed", f"table {key} is closed")
             return await self._load(record)
 
     async def create(
@@ -172,5 +238,7 @@ class Lobby:
             return await self._load(record)
 
     async def close(self) -> None:
+        if self._sweep is not None:
+            self._sweep.cancel()
         for table in self.tables.values():
             await table.close()

@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .addresses import ClientLimits
 from .context import TableConfig
 
 
@@ -22,6 +23,9 @@ class ServerSettings:
     burst: float = 40.0  # ... and at once
     strikes: int = 20  # rate-limited messages before the connection is closed
     hello_timeout: float = 15.0
+    clients: ClientLimits = field(default_factory=ClientLimits)  # per address, per table
+    # Count clients by the last X-Forwarded-For address (only behind a proxy that sets it).
+    behind_proxy: bool = False
     # Tables with a chosen seed or a stacked deal (server/testhooks.py): for tests, never in play.
     test_hooks: bool = False
 

@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import WebSocket
 
 from . import protocol as P
-from .connection import NO_HELLO, TOO_MANY, Connection, RateLimit
+from .connection import IDLE, NO_HELLO, TOO_MANY, Connection, RateLimit
 from .context import TableError
 from .state import ServerState
 from .table import Table
@@ -28,9 +28,16 @@ async def serve_socket(state: ServerState, ws: WebSocket) -> None:
     """Serve one WebSocket client from accept to close."""
     await ws.accept()
     conn = Connection(ws, state.settings.send_queue)
+    conn.address = state.address(ws.client.host if ws.client else None, ws.headers)
+    if not state.limits.connect(conn.address):
+        conn.send(P.error_message("rate_limited", "too many connections from your address"))
+        conn.close(TOO_MANY, "too many connections")
+        await conn.finish()
+        return
     try:
         await _serve(state, conn)
     finally:
+        state.limits.disconnect(conn.address)
         await _leave(state, conn)
         await conn.finish()
 
@@ -42,18 +49,27 @@ async def _serve(state: ServerState, conn: Connection) -> None:
     strikes = 0
     last_strike = 0.0
     hello_by = time.monotonic() + settings.hello_timeout
+    frames = state.limits.frames
     while True:
-        wait = None if conn.table is not None else max(0.0, hello_by - time.monotonic())
+        if conn.table is None:
+            wait: float | None = max(0.0, hello_by - time.monotonic())
+        else:  # a spectator that sends nothing, not even the client's pings, is gone
+            wait = settings.clients.spectator_idle if conn.seat is None else None
         try:
             async with asyncio.timeout(wait):
                 raw = await conn.receive()
         except TimeoutError:
+            if conn.table is not None:
+                conn.send(P.error_message("idle", "a spectator that sends nothing is closed"))
+                conn.close(IDLE, "idle spectator")
+                return
             conn.send(P.error_message("hello_timeout", "no hello in time: closing"))
             conn.close(NO_HELLO, "no hello in time")
             return
         if raw is None:
             return
-        if limit.allow():
+        # Both: this connection's own limit, and its address's over all of its connections.
+        if limit.allow() and frames.allow(conn.address):
             await _handle(state, conn, raw)
             continue
         now = time.monotonic()
@@ -69,6 +85,9 @@ async def _serve(state: ServerState, conn: Connection) -> None:
 
 async def _leave(state: ServerState, conn: Connection) -> None:
     """The connection is over: the table stops sending to it, and learns who left."""
+    if conn.watching is not None:
+        state.limits.unwatch(conn.watching)
+        conn.watching = None
     table = conn.table
     if table is None:
         return
@@ -129,11 +148,16 @@ async def _hello(state: ServerState, conn: Connection, msg: P.Hello) -> None:
     if conn.table is not None:
         raise TableError("already_hello", "this connection is already at a table")
     lobby = state.lobby()
-    table = await lobby.find(msg.table)
+    table = await state.find(msg.table, conn.address)
     guest = state.tokens.check(msg.token)
     if msg.token and guest is None:
         raise TableError("bad_token", "the session token is not valid")
-    conn.player_id = None if msg.spectate or guest is None else guest.player_id
+    player_id = None if msg.spectate or guest is None else guest.player_id
+    if player_id is None or table.seat_of(player_id) is None:
+        if not state.limits.watch(table.record.id):
+            raise TableError("too_many_spectators", "this table has as many spectators as it may")
+        conn.watching = table.record.id
+    conn.player_id = player_id
     conn.table = table
     seat = conn.seat
     async with table.lock:

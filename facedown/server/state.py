@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
+from .addresses import Limits, client_address
 from .auth import Guest, Tokens
+from .context import TableError
 from .lobby import Lobby
 from .settings import ServerSettings
+from .table import Table
 
 
 @dataclass
@@ -14,11 +18,32 @@ class ServerState:
     settings: ServerSettings
     tokens: Tokens
     live_lobby: Lobby | None = None  # set while the app runs (its lifespan)
+    limits: Limits = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.limits = Limits(self.settings.clients)
+
+    def address(self, peer: str | None, headers: Mapping[str, str]) -> str:
+        """The client address a request or connection is counted against."""
+        return client_address(peer, headers, self.settings.behind_proxy)
 
     def lobby(self) -> Lobby:
         if self.live_lobby is None:
             raise RuntimeError("the app is not running")
         return self.live_lobby
+
+    async def find(self, code: str, address: str) -> Table:
+        """The table with this code.  Lookups of codes that name no table count against the
+        address: once it has used them up, TableError ``rate_limited`` (nothing is looked up)."""
+        lookups = self.limits.lookups
+        if lookups.exhausted(address):
+            raise TableError("rate_limited", "too many unknown table codes from your address")
+        try:
+            return await self.lobby().find(code)
+        except TableError as e:
+            if e.code == "unknown_table":
+                lookups.charge(address)
+            raise
 
     def guest_from(self, authorization: str | None) -> Guest | None:
         """The guest of an ``Authorization: Bearer <token>`` header, if valid."""

@@ -26,7 +26,7 @@ from ..engine import (
     Ruleset,
     observe,
 )
-from ..store.base import LogEntry, TableRecord
+from ..store.base import LogEntry, TableRecord, TableStatus
 from . import seating
 from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS
@@ -96,12 +96,27 @@ class Table:
         table = cls(record, ctx)
         for entry in await ctx.store.log(record.id):
             table._replay(entry)
+        status = table._status_from_log()
+        if status != record.status:
+            # The log is the truth (a server from before entries and status changes were one
+            # write could crash between them): the record is put right.
+            record = replace(record, status=status, updated_at=ctx.clock.now())
+            await table._save(record)
         table.presence.seat_bots(record.seats)
         if record.status == "playing":
             # Everyone is disconnected after a restart: grace periods start now.
             table.presence.absent(seating.human_seats(record), ctx.clock.now())
         table.scheduler.rearm()
         return table
+
+    def _status_from_log(self) -> TableStatus:
+        """The status the replayed log says: a started match is playing until it is over."""
+        status = self.record.status
+        if status not in ("lobby", "playing", "finished"):
+            return status  # a status the log has no say in (closed, broken)
+        if self.game is None:
+            return "lobby"  # no match has started
+        return "finished" if self.game.is_match_over else "playing"
 
     def _replay(self, entry: LogEntry) -> None:
         self.seq = entry.seq
@@ -160,9 +175,18 @@ class Table:
         self.record = record
         await self.store.update_table(record)
 
-    async def _log(self, kind: str, payload: dict[str, Any]) -> None:
-        """Write the next log entry (durable on return); the caller then takes its seq."""
-        await self.store.append(self.record.id, LogEntry(self.seq + 1, kind, payload, self.now()))
+    async def _log(
+        self, kind: str, payload: dict[str, Any], record: TableRecord | None = None
+    ) -> None:
+        """Write the next log entry (durable on return); the caller then takes its seq.
+
+        With ``record``, the table's record changes to it in the same transaction."""
+        entry = LogEntry(self.seq + 1, kind, payload, self.now())
+        if record is None:
+            await self.store.append(self.record.id, entry)
+        else:
+            await self.store.append_and_update(record, entry)
+            self.record = record
 
     # ------------------------------------------------------------------ the match
     async def start(self, player_id: str) -> None:
@@ -191,8 +215,9 @@ class Table:
         payload: dict[str, Any] = {"match": match_no, "players": players, "deadline": deadline}
         if deal is not None:
             payload[DEAL] = deal
-        await self._log("start", payload)
-        await self._save(replace(self.record, status="playing", updated_at=self.now()))
+        # The entry and the status change are one write: a crash leaves both or neither.
+        playing = replace(self.record, status="playing", updated_at=self.now())
+        await self._log("start", payload, record=playing)
         self.seq += 1
         self.match_no = match_no
         self.action_ids.clear()  # ids are unique within a match
@@ -248,15 +273,16 @@ class Table:
             payload["id"] = action_id
         if auto:
             payload["auto"] = True
-        await self._log("action", payload)
+        finished = None
+        if after.is_match_over:  # the last action and the end of the match are one write
+            finished = replace(self.record, status="finished", updated_at=self.now())
+        await self._log("action", payload, record=finished)
         self.seq += 1
         self.game = after
         self.deadline = deadline
         if action_id is not None:
             self.action_ids[action.player, action_id] = self.seq
         self.last_action = action.text()
-        if after.is_match_over:
-            await self._save(replace(self.record, status="finished", updated_at=self.now()))
         self.recent.append((self.seq, events))
         self._publish(events)
         self.scheduler.changed()

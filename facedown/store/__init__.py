@@ -2,6 +2,7 @@
 
 from .base import (
     ACTIVE_STATUSES,
+    DatabaseDamaged,
     LogEntry,
     SeatRecord,
     SequenceConflict,
@@ -15,6 +16,7 @@ from .sql import SqlStore, open_store
 
 __all__ = [
     "ACTIVE_STATUSES",
+    "DatabaseDamaged",
     "LogEntry",
     "MemoryStore",
     "SeatRecord",

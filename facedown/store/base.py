@@ -10,13 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-TableStatus = Literal["lobby", "playing", "finished", "closed"]
+TableStatus = Literal["lobby", "playing", "finished", "closed", "broken"]
 SeatKind = Literal["open", "human", "bot"]
 ACTIVE_STATUSES: tuple[TableStatus, ...] = ("lobby", "playing")  # what active_tables returns
+# "broken": the server could not rebuild the table from its record and log; it is kept, with why
+# (``damage``), for an operator, and not served or loaded again until someone repairs it.
 
 
 class StoreError(Exception):
     """A storage operation failed (not found, conflict, or the database is unreachable)."""
+
+
+class DatabaseDamaged(StoreError):
+    """The database file fails its integrity check: it must not be served (restore a backup)."""
 
 
 class SequenceConflict(StoreError):
@@ -55,6 +61,7 @@ class TableRecord:
     deadline_kind: str | None = None  # what the timer is for ("peek", "turn", "grace:<seat>")
     created_at: float = 0.0
     updated_at: float = 0.0
+    damage: str | None = None  # why a broken table could not be rebuilt (for operators only)
 
 
 @dataclass(frozen=True)
@@ -89,7 +96,7 @@ class Store(Protocol):
         """The table with this join code (codes are case-insensitive)."""
 
     async def update_table(self, record: TableRecord) -> None:
-        """Replace the table's mutable fields: settings, status, seats, deadline, updated_at.
+        """Replace the table's mutable fields: settings, status, seats, deadline, damage, ...
 
         Every field but ``id``, ``code`` and ``created_at`` is rewritten (so preset, rules, seed
         and host_id too), and the seats are replaced as a whole, in one transaction.  Raise
@@ -103,6 +110,16 @@ class Store(Protocol):
         numbering is the table actor's job.
         """
 
+    async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
+        """Append ``entry`` to the log of ``record.id`` and update the table to ``record``, in
+        one transaction: both are durable on return, or neither happened.
+
+        A change of a table's state that has a log entry (a match starts, a match ends) is
+        written so, and a crash can never leave the record and the log disagreeing.  Raise
+        SequenceConflict when ``entry.seq`` is taken and StoreError when there is no such
+        table; the record is rewritten as :meth:`update_table` does.
+        """
+
     async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:
         """The table's log entries with seq > ``after``, in order."""
 
@@ -111,6 +128,9 @@ class Store(Protocol):
 
         Ordered by ``created_at``, then ``id``.
         """
+
+    async def broken_tables(self) -> list[TableRecord]:
+        """Tables marked broken (status ``broken``), ordered as :meth:`active_tables`."""
 
     async def close(self) -> None:
         """Release connections; any later call raises StoreError."""

@@ -19,11 +19,12 @@ from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from .base import StoreError
+from .base import DatabaseDamaged, StoreError
 
 ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
 CONNECT_TIMEOUT = 10.0  # seconds before an unreachable PostgreSQL is reported
 SQLITE_BUSY_TIMEOUT_MS = 10_000  # how long a writer waits for another one's lock
+INTEGRITY_PROBLEMS = 10  # problems PRAGMA quick_check reports before it stops
 
 # SQLSTATE classes that mean "could not get a working connection" rather than a bad statement:
 # connection exception, invalid authorization, invalid catalog (no such database), shutdown.
@@ -54,14 +55,32 @@ def shown(url: URL) -> str:
     return url.render_as_string(hide_password=True)
 
 
+def sqlite_file(url: str | URL) -> Path | None:
+    """The file of a SQLite URL (None for PostgreSQL, or SQLite in memory)."""
+    parsed = database_url(url) if isinstance(url, str) else url
+    path = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not path or path == ":memory:":
+        return None
+    return None if path.startswith("file:") else Path(path)
+
+
+def check_database(url: str) -> None:
+    """What can be checked before serving: a SQLite file opens and passes its integrity check
+    (raise StoreError, DatabaseDamaged when damaged).  PostgreSQL is checked by connecting."""
+    path = sqlite_file(url)
+    if path is not None:
+        _check_sqlite_file(path, database_url(url))
+
+
 def make_engine(url: str) -> AsyncEngine:
-    """An async engine for ``url``; SQLite files get their folder created and durable pragmas."""
+    """An async engine for ``url``; SQLite files get their folder created, their integrity
+    checked and durable pragmas."""
     parsed = database_url(url)
     connect_args: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
-        path = parsed.database
-        if path and path != ":memory:" and not path.startswith("file:"):
-            _check_sqlite_file(Path(path), parsed)
+        path = sqlite_file(parsed)
+        if path is not None:
+            _check_sqlite_file(path, parsed)
     else:
         connect_args["timeout"] = CONNECT_TIMEOUT
     # A pooled PostgreSQL connection may have died (server restart, failover): test each one
@@ -81,15 +100,36 @@ def make_sqlite_writer_engine(engine: AsyncEngine) -> Engine:
 
 
 def _check_sqlite_file(path: Path, url: URL) -> None:
-    """Create the file's folder and open it once, so a bad path fails here with a clear message.
-
-    (aiosqlite reports a failed open from its worker thread, after the caller may be gone.)
-    """
+    """Create the file's folder and open it once, so a bad path fails here with a clear message
+    (aiosqlite reports a failed open from its worker thread, after the caller may be gone), and
+    check the file's integrity: a damaged database is refused (DatabaseDamaged)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        sqlite3.connect(path).close()
+        connection = sqlite3.connect(path)
     except (OSError, sqlite3.Error) as e:
         raise StoreError(f"database unreachable at {shown(url)}: cannot open {path}: {e}") from None
+    try:
+        check_sqlite_integrity(connection, path)
+    finally:
+        connection.close()
+
+
+def check_sqlite_integrity(connection: sqlite3.Connection, path: Path | str) -> None:
+    """Run SQLite's ``PRAGMA quick_check`` (every page and b-tree, without matching indexes to
+    rows: linear in the file's size); raise DatabaseDamaged naming the file and the first
+    problems unless it says ok."""
+    try:
+        rows = connection.execute(f"PRAGMA quick_check({INTEGRITY_PROBLEMS})").fetchall()
+        problems = [str(row[0]) for row in rows]
+    except sqlite3.DatabaseError as e:  # not a database at all, or its header is gone
+        problems = [str(e)]
+    if problems != ["ok"]:
+        raise DatabaseDamaged(
+            f"the SQLite database {path} is damaged (PRAGMA quick_check): "
+            + "; ".join(problems)
+            + ". Refusing to serve it: restore the last copy made with `facedown backup`"
+            " (see docs/server.md), or move the file away to start empty."
+        )
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -10,7 +10,15 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from .base import ACTIVE_STATUSES, LogEntry, SequenceConflict, StoreError, TableExists, TableRecord
+from .base import (
+    ACTIVE_STATUSES,
+    LogEntry,
+    SequenceConflict,
+    StoreError,
+    TableExists,
+    TableRecord,
+    TableStatus,
+)
 from .checks import check_entry, check_table, json_text
 
 
@@ -61,12 +69,24 @@ class MemoryStore:
     async def append(self, table_id: str, entry: LogEntry) -> None:
         self._check_open()
         check_entry(entry)
+        self._check_append(table_id, entry)
+        self._logs[table_id][entry.seq] = replace(entry, payload=_json_copy(entry.payload))
+
+    async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
+        self._check_open()
+        check_entry(entry)
+        check_table(record)
+        self._check_append(record.id, entry)  # every refusal before the first change
+        self._logs[record.id][entry.seq] = replace(entry, payload=_json_copy(entry.payload))
+        old = self._tables[record.id]
+        self._tables[record.id] = _stored(replace(record, code=old.code, created_at=old.created_at))
+
+    def _check_append(self, table_id: str, entry: LogEntry) -> None:
         log = self._logs.get(table_id)
         if log is None:
             raise StoreError(f"no table {table_id!r}")
         if entry.seq in log:
             raise SequenceConflict(f"table {table_id!r} already has log entry {entry.seq}")
-        log[entry.seq] = replace(entry, payload=_json_copy(entry.payload))
 
     async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:
         self._check_open()
@@ -78,10 +98,16 @@ class MemoryStore:
         ]
 
     async def active_tables(self) -> list[TableRecord]:
+        return self._with_status(ACTIVE_STATUSES)
+
+    async def broken_tables(self) -> list[TableRecord]:
+        return self._with_status(("broken",))
+
+    def _with_status(self, statuses: tuple[TableStatus, ...]) -> list[TableRecord]:
         self._check_open()
-        active = [record for record in self._tables.values() if record.status in ACTIVE_STATUSES]
-        active.sort(key=lambda record: (record.created_at, record.id))
-        return [_stored(record) for record in active]
+        found = [record for record in self._tables.values() if record.status in statuses]
+        found.sort(key=lambda record: (record.created_at, record.id))
+        return [_stored(record) for record in found]
 
     async def close(self) -> None:
         self._closed = True

@@ -43,6 +43,7 @@ class TableRow(Base):
     deadline_kind: Mapped[str | None] = mapped_column(String)
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
+    damage: Mapped[str | None] = mapped_column(String)  # why a broken table cannot be rebuilt
 
     seats: Mapped[list[SeatRow]] = relationship(order_by="SeatRow.seat", lazy="raise")
 

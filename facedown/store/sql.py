@@ -113,6 +113,11 @@ class SqlStore:
         check_entry(entry)
         await self._write(partial(_append, table_id=table_id, entry=entry))
 
+    async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
+        check_entry(entry)
+        check_table(record)
+        await self._write(partial(_append_and_update, record=record, entry=entry))
+
     async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:
         # Columns, not ORM objects: a restart replays every log, so this read is the bulk one.
         query = (
@@ -125,9 +130,15 @@ class SqlStore:
             return [LogEntry(*row) for row in rows]
 
     async def active_tables(self) -> list[TableRecord]:
+        return await self._with_status(ACTIVE_STATUSES)
+
+    async def broken_tables(self) -> list[TableRecord]:
+        return await self._with_status(("broken",))
+
+    async def _with_status(self, statuses: tuple[TableStatus, ...]) -> list[TableRecord]:
         query = (
             select(TableRow)
-            .where(TableRow.status.in_(ACTIVE_STATUSES))
+            .where(TableRow.status.in_(statuses))
             .order_by(TableRow.created_at, TableRow.id)
             .options(selectinload(TableRow.seats))
         )
@@ -208,6 +219,13 @@ def _append(connection: Connection, table_id: str, entry: LogEntry) -> None:
         raise
 
 
+def _append_and_update(connection: Connection, record: TableRecord, entry: LogEntry) -> None:
+    # The append first: it refuses (taken seq, no table) before anything has changed, as the
+    # group commit requires; once it is in, the table exists and the update cannot refuse.
+    _append(connection, record.id, entry)
+    _update_table(connection, record)
+
+
 def _mutable_fields(record: TableRecord) -> dict[str, Any]:
     return {
         "preset": record.preset,
@@ -219,6 +237,7 @@ def _mutable_fields(record: TableRecord) -> dict[str, Any]:
         "deadline": record.deadline,
         "deadline_kind": record.deadline_kind,
         "updated_at": record.updated_at,
+        "damage": record.damage,
     }
 
 
@@ -264,4 +283,5 @@ def _table_record(row: TableRow) -> TableRecord:
         deadline_kind=row.deadline_kind,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        damage=row.damage,
     )

@@ -23,10 +23,23 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
+from facedown.server.addresses import ClientLimits, Rate
 from facedown.server.app import create_app
 from facedown.server.protocol import MAX_FRAME
 from facedown.server.settings import ServerSettings
 from facedown.store.base import Store
+
+# Every test client comes from 127.0.0.1: tests that play many games at once lift the
+# per-address limits (tests/server/test_limits.py tests them).
+UNLIMITED = Rate(1e6, 1e6)
+NO_ADDRESS_LIMITS = ClientLimits(
+    creates=UNLIMITED,
+    joins=UNLIMITED,
+    lookups=UNLIMITED,
+    frames=UNLIMITED,
+    connections=10**6,
+    spectators=10**6,
+)
 
 
 def free_port() -> int:

@@ -23,6 +23,7 @@ from facedown.server.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import (
+    NO_ADDRESS_LIMITS,
     Client,
     Player,
     RunningServer,
@@ -55,6 +56,7 @@ def settings(tmp_path: Path, **limits: Any) -> ServerSettings:
         secret="bad-input",
         table=TableConfig(bot_delay=0.0, reveal_seconds=0.01),
         **({"rate": 1e6, "burst": 1e6} | limits),
+        clients=NO_ADDRESS_LIMITS,
     )
 
 

@@ -20,7 +20,7 @@ from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig, match_seed
 from facedown.store import MemoryStore
 
-from .harness import Player, create_table, run_server, start
+from .harness import NO_ADDRESS_LIMITS, Player, create_table, run_server, start
 
 GAMES = 200
 BATCH = 10
@@ -117,6 +117,7 @@ async def test_no_frame_holds_a_card_its_seat_may_not_know(tmp_path: Path) -> No
         table=TableConfig(bot_delay=0.0, reveal_seconds=0.01),
         rate=1e6,  # scripted clients act the instant a frame arrives; the limit is tested elsewhere
         burst=1e6,
+        clients=NO_ADDRESS_LIMITS,
     )
     rng = random.Random(7)
     frames = 0

@@ -73,6 +73,41 @@ async def test_recovery_logs_and_skips_a_table_it_cannot_rebuild(
     await lobby.close()
 
 
+@pytest.mark.anyio
+async def test_a_table_that_cannot_be_rebuilt_is_marked_broken_and_not_retried(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = MemoryStore()
+    good, odd_bot, corrupt = await _three_tables(store)
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
+    await lobby.recover()
+    await lobby.close()
+    for code, why in ((odd_bot, "grandmaster"), (corrupt, "fly")):
+        record = await store.find_by_code(code)
+        assert record is not None
+        assert record.status == "broken"
+        assert record.damage is not None
+        assert why in record.damage
+    assert sorted(r.code for r in await store.broken_tables()) == sorted([odd_bot, corrupt])
+    assert [r.code for r in await store.active_tables()] == [good]
+
+    # The next start does not try them again: one warning line names each, no traceback.
+    caplog.clear()
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
+    with caplog.at_level(logging.INFO, logger="facedown.server.lobby"):
+        assert await lobby.recover() == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    for code in (odd_bot, corrupt):
+        [line] = [r for r in caplog.records if code in r.getMessage()]
+        assert line.levelno == logging.WARNING
+        assert "broken" in line.getMessage()
+        assert line.exc_info is None
+        with pytest.raises(TableError) as refused:
+            await lobby.find(code)
+        assert refused.value.code == "table_unavailable"
+    await lobby.close()
+
+
 def test_the_server_starts_and_serves_the_other_tables(tmp_path: Path) -> None:
     store = MemoryStore()
     good, odd_bot, corrupt = asyncio.run(_three_tables(store))

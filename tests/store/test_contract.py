@@ -324,3 +324,74 @@ async def test_concurrent_writes_each_get_their_own_outcome(store: Store) -> Non
     assert t1.status == "playing"
     assert t2 is not None
     assert await store.get_table("ghost") is None
+
+
+async def test_append_and_update_writes_the_entry_and_the_record_together(store: Store) -> None:
+    await store.create_table(table())
+    playing = replace(table(), status="playing", deadline=1_700_000_020.0, updated_at=5.0)
+    await store.append_and_update(playing, entry(1, "start", match=1))
+    assert await store.log("t1") == [entry(1, "start", match=1)]
+    assert await store.get_table("t1") == replace(playing, code="ABCD")
+    assert [t.id for t in await store.active_tables()] == ["t1"]
+
+
+async def test_a_refused_append_and_update_changes_neither(store: Store) -> None:
+    await store.create_table(table())
+    await store.append("t1", entry(1, "start", match=1))
+    finished = replace(table(), status="finished", seats=())
+    with pytest.raises(SequenceConflict):
+        await store.append_and_update(finished, entry(1, "action", action="call"))
+    assert await store.log("t1") == [entry(1, "start", match=1)]
+    assert await store.get_table("t1") == replace(table(), code="ABCD")  # not finished
+    with pytest.raises(StoreError, match="seat"):  # a bad record: the entry is not kept either
+        await store.append_and_update(
+            replace(table(), seats=(SeatRecord(1), SeatRecord(1))), entry(2)
+        )
+    assert await store.log("t1") == [entry(1, "start", match=1)]
+    with pytest.raises(StoreError, match="no table") as raised:
+        await store.append_and_update(table("ghost", "GG"), entry(1))
+    assert not isinstance(raised.value, SequenceConflict)
+    assert await store.get_table("ghost") is None
+
+
+async def test_concurrent_append_and_updates_each_get_their_own_outcome(store: Store) -> None:
+    # On SQLite these share one transaction: the refused one must leave no half behind.
+    await store.create_table(table())
+    await store.create_table(table("t2", "EFGH"))
+    await store.append("t1", entry(1))
+    outcomes: dict[str, str] = {}
+
+    async def attempt(name: str, record: TableRecord, logged: LogEntry) -> None:
+        try:
+            await store.append_and_update(record, logged)
+            outcomes[name] = "ok"
+        except SequenceConflict:
+            outcomes[name] = "conflict"
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(attempt, "t1 taken", replace(table(), status="finished"), entry(1))
+        tasks.start_soon(attempt, "t2", replace(table("t2", "EFGH"), status="playing"), entry(1))
+        tasks.start_soon(attempt, "t1 next", replace(table(), status="playing"), entry(2))
+    assert outcomes == {"t1 taken": "conflict", "t2": "ok", "t1 next": "ok"}
+    t1, t2 = await store.get_table("t1"), await store.get_table("t2")
+    assert t1 is not None
+    assert t1.status == "playing"
+    assert t2 is not None
+    assert t2.status == "playing"
+    assert await store.log("t1") == [entry(1), entry(2)]
+    assert await store.log("t2") == [entry(1)]
+
+
+async def test_broken_tables_keep_why_and_are_not_active(store: Store) -> None:
+    for n, status in enumerate(["playing", "broken", "lobby", "broken"]):
+        await store.create_table(table(f"t{9 - n}", f"C{n}", status, created_at=100.0 + n))
+    t7 = await store.get_table("t7")
+    assert t7 is not None
+    assert t7.damage is None
+    damage = "KeyError: 'grandmaster' — no such bot"
+    await store.update_table(replace(t7, status="broken", damage=damage))
+    assert [t.id for t in await store.active_tables()] == ["t9"]
+    broken = await store.broken_tables()
+    assert [t.id for t in broken] == ["t8", "t7", "t6"]
+    assert broken[1].damage == damage
+    assert broken[0].damage is None

@@ -8,6 +8,7 @@ import facedown.store
 def test_the_exported_names() -> None:
     assert sorted(facedown.store.__all__) == [
         "ACTIVE_STATUSES",
+        "DatabaseDamaged",
         "LogEntry",
         "MemoryStore",
         "SeatRecord",

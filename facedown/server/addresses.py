@@ -1,0 +1,154 @@
+"""Limits per client address: what one address may do, summed over all of its connections.
+
+The per-connection limits (:class:`~facedown.server.connection.RateLimit`) do not stop one
+machine that opens many connections, creates tables by the thousand or guesses codes.  Here each
+client address has token buckets for table creation, joins, lookups of codes that name no table
+(HTTP and WebSocket hello) and WebSocket frames (all its connections together), and a cap on its
+open WebSocket connections; each table has a cap on its spectators.
+
+The address is the peer of the TCP connection.  ``X-Forwarded-For`` is read only when the server
+is told it is behind a proxy (``ServerSettings.behind_proxy``): then the last address in it, the
+one the proxy added, is the client's (anyone can send the header; only the proxy's own entry can
+be trusted).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+Now = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class Rate:
+    """``per_second`` on average, ``burst`` at once."""
+
+    per_second: float
+    burst: float
+
+
+@dataclass(frozen=True)
+class ClientLimits:
+    """Per-address and per-table limits (the defaults let a household share one address)."""
+
+    creates: Rate = Rate(1 / 60, 20)  # tables created: 20 at once, then one a minute
+    joins: Rate = Rate(0.5, 30)  # seats taken over HTTP
+    lookups: Rate = Rate(1 / 3, 20)  # lookups of codes that name no table (HTTP and hello)
+    frames: Rate = Rate(60.0, 120.0)  # WebSocket frames, over all of an address's connections
+    connections: int = 16  # open WebSocket connections per address
+    spectators: int = 50  # spectators per table
+    spectator_idle: float = 600.0  # seconds a spectator may send nothing (pings count) before close
+
+
+def client_address(peer: str | None, headers: Mapping[str, str], behind_proxy: bool) -> str:
+    """Whom to count a request against (see the module docstring)."""
+    if behind_proxy:
+        forwarded = [part.strip() for part in headers.get("x-forwarded-for", "").split(",")]
+        if forwarded[-1]:
+            return forwarded[-1]
+    return peer or "unknown"
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    stamp: float
+
+
+@dataclass
+class AddressLimiter:
+    """A token bucket per address; buckets that have refilled are forgotten now and then."""
+
+    rate: Rate
+    now: Now = time.monotonic
+    prune_every: int = 4096  # checks between sweeps of the full buckets
+    _buckets: dict[str, _Bucket] = field(default_factory=dict)
+    _checks: int = 0
+
+    def _bucket(self, address: str) -> _Bucket:
+        now = self.now()
+        self._checks += 1
+        if self._checks >= self.prune_every:
+            self._prune(now)
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            bucket = self._buckets[address] = _Bucket(self.rate.burst, now)
+        else:
+            refill = (now - bucket.stamp) * self.rate.per_second
+            bucket.tokens = min(self.rate.burst, bucket.tokens + refill)
+            bucket.stamp = now
+        return bucket
+
+    def allow(self, address: str) -> bool:
+        """Take one token; False (nothing taken) when the address has none left."""
+        bucket = self._bucket(address)
+        if bucket.tokens >= 1.0:
+            bucket.tokens -= 1.0
+            return True
+        return False
+
+    def exhausted(self, address: str) -> bool:
+        """The address has no token left (nothing is taken)."""
+        return self._bucket(address).tokens < 1.0
+
+    def charge(self, address: str) -> None:
+        """Take a token for something already done (a miss), down to none."""
+        bucket = self._bucket(address)
+        bucket.tokens = max(0.0, bucket.tokens - 1.0)
+
+    def _prune(self, now: float) -> None:
+        self._checks = 0
+        rate, burst = self.rate.per_second, self.rate.burst
+        full = [
+            address
+            for address, b in self._buckets.items()
+            if b.tokens + (now - b.stamp) * rate >= burst
+        ]
+        for address in full:
+            del self._buckets[address]
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+
+class Limits:
+    """The limiters and counters of one server."""
+
+    def __init__(self, limits: ClientLimits, now: Now = time.monotonic) -> None:
+        self.config = limits
+        self.creates = AddressLimiter(limits.creates, now)
+        self.joins = AddressLimiter(limits.joins, now)
+        self.lookups = AddressLimiter(limits.lookups, now)
+        self.frames = AddressLimiter(limits.frames, now)
+        self.connections: dict[str, int] = {}  # address -> open WebSocket connections
+        self.spectators: dict[str, int] = {}  # table id -> spectator connections
+
+    def connect(self, address: str) -> bool:
+        """Count a new WebSocket connection; False (not counted) when the address is at its cap."""
+        if self.connections.get(address, 0) >= self.config.connections:
+            return False
+        self.connections[address] = self.connections.get(address, 0) + 1
+        return True
+
+    def disconnect(self, address: str) -> None:
+        left = self.connections.get(address, 0) - 1
+        if left > 0:
+            self.connections[address] = left
+        else:
+            self.connections.pop(address, None)
+
+    def watch(self, table_id: str) -> bool:
+        """Count a new spectator of a table; False when the table has as many as it may."""
+        if self.spectators.get(table_id, 0) >= self.config.spectators:
+            return False
+        self.spectators[table_id] = self.spectators.get(table_id, 0) + 1
+        return True
+
+    def unwatch(self, table_id: str) -> None:
+        left = self.spectators.get(table_id, 0) - 1
+        if left > 0:
+            self.spectators[table_id] = left
+        else:
+            self.spectators.pop(table_id, None)
