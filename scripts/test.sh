@@ -42,9 +42,8 @@ if [[ ! -x /usr/bin/chromium && $(id -u) -eq 0 ]]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
-echo "==> web client: npm ci, svelte-check, vitest, build"
-(cd web && npm ci --no-audit --no-fund)
-sha256sum web/package-lock.json | cut -d' ' -f1 > web/node_modules/.lock-hash
+echo "==> web client: packages (npm ci when the lock changed), svelte-check, vitest, build"
+ensure_web_deps
 (cd web && npm run check && npm test)
 ensure_web_build
 
