@@ -11,7 +11,16 @@ import random
 from collections.abc import Callable
 
 from .bots import make_bot, seat_info
-from .engine import Action, Game, IllegalAction, SeenEvent, find_preset, observe, seen_event
+from .engine import (
+    Action,
+    Game,
+    IllegalAction,
+    Reveal,
+    SeenEvent,
+    find_preset,
+    observe,
+    seen_event,
+)
 
 Reader = Callable[[str], str]
 YOU = 0
@@ -22,24 +31,25 @@ def describe(game: Game, event: SeenEvent, seat: int) -> str | None:
     who = "You" if event.by == seat else f"Seat {event.by}"
     cards = ", ".join(c or "?" for c in event.cards)
     seen = ", ".join(c or "?" for c in event.seen)
-    slots = " ".join(str(s) for s in event.slots)
     result = event.result
     lines = {
         "round_started": f"Round {event.round} starts.",
-        "opening_peeked": f"{who} looked at cards {slots}" + (f": {seen}" if seen else "."),
+        "opening_peeked": f"{who} looked at {_cards_at(event.slots)}"
+        + (f": {seen}." if seen else "."),
         "play_started": f"Play starts with seat {event.by}.",
         "turn_started": f"{who}: your turn." if event.by == seat else None,
         "drew": f"{who} drew" + (f" {seen}." if seen else "."),
         "took_discard": f"{who} took the discard {cards}.",
         "undid": f"{who} put {cards} back.",
-        "replaced": f"{who} replaced slot(s) {slots}; discarded {cards}.",
-        "set_failed": f"{who} tried a set at {slots}: {cards} — not a set.",
+        "replaced": f"{who} replaced {_cards_at(event.slots)}; discarded {cards}.",
+        "set_failed": f"{who} tried {_cards_at(event.slots)} as a set: {cards} — not a set.",
         "kept": f"{who} keeps the card as an extra card.",
         "discarded": f"{who} discarded {cards}.",
-        "peeked": f"{who} peeked at slot {slots}" + (f": {seen}." if seen else "."),
-        "spied": f"{who} spied on seat {event.target} slot {event.target_slot}"
+        "peeked": f"{who} peeked at {_cards_at(event.slots)}" + (f": {seen}." if seen else "."),
+        "spied": f"{who} spied on seat {event.target}'s card {event.target_slot}"
         + (f": {seen}." if seen else "."),
-        "swapped": f"{who} swapped slot {slots} with seat {event.target} slot {event.target_slot}.",
+        "swapped": f"{who} swapped {_cards_at(event.slots)} with seat {event.target}'s card "
+        f"{event.target_slot}, unseen.",
         "skipped": f"{who} skipped the power.",
         "called": f"{who} called {game.rules.call_name}!",
         "tap_hit": f"{who} tapped {cards}: hit.",
@@ -47,13 +57,71 @@ def describe(game: Game, event: SeenEvent, seat: int) -> str | None:
         "penalty": None,
         "passed": f"{who} cannot move and passes.",
         "reshuffled": "The discard pile is shuffled into a new draw pile.",
-        "round_over": None
-        if result is None
-        else f"Round over. Hands {[list(h) for h in result.hands]}; scores "
-        f"{list(result.round_scores)}; totals {list(result.totals)}.",
-        "match_over": f"Match over. Winners: {list(event.winners)}.",
+        "round_over": None if result is None else _reveal(result, seat),
+        "match_over": _winners(event.winners, seat),
     }
     return lines.get(event.type)
+
+
+def _cards_at(slots: tuple[int, ...]) -> str:
+    if not slots:
+        return "no card"
+    if len(slots) == 1:
+        return f"card {slots[0]}"
+    return "cards " + ", ".join(str(s) for s in slots[:-1]) + f" and {slots[-1]}"
+
+
+def _who(seat: int, me: int) -> str:
+    return "you" if seat == me else f"seat {seat}"
+
+
+def _reveal(result: Reveal, me: int) -> str:
+    """The reveal as a small table: every hand, its total, the round's score and the total."""
+    rows = ["Round over. The cards:"]
+    width = max(len(_who(s, me)) for s in range(len(result.hands)))
+    for seat, hand in enumerate(result.hands):
+        cards = " ".join(c if c is not None else "-" for c in hand)
+        mark = "  (called)" if result.caller == seat else ""
+        rows.append(
+            f"   {_who(seat, me):>{width}}: {cards:<20} hand {result.hand_totals[seat]:>3}, "
+            f"scores {result.round_scores[seat]:>3}, total {result.totals[seat]:>3}{mark}"
+        )
+    return "\n".join(rows)
+
+
+def _winners(winners: tuple[int, ...], me: int) -> str:
+    names = [_who(s, me) for s in winners]
+    if not names:
+        return "Match over."
+    if me in winners and len(winners) == 1:
+        return "Match over: you win!"
+    if len(names) == 1:
+        return f"Match over: {names[0]} wins."
+    return f"Match over: a draw between {', '.join(names[:-1])} and {names[-1]}."
+
+
+def label(action: Action, game: Game) -> str:
+    """An action in plain words, for the menu."""
+    kind, slots = action.kind, action.slots
+    top = game.top_discard
+    words = {
+        "opening_peek": f"look at your {_cards_at(slots)}",
+        "draw": "draw a card from the deck",
+        "take_discard": "take the discard" + (f" ({game.deck.names[top]})" if top >= 0 else ""),
+        "undo": "put the discard back",
+        "replace": f"put the card you hold in place of your {_cards_at(slots)}",
+        "discard": "discard the card you hold",
+        "peek": f"peek at your {_cards_at(slots)}",
+        "spy": f"spy on seat {action.target}'s card {slots[0] if slots else ''}",
+        "swap": f"swap your {_cards_at(slots)} with seat {action.target}'s card "
+        f"{action.target_slot}",
+        "skip": "skip the power",
+        "end_turn": "end your turn",
+        "call": f"call {game.rules.call_name}",
+        "tap": f"tap your {_cards_at(slots)} (it matches the discard)",
+        "next_round": "deal the next round",
+    }
+    return words.get(kind, action.text().split(" ", 1)[1])
 
 
 def render(game: Game, seat: int) -> str:
@@ -125,7 +193,10 @@ def _ask(
     if wait:
         write(f"   {0:>2}) {wait}")
     for i, a in enumerate(legal, start=first):
-        write(f"   {i:>2}) {a.text().split(' ', 1)[1]}")
+        write(f"   {i:>2}) {label(a, game)}")
+    sets = game.set_size(YOU)
+    if sets:
+        write(f"    s) put it in place of 2 to {sets} of your cards at once (a set): s 0 2")
     while True:
         try:
             answer = read("> ").strip()
@@ -133,10 +204,24 @@ def _ask(
             return _QUIT
         if answer in ("q", "quit"):
             return _QUIT
+        if sets and answer.startswith("s"):
+            chosen = _set_answer(game, answer)
+            if chosen is not None:
+                return chosen
+            write(f"A set is 2 to {sets} of your card numbers, e.g. s 0 2.")
+            continue
         if answer.isdigit() and int(answer) < len(legal) + first:
             index = int(answer) - first
             return legal[index] if index >= 0 else None
         write("Pick one of the numbers above.")
+
+
+def _set_answer(game: Game, answer: str) -> Action | None:
+    words = answer[1:].split()
+    if not words or not all(w.isdigit() for w in words):
+        return None
+    action = Action(YOU, "replace", tuple(int(w) for w in words))
+    return action if game.is_legal(action) and len(action.slots) >= 2 else None
 
 
 def _apply(game: Game, action: Action, write: Callable[[str], None]) -> None:
