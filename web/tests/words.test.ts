@@ -46,12 +46,26 @@ describe("describeEvent", () => {
     expect(describeEvent(cast, { type: "called", by: 2 })).toBe("Sam called BOYO!");
   });
 
-  it("tells you what you saw, and only you", () => {
-    expect(describeEvent(cast, { type: "drew", by: 1, seen: ["QH"] })).toBe("You drew Q♥");
+  it("keeps no card you were shown in the log: remembering is the game", () => {
+    expect(describeEvent(cast, { type: "drew", by: 1, seen: ["QH"] })).toBe("You drew a card");
     expect(describeEvent(cast, { type: "spied", by: 1, target: 2, target_slot: 3, seen: ["4C"] })).toBe(
-      "You spied on Sam's card 4: 4♣",
+      "You spied on Sam's card 4",
+    );
+    expect(describeEvent(cast, { type: "opening_peeked", by: 1, slots: [0, 1], seen: ["2", "9"] })).toBe(
+      "You looked at your cards 1, 2",
+    );
+    expect(describeEvent(cast, { type: "peeked", by: 1, slots: [2], seen: ["7H"] }, true)).toBe(
+      "You peeked at your card 3",
     );
     expect(describeEvent(cast, { type: "opening_peeked", by: 0, slots: [0, 1] })).toBe("Maya looked at two cards");
+  });
+
+  it("tells you what you saw, and only you, where the table has Recollection", () => {
+    const recalled: Cast = { ...cast, recollection: true };
+    expect(describeEvent(recalled, { type: "drew", by: 1, seen: ["QH"] })).toBe("You drew Q♥");
+    expect(describeEvent(recalled, { type: "spied", by: 1, target: 2, target_slot: 3, seen: ["4C"] })).toBe(
+      "You spied on Sam's card 4: 4♣",
+    );
   });
 
   it("speaks German", () => {

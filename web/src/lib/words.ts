@@ -3,12 +3,14 @@
 import { cardFace, cardWords, translate, type Locale, type Params } from "./i18n";
 import type { Action, GameEvent } from "./protocol";
 
-/** Who is who at the table, for the words: seat names, which seat is "you", the call's name. */
+/** Who is who at the table, for the words: seat names, which seat is "you", the call's name,
+ *  and whether the table has Recollection (only then may the log keep a card you were shown). */
 export interface Cast {
   locale: Locale;
   me: number | null;
   names: string[];
   callName: string;
+  recollection?: boolean;
 }
 
 /** Seat names made distinct: two "Bot (medium)" become "Bot (medium) 2" and "Bot (medium) 3". */
@@ -68,6 +70,12 @@ export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string
     params.ts = ev.target_slot !== undefined ? ev.target_slot + 1 : slotList(ev.slots);
   }
   if (mine) {
+    // A card shown to you alone is on screen for its moment (the view's "shown"), not in the
+    // log: remembering it is the game, unless the table has Recollection.
+    if (ev.seen?.length && !cast.recollection) {
+      const unseen = translate(cast.locale, `${key}.you.unseen`, params);
+      if (unseen !== `${key}.you.unseen`) return unseen;
+    }
     const own = translate(cast.locale, `${key}.you`, params);
     if (own !== `${key}.you`) return own;
   }
