@@ -196,6 +196,9 @@ def _serve_client(app: FastAPI, dist: Path) -> None:
     async def client(path: str) -> Response:
         if path == "api" or path.startswith(("api/", "ws")):
             raise HTTPException(404, {"code": "not_found", "message": f"no route /{path}"})
+        if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+            # No file has such a name (and the file system refuses a NUL outright).
+            raise HTTPException(404, {"code": "not_found", "message": "no such file"})
         if path:
             target = (root / path).resolve()
             if target.is_file() and root in target.parents:
