@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, HTTPException, WebSocket
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +19,7 @@ from ..store.base import Store
 from .auth import Tokens
 from .clock import SystemClock
 from .context import TableContext, TableError
+from .guards import invalid_request
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
@@ -24,6 +27,7 @@ from .settings import ServerSettings
 from .sockets import serve_socket
 from .state import ServerState
 from .table import Table
+from .text import CODE_PATTERN, Name
 
 # The built web client (web/ builds into it; the package ships it).
 WEB_DIST = Path(__file__).resolve().parent.parent / "web_dist"
@@ -36,6 +40,12 @@ _NOT_BUILT = (
 _UNPROCESSABLE = frozenset({"bad_seats", "bad_bot_level"})
 
 
+CardName = Annotated[str, Field(min_length=1, max_length=4)]
+# An Authorization header longer than this is no session token of ours.
+BEARER = Header(None, max_length=600)
+TableCode = Annotated[str, PathParam(max_length=16, pattern=CODE_PATTERN)]
+
+
 def bot_for_seat(level: str, seed: int) -> Bot:
     """A bot of the given level for one seat (the bots package decides what a level is)."""
     return make_bot(level, seed)
@@ -46,20 +56,28 @@ class StackedDealSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    hands: list[list[str]] = Field(description="each seat's cards, slot by slot")
-    discard: str = Field(description="the first card of the discard pile")
-    draw: list[str] = Field(default_factory=list, description="the top of the draw pile, in order")
+    hands: list[Annotated[list[CardName], Field(max_length=16)]] = Field(
+        max_length=MAX_PLAYERS, description="each seat's cards, slot by slot"
+    )
+    discard: CardName = Field(description="the first card of the discard pile")
+    draw: list[CardName] = Field(
+        default_factory=list, max_length=256, description="the top of the draw pile, in order"
+    )
     first: int | None = Field(None, ge=0, le=MAX_SEAT, description="the seat that starts")
 
 
 class CreateTable(BaseModel):
     preset: str = Field("cabo", description="boyo, cabo, kivo or kaboom")
-    options: dict[str, Any] = Field(default_factory=dict, description="ruleset fields to change")
+    options: dict[str, Any] = Field(
+        default_factory=dict, max_length=64, description="ruleset fields to change"
+    )
     seats: int = Field(4, ge=MIN_PLAYERS, le=MAX_PLAYERS)
-    name: str = Field("Host", min_length=1, max_length=32, description="the host's display name")
-    peek_seconds: float = Field(20, ge=3, le=600)
-    turn_seconds: float = Field(60, ge=5, le=86400 * 3)
-    bots: list[BotLevel] = Field(default_factory=list, description="bot levels for seats 1, 2, ...")
+    name: Name = Field("Host", description="the host's display name")
+    peek_seconds: float = Field(20, ge=3, le=600, allow_inf_nan=False)
+    turn_seconds: float = Field(60, ge=5, le=86400 * 3, allow_inf_nan=False)
+    bots: list[BotLevel] = Field(
+        default_factory=list, max_length=MAX_SEAT, description="bot levels for seats 1, 2, ..."
+    )
     seed: int | None = Field(
         None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
     )
@@ -69,7 +87,7 @@ class CreateTable(BaseModel):
 
 
 class JoinTable(BaseModel):
-    name: str = Field(min_length=1, max_length=32)
+    name: Name = Field(description="your display name")
 
 
 class Seated(BaseModel):
@@ -106,6 +124,7 @@ def create_app(
             await used.close()
 
     app = FastAPI(title="Facedown", version="1", lifespan=lifespan)
+    app.add_exception_handler(RequestValidationError, invalid_request)
     _api_routes(app, state)
 
     @app.websocket("/ws")
@@ -130,7 +149,7 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:
         return {name: rules.to_json() for name, rules in PRESETS.items()}
 
     @app.post("/api/tables", response_model=Seated)
-    async def create_table(body: CreateTable, authorization: str | None = Header(None)) -> Seated:
+    async def create_table(body: CreateTable, authorization: str | None = BEARER) -> Seated:
         if (body.seed is not None or body.deal is not None) and not settings.test_hooks:
             message = (
                 "seed and deal are test hooks: this server was not started with --test-hooks "
@@ -161,13 +180,13 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:
         )
 
     @app.get("/api/tables/{code}")
-    async def get_table(code: str) -> dict[str, Any]:
+    async def get_table(code: TableCode) -> dict[str, Any]:
         table = await _find(code)
         return table.table_info()
 
     @app.post("/api/tables/{code}/join", response_model=Seated)
     async def join_table(
-        code: str, body: JoinTable, authorization: str | None = Header(None)
+        code: TableCode, body: JoinTable, authorization: str | None = BEARER
     ) -> Seated:
         table = await _find(code)
         guest = state.guest_from(authorization)

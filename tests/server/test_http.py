@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from facedown.server.settings import ServerSettings
 from facedown.store import MemoryStore
 
 from .harness import RunningServer, run_server
+
+JSON = {"content-type": "application/json"}
 
 
 @pytest.fixture(scope="module")
@@ -32,3 +36,83 @@ def test_a_path_with_control_characters_is_not_found(server: RunningServer, path
         r = http.get(path)
     assert r.status_code == 404, r.text
     assert r.json()["detail"]["code"] == "not_found"
+
+
+def post(server: RunningServer, path: str, raw: str) -> httpx.Response:
+    """POST a JSON body as written (Python's json reads NaN and Infinity; so does the server's)."""
+    with server.http() as http:
+        return http.post(path, content=raw.encode("utf-8", "surrogatepass"), headers=JSON)
+
+
+def refused(r: httpx.Response, status: int, code: str) -> str:
+    assert r.status_code == status, r.text
+    detail = r.json()["detail"]
+    assert detail["code"] == code, detail
+    message: str = detail["message"]
+    assert message and message.isprintable(), message
+    return message
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ('{"peek_seconds": NaN}', "peek_seconds"),
+        ('{"turn_seconds": Infinity}', "turn_seconds"),
+        ('{"turn_seconds": -Infinity}', "turn_seconds"),
+        ('{"name": "\\ud800"}', "name"),  # a lone surrogate: not even encodable
+        ('{"name": "Ann\\u202eeoJ"}', "name"),  # a bidi override
+        ('{"name": "A\\u2066B"}', "name"),  # a bidi isolate
+        ('{"name": "A\\u0000B"}', "name"),
+        ('{"name": "A\\nB"}', "name"),
+        ('{"name": "A\\u200bB"}', "name"),  # zero width space
+        ('{"name": "A\\u2028B"}', "name"),  # line separator
+        ('{"name": "   "}', "name"),
+        ('{"name": "' + "x" * 10_000 + '"}', "name"),
+        ('{"bots": [' + ",".join(['"random"'] * 100) + "]}", "bots"),
+    ],
+)
+def test_bad_fields_are_refused_with_a_safe_message(
+    server: RunningServer, raw: str, field: str
+) -> None:
+    before = tables(server)
+    message = refused(post(server, "/api/tables", raw), 422, "invalid_request")
+    assert message.startswith(field), message
+    assert len(message) <= 200
+    assert "\\ud800" not in message and "xxxxxxxxxx" not in message  # nothing echoed
+    assert tables(server) == before
+
+
+@pytest.mark.parametrize("name", ["Eve\u202e", "\ud800", "\x07", "\u2067Eve"])
+def test_a_join_with_a_bad_name_changes_nothing(server: RunningServer, name: str) -> None:
+    with server.http() as http:
+        code = http.post("/api/tables", json={"preset": "kivo", "seats": 2}).json()["code"]
+    raw = '{"name": ' + json.dumps(name) + "}"
+    refused(post(server, f"/api/tables/{code}/join", raw), 422, "invalid_request")
+    with server.http() as http:
+        seats = http.get(f"/api/tables/{code}").json()["seats"]
+    assert [s["kind"] for s in seats] == ["human", "open"]
+
+
+def test_names_are_normalised_and_trimmed(server: RunningServer) -> None:
+    with server.http() as http:
+        # "e" and a combining acute accent is stored as the one character "é".
+        r = http.post("/api/tables", json={"preset": "kivo", "seats": 2, "name": " Rene\u0301 "})
+        assert r.status_code == 200, r.text
+        assert r.json()["table"]["seats"][0]["name"] == "Ren\u00e9"
+        # Joiners shape emoji and several scripts: kept.
+        family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+        j = http.post(f"/api/tables/{r.json()['code']}/join", json={"name": family})
+        assert j.status_code == 200, j.text
+        assert j.json()["table"]["seats"][1]["name"] == family
+
+
+@pytest.mark.parametrize("code", ["AB%00CD", "x" * 40, "AB%E2%80%AECD"])
+def test_a_bad_table_code_is_refused(server: RunningServer, code: str) -> None:
+    with server.http() as http:
+        r = http.get(f"/api/tables/{code}")
+    refused(r, 422, "invalid_request")
+
+
+def test_a_body_that_is_not_json_is_refused(server: RunningServer) -> None:
+    message = refused(post(server, "/api/tables", "{not json"), 422, "invalid_request")
+    assert message == "the body is not valid JSON"
