@@ -144,6 +144,8 @@ class Action(NamedTuple):
         if not isinstance(by, int) or isinstance(by, bool):
             raise ActionFormatError("'by' must be a seat number")
         slots: tuple[int, ...] = ()
+        if "slots" in data and "slot" in data:
+            raise ActionFormatError("give 'slots' or 'slot', not both")
         if "slots" in data:
             raw = data["slots"]
             if not isinstance(raw, list) or not all(_is_int(s) for s in raw):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from ..engine import Reveal, SeenEvent, View
 from .limits import MAX_SEAT, ActionKind, BotLevel
@@ -54,6 +54,12 @@ class ActionPayload(_Message):
     slot: int | None = Field(None, ge=0, le=64)
     target: int | None = Field(None, ge=0, le=MAX_SEAT)
     target_slot: int | None = Field(None, ge=0, le=64)
+
+    @model_validator(mode="after")
+    def _one_way_to_name_slots(self) -> ActionPayload:
+        if self.slot is not None and self.slots is not None:
+            raise ValueError("give slot or slots, not both")
+        return self
 
 
 class ActionMessage(_Message):

@@ -149,6 +149,9 @@ async def test_bad_input_over_one_connection_changes_nothing(tmp_path: Path) -> 
                     {"type": "action", "id": "x", "action": {"do": "draw"}},
                     {"type": "action", "id": "x", "seq": seq},
                     {"type": "hello"},
+                    # Ambiguous: which slot does it mean?
+                    action("opening_peek", seq, slots=[0, 1], slot=0),
+                    action("peek", seq, slots=[0], slot=0),
                     # Codes, tokens and ids are visible ASCII, bounded.
                     {"type": "hello", "table": "AB\u202eCD"},
                     {"type": "hello", "table": "A" * 17},
