@@ -67,7 +67,7 @@ class StackedDealSpec(BaseModel):
 
 
 class CreateTable(BaseModel):
-    preset: str = Field("cabo", description="boyo, cabo, kivo or kaboom")
+    preset: str = Field("cabo", max_length=32, description="boyo, cabo, kivo or kaboom")
     options: dict[str, Any] = Field(
         default_factory=dict, max_length=64, description="ruleset fields to change"
     )

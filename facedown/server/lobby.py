@@ -12,7 +12,7 @@ from typing import Any
 from ..engine import make_ruleset
 from ..store.base import SeatRecord, TableExists, TableRecord
 from .context import TableContext, TableError
-from .limits import check_bot_level, check_players
+from .limits import check_bot_level, check_options, check_players
 from .table import Table
 from .testhooks import DEAL, stacked_deal
 
@@ -105,6 +105,7 @@ class Lobby:
         """Open a table with the host in seat 0.  ``seed`` and ``deal`` are test hooks (the
         app refuses them unless enabled): a chosen seed, a stacked first deal."""
         try:
+            check_options(preset, options)  # bounds first: the engine's messages quote values
             rules = make_ruleset(preset, options)
         except ValueError as e:
             raise TableError("bad_rules", str(e)) from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -116,3 +117,54 @@ def test_a_bad_table_code_is_refused(server: RunningServer, code: str) -> None:
 def test_a_body_that_is_not_json_is_refused(server: RunningServer) -> None:
     message = refused(post(server, "/api/tables", "{not json"), 422, "invalid_request")
     assert message == "the body is not valid JSON"
+
+
+CARDS_0_13 = {str(v): v for v in range(14)}
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"colour": "red"},  # no such field
+        {"\ud800": 1},
+        {f"field{i}": 1 for i in range(60)},
+        {"values": {**CARDS_0_13, **{f"k{i}": 1 for i in range(1000)}}},  # cards of no deck
+        {"values": {**CARDS_0_13, "KH": 1}},  # a standard card in a 0-13 deck
+        {"values": {**CARDS_0_13, "\u202e": 1}},
+        {"values": {**CARDS_0_13, "13": 10**9}},
+        {"values": {**CARDS_0_13, "13": [1] * 1000}},
+        {"powers": {"7": ["peek"], "Z": ["spy"]}},
+        {"powers": {"7": ["peek"] * 500}},
+        {"call_name": "x" * 1000},
+        {"call_name": "KA\u202eBOOM"},
+        {"call_name": "KA\u0000BOOM"},
+        {"name": "n" * 200},
+        {"deck": "d" * 5000},
+        {"caller_penalty": 10**30},
+        {"rounds": list(range(1000))},
+    ],
+)
+def test_bad_ruleset_options_are_refused_briefly(
+    server: RunningServer, options: dict[str, Any]
+) -> None:
+    before = tables(server)
+    raw = json.dumps({"preset": "kaboom", "seats": 2, "options": options})
+    message = refused(post(server, "/api/tables", raw), 400, "bad_rules")
+    assert len(message) < 200, message
+    assert tables(server) == before
+
+
+def test_good_ruleset_options_still_make_a_table(server: RunningServer) -> None:
+    with server.http() as http:
+        presets = http.get("/api/presets").json()
+        for name, rules in presets.items():
+            # Every field as the preset has it, sent back whole (as a client may): accepted.
+            options = {k: v for k, v in rules.items()}
+            r = http.post("/api/tables", json={"preset": name, "seats": 2, "options": options})
+            assert r.status_code == 200, r.text
+        options = {"values": {**presets["boyo"]["values"], "QS": 0}, "powers": {"KS": ["swap"]}}
+        r = http.post("/api/tables", json={"preset": "boyo", "seats": 2, "options": options})
+        assert r.status_code == 200, r.text
+        assert r.json()["table"]["rules"]["values"]["QS"] == 0
+        r = http.post("/api/tables", json={"preset": "kaboom", "options": {"call_name": "Bäm!"}})
+        assert r.status_code == 200, r.text
