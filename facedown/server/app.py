@@ -19,7 +19,7 @@ from ..store.base import Store
 from .auth import Tokens
 from .clock import SystemClock
 from .context import TableContext, TableError
-from .guards import invalid_request
+from .guards import BodyLimit, invalid_request
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
@@ -125,6 +125,7 @@ def create_app(
 
     app = FastAPI(title="Facedown", version="1", lifespan=lifespan)
     app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body)
     _api_routes(app, state)
 
     @app.websocket("/ws")

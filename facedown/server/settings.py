@@ -22,6 +22,7 @@ class ServerSettings:
     burst: float = 40.0  # ... and at once
     strikes: int = 20  # rate-limited messages before the connection is closed
     hello_timeout: float = 15.0
+    max_body: int = 64 * 1024  # bytes of an HTTP request body (a table's options fit easily)
     # Tables with a chosen seed or a stacked deal (server/testhooks.py): for tests, never in play.
     test_hooks: bool = False
 

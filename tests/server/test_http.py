@@ -168,3 +168,31 @@ def test_good_ruleset_options_still_make_a_table(server: RunningServer) -> None:
         assert r.json()["table"]["rules"]["values"]["QS"] == 0
         r = http.post("/api/tables", json={"preset": "kaboom", "options": {"call_name": "Bäm!"}})
         assert r.status_code == 200, r.text
+
+
+def test_a_body_past_the_limit_is_refused_unread(server: RunningServer) -> None:
+    limit = ServerSettings().max_body
+    before = tables(server)
+    huge = json.dumps({"preset": "kivo", "name": "A", "options": {"call_name": "x" * limit}})
+    with server.http() as http:
+        # Told by Content-Length.
+        r = http.post("/api/tables", content=huge, headers=JSON)
+        assert refused(r, 413, "too_large") == f"request bodies are limited to {limit} bytes"
+        assert r.headers["connection"] == "close"
+
+        # Sent in chunks, with no length: cut off at the chunk that passes the limit.
+        def chunks() -> Iterator[bytes]:
+            for _ in range(64 * 1024):  # 64 MB if it were all read
+                yield b" " * 1024
+
+        r = http.post("/api/tables", content=chunks(), headers=JSON)
+        refused(r, 413, "too_large")
+        # To a route that reads no body: refused all the same.
+        r = http.request("GET", "/api/health", content=huge.encode())
+        assert r.status_code == 413
+    assert tables(server) == before
+    # Just under the limit is read (and refused for what it says, not for its size).
+    body = json.dumps({"preset": "kivo", "options": {"call_name": "x"}})
+    body = body[:-1] + " " * (limit - len(body)) + "}"
+    r = post(server, "/api/tables", body)
+    assert r.status_code == 200, r.text
