@@ -88,6 +88,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         database_url=args.database_url,
         public_url=args.public_url,
         test_hooks=args.test_hooks,
+        api_docs=args.api_docs,
     )
     app = create_app(settings)
     if settings.test_hooks:
@@ -212,6 +213,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("FACEDOWN_TEST_HOOKS") == "1",
         help="let POST /api/tables choose the seed and stack the deal (for tests only; "
         "also FACEDOWN_TEST_HOOKS=1)",
+    )
+    p.add_argument(
+        "--api-docs",
+        action="store_true",
+        help="serve the interactive API pages /docs, /redoc and /openapi.json (off by default)",
     )
     p.set_defaults(func=cmd_serve)
 

@@ -19,7 +19,7 @@ from ..store.base import Store
 from .auth import Tokens
 from .clock import SystemClock
 from .context import TableContext, TableError
-from .guards import BodyLimit, invalid_request
+from .guards import BodyLimit, SecurityHeaders, invalid_request
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
@@ -123,9 +123,18 @@ def create_app(
         if owned:
             await used.close()
 
-    app = FastAPI(title="Facedown", version="1", lifespan=lifespan)
+    docs = settings.api_docs  # the interactive API pages: off unless asked for
+    app = FastAPI(
+        title="Facedown",
+        version="1",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        openapi_url="/openapi.json" if docs else None,
+    )
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
+    app.add_middleware(SecurityHeaders, api_docs=docs)  # outermost: every answer has them
     _api_routes(app, state)
 
     @app.websocket("/ws")

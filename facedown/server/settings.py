@@ -23,6 +23,7 @@ class ServerSettings:
     strikes: int = 20  # rate-limited messages before the connection is closed
     hello_timeout: float = 15.0
     max_body: int = 64 * 1024  # bytes of an HTTP request body (a table's options fit easily)
+    api_docs: bool = False  # serve /docs, /redoc and /openapi.json (facedown serve --api-docs)
     # Tables with a chosen seed or a stacked deal (server/testhooks.py): for tests, never in play.
     test_hooks: bool = False
 

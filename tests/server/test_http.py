@@ -10,6 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
+from facedown.cli import build_parser
+from facedown.server.app import WEB_DIST
 from facedown.server.settings import ServerSettings
 from facedown.store import MemoryStore
 
@@ -196,3 +198,50 @@ def test_a_body_past_the_limit_is_refused_unread(server: RunningServer) -> None:
     body = body[:-1] + " " * (limit - len(body)) + "}"
     r = post(server, "/api/tables", body)
     assert r.status_code == 200, r.text
+
+
+# ---------------------------------------------------------------- the defaults of every answer
+
+
+def test_every_answer_carries_the_security_headers(server: RunningServer) -> None:
+    with server.http() as http:
+        asset = next((WEB_DIST / "assets").glob("*.js"), None) if WEB_DIST.is_dir() else None
+        answers = [
+            http.get("/"),
+            http.get("/t/ABCDEF"),
+            http.get("/api/health"),
+            http.get("/api/tables/NOSUCH"),
+            http.get("/nothing.js"),
+            http.post("/api/tables", json={"name": ""}),
+            http.post("/api/tables", content=b"x" * (ServerSettings().max_body + 1)),
+            http.post("/api/tables", json={"preset": "kivo", "seats": 2}),
+        ]
+        if asset is not None:
+            answers.append(http.get(f"/assets/{asset.name}"))
+    for r in answers:
+        where = f"{r.request.method} {r.request.url.path} {r.status_code}"
+        policy = r.headers.get("content-security-policy", "")
+        assert "frame-ancestors 'none'" in policy, where
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy, where
+        assert r.headers.get("x-content-type-options") == "nosniff", where
+        assert r.headers.get("referrer-policy") == "no-referrer", where
+        if r.request.url.path.startswith("/api/"):
+            assert r.headers.get("cache-control") == "no-store", where
+    assert "token" in answers[-1 - (asset is not None)].json()
+
+
+def test_the_api_pages_are_off_unless_asked_for(server: RunningServer, tmp_path: Path) -> None:
+    with server.http() as http:
+        assert http.get("/openapi.json").status_code == 404
+        for page in ("/docs", "/redoc"):
+            assert "swagger" not in http.get(page).text.lower()  # the client's page, if any
+            assert "redoc.standalone" not in http.get(page).text
+    settings = ServerSettings(data_dir=tmp_path, secret="docs", api_docs=True)
+    with run_server(settings, MemoryStore()) as documented, documented.http() as http:
+        assert http.get("/openapi.json").json()["info"]["title"] == "Facedown"
+        docs = http.get("/docs")
+        assert "swagger" in docs.text.lower()
+        assert docs.headers["content-security-policy"] == "frame-ancestors 'none'"
+        assert http.get("/").headers["content-security-policy"].startswith("default-src")
+    assert build_parser().parse_args(["serve"]).api_docs is False
+    assert build_parser().parse_args(["serve", "--api-docs"]).api_docs is True

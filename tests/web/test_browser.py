@@ -56,12 +56,22 @@ def new_page(
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # The server's Content-Security-Policy: anything it blocks is an error of the test.
+    page.on(
+        "console",
+        lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None,
+    )
     page.set_default_timeout(WAIT)
     setattr(page, "js_errors", errors)  # noqa: B010 - checked at the end of each test
     return context, page
 
 
+# Under the server's Content-Security-Policy (no eval), page.wait_for_function must be given a
+# function ("() => ..."): a bare expression is re-evaluated as a string, which the page refuses.
+
+
 def no_js_errors(*pages: Page) -> None:
+    """No script error, and nothing the Content-Security-Policy refused, on these pages."""
     for page in pages:
         assert getattr(page, "js_errors", []) == []
 
@@ -347,7 +357,9 @@ def test_a_seat_moves_to_another_device(
     assert new.url == f"{server.url}/t/{code}"  # the token left the address bar at once
     assert new.evaluate("location.hash") == ""
     # Kept as this browser keeps its own seats; the name and preset come from the table.
-    new.wait_for_function("JSON.parse(localStorage.getItem('facedown.seats'))[0].preset !== ''")
+    new.wait_for_function(
+        "() => JSON.parse(localStorage.getItem('facedown.seats'))[0].preset !== ''"
+    )
     kept = json.loads(new.evaluate("localStorage.getItem('facedown.seats')"))
     assert [(s["code"], s["token"], s["name"], s["preset"]) for s in kept] == [
         (code, token, "Nia", "kivo")
@@ -518,7 +530,7 @@ def test_buttons_stay_put_when_a_flight_ends(browser: Browser, server: RunningSe
 
     # Every flight ends; the cards that left are gone from the page.
     page.evaluate("document.getAnimations().forEach((a) => a.finish())")
-    page.wait_for_function("document.querySelectorAll('[inert]').length === 0")
+    page.wait_for_function("() => document.querySelectorAll('[inert]').length === 0")
     assert [draw.bounding_box(), call.bounding_box()] == before
     no_js_errors(page)
     context.close()
@@ -560,7 +572,9 @@ def expect_focus(page: Page, testid: str, kind: str) -> dict[str, Any]:
         "id => document.activeElement?.getAttribute('data-testid') === id", arg=testid
     )
     if kind in ("my-choice", "choice", "action"):
-        page.wait_for_function("document.activeElement.getAttribute('aria-disabled') !== 'true'")
+        page.wait_for_function(
+            "() => document.activeElement.getAttribute('aria-disabled') !== 'true'"
+        )
     found = focused(page)
     assert found["kind"] == kind, found
     assert found["label"], f"{testid} has no label"
