@@ -90,6 +90,11 @@ class JoinTable(BaseModel):
     name: Name = Field(description="your display name")
 
 
+class Session(BaseModel):
+    token: str = Field(description="the new session token: every earlier one no longer works")
+    expires: float = Field(description="the unix time this token stops working")
+
+
 class Seated(BaseModel):
     code: str
     link: str
@@ -103,7 +108,7 @@ def create_app(
 ) -> FastAPI:
     """Build the app.  ``store`` and ``hub`` default to SQLite in the data folder and LocalHub."""
     settings = settings or ServerSettings()
-    state = ServerState(settings, Tokens(settings.resolved_secret()))
+    state = ServerState(settings, Tokens(settings.resolved_secret(), settings.token_lifetime))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -207,6 +212,17 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:
             raise HTTPException(409, {"code": e.code, "message": e.message}) from None
         c = table.record.code
         return Seated(code=c, link=state.link(c), token=token, seat=seat, table=table.table_info())
+
+    @app.post("/api/session/rotate", response_model=Session)
+    async def rotate_session(authorization: str | None = BEARER) -> Session:
+        """A fresh session token for the one in ``Authorization: Bearer``, which stops working
+        (as does every token issued to that guest before), say after a link was shared."""
+        rotated = tokens.rotate(state.bearer(authorization))
+        if rotated is None:
+            message = "send a valid session token as Authorization: Bearer <token>"
+            raise HTTPException(401, {"code": "bad_token", "message": message})
+        guest, token = rotated
+        return Session(token=token, expires=guest.expires(tokens.lifetime))
 
     async def _find(code: str) -> Table:
         try:

@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .auth import DEFAULT_LIFETIME
 from .context import TableConfig
 
 
@@ -23,6 +24,7 @@ class ServerSettings:
     strikes: int = 20  # rate-limited messages before the connection is closed
     hello_timeout: float = 15.0
     max_body: int = 64 * 1024  # bytes of an HTTP request body (a table's options fit easily)
+    token_lifetime: float = DEFAULT_LIFETIME  # seconds a session token is valid (30 days)
     api_docs: bool = False  # serve /docs, /redoc and /openapi.json (facedown serve --api-docs)
     # Tables with a chosen seed or a stacked deal (server/testhooks.py): for tests, never in play.
     test_hooks: bool = False

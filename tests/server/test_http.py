@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
+from itsdangerous import URLSafeSerializer
 
 from facedown.cli import build_parser
 from facedown.server.app import WEB_DIST
+from facedown.server.auth import Tokens
 from facedown.server.settings import ServerSettings
 from facedown.store import MemoryStore
 
-from .harness import RunningServer, run_server
+from .harness import RunningServer, client, run_server
 
 JSON = {"content-type": "application/json"}
 
@@ -245,3 +249,43 @@ def test_the_api_pages_are_off_unless_asked_for(server: RunningServer, tmp_path:
         assert http.get("/").headers["content-security-policy"].startswith("default-src")
     assert build_parser().parse_args(["serve"]).api_docs is False
     assert build_parser().parse_args(["serve", "--api-docs"]).api_docs is True
+
+
+def test_session_tokens_expire() -> None:
+    now = [1_000_000.0]
+    tokens = Tokens("secret", lifetime=3600, clock=lambda: now[0])
+    guest, token = tokens.issue("Ann")
+    assert tokens.check(token) == guest
+    now[0] += 3599
+    assert tokens.check(token) == guest
+    now[0] += 2
+    assert tokens.check(token) is None
+    assert tokens.rotate(token) is None  # an expired token cannot be renewed
+    # A token of the old form (no issue time) never expired: it is refused.
+    old = URLSafeSerializer("secret", salt="facedown-guest").dumps({"p": "p1", "n": "Ann"})
+    assert tokens.check(str(old)) is None
+
+
+def test_a_rotated_token_replaces_every_earlier_one(server: RunningServer) -> None:
+    with server.http() as http:
+        created = http.post("/api/tables", json={"preset": "kivo", "seats": 2}).json()
+        code, old = created["code"], created["token"]
+        r = http.post("/api/session/rotate", headers={"authorization": f"Bearer {old}"})
+        assert r.status_code == 200, r.text
+        assert r.headers["cache-control"] == "no-store"
+        new = r.json()["token"]
+        assert new != old
+        assert r.json()["expires"] > time.time() + 29 * 86400
+        # The old token is refused everywhere; the new one plays the host's seat.
+        r = http.post("/api/session/rotate", headers={"authorization": f"Bearer {old}"})
+        assert r.status_code == 401 and r.json()["detail"]["code"] == "bad_token"
+        for bad in ({}, {"authorization": "Bearer nonsense"}, {"authorization": "Basic x"}):
+            assert http.post("/api/session/rotate", headers=bad).status_code == 401
+
+    async def hello(token: str) -> dict[str, Any]:
+        async with client(server) as c:
+            await c.send({"type": "hello", "table": code, "token": token})
+            return await c.recv()
+
+    assert anyio.run(hello, old)["code"] == "bad_token"
+    assert anyio.run(hello, new) == {"type": "welcome", "v": 1, "seat": 0, "seq": 0}
