@@ -148,7 +148,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .server.app import create_app
-    from .server.protocol import MAX_FRAME
+    from .server.serving import max_connections, uvicorn_config
     from .server.settings import ServerSettings
     from .store.base import StoreError
     from .store.database import check_database
@@ -159,6 +159,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         database_url=args.database_url,
         public_url=args.public_url,
         test_hooks=args.test_hooks,
+        api_docs=args.api_docs,
+        request_timeout=args.request_timeout,
+        max_connections=args.max_connections,
     )
     try:  # a damaged SQLite file is refused here, before anything is served
         check_database(settings.resolved_database_url())
@@ -172,19 +175,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # at once (latency tail); almost everything here is freed by reference counting anyway.
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
-    print(f"Facedown: http://{args.host}:{args.port}/ (data in {settings.data_dir})", flush=True)
-    # Frames a little over the protocol's limit still get a clear error; far larger ones
-    # are cut off by the WebSocket layer.
-    # No per-message compression: the frames are small, and zlib costs CPU and ~50 kB of
-    # memory per connection.
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        ws_max_size=MAX_FRAME * 8,
-        ws_per_message_deflate=False,
-        log_level="warning",
+    print(
+        f"Facedown: http://{args.host}:{args.port}/ (data in {settings.data_dir}; "
+        f"at most {max_connections(settings)} connections)",
+        flush=True,
     )
+    # The limits and timeouts of the open network: server/serving.py and docs/server.md.
+    config = uvicorn_config(app, settings, host=args.host, port=args.port, log_level="warning")
+    uvicorn.Server(config).run()
     return 0
 
 
@@ -312,6 +310,24 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("FACEDOWN_TEST_HOOKS") == "1",
         help="let POST /api/tables choose the seed and stack the deal (for tests only; "
         "also FACEDOWN_TEST_HOOKS=1)",
+    )
+    p.add_argument(
+        "--request-timeout",
+        type=float,
+        default=10.0,
+        help="seconds a request may take to arrive whole, headers and body (default 10)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=None,
+        help="open connections at most, more are closed at once (default 1000, or fewer "
+        "under a lower open-file limit)",
+    )
+    p.add_argument(
+        "--api-docs",
+        action="store_true",
+        help="serve the interactive API pages /docs, /redoc and /openapi.json (off by default)",
     )
     p.set_defaults(func=cmd_serve)
 

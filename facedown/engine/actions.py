@@ -157,6 +157,8 @@ class Action(NamedTuple):
 
 def _slots_from_json(data: Mapping[str, Any]) -> tuple[int, ...]:
     """The slots of an action's JSON form: a list under ``slots``, or one ``slot``."""
+    if "slots" in data and "slot" in data:
+        raise ActionFormatError("give 'slots' or 'slot', not both")
     if "slots" in data:
         raw = data["slots"]
         if not isinstance(raw, list) or not all(_is_int(s) for s in raw):

@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, HTTPException, Request, WebSocket
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +19,7 @@ from ..store.base import Store
 from .auth import Tokens
 from .clock import SystemClock
 from .context import TableContext, TableError
+from .guards import BodyLimit, SecurityHeaders, invalid_request
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
@@ -24,6 +27,7 @@ from .settings import ServerSettings
 from .sockets import serve_socket
 from .state import ServerState
 from .table import Table
+from .text import CODE_PATTERN, Name
 
 # The built web client (web/ builds into it; the package ships it).
 WEB_DIST = Path(__file__).resolve().parent.parent / "web_dist"
@@ -36,6 +40,12 @@ _NOT_BUILT = (
 _UNPROCESSABLE = frozenset({"bad_seats", "bad_bot_level"})
 
 
+CardName = Annotated[str, Field(min_length=1, max_length=4)]
+# An Authorization header longer than this is no session token of ours.
+BEARER = Header(None, max_length=600)
+TableCode = Annotated[str, PathParam(max_length=16, pattern=CODE_PATTERN)]
+
+
 def bot_for_seat(level: str, seed: int) -> Bot:
     """A bot of the given level for one seat (the bots package decides what a level is)."""
     return make_bot(level, seed)
@@ -46,20 +56,28 @@ class StackedDealSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    hands: list[list[str]] = Field(description="each seat's cards, slot by slot")
-    discard: str = Field(description="the first card of the discard pile")
-    draw: list[str] = Field(default_factory=list, description="the top of the draw pile, in order")
+    hands: list[Annotated[list[CardName], Field(max_length=16)]] = Field(
+        max_length=MAX_PLAYERS, description="each seat's cards, slot by slot"
+    )
+    discard: CardName = Field(description="the first card of the discard pile")
+    draw: list[CardName] = Field(
+        default_factory=list, max_length=256, description="the top of the draw pile, in order"
+    )
     first: int | None = Field(None, ge=0, le=MAX_SEAT, description="the seat that starts")
 
 
 class CreateTable(BaseModel):
-    preset: str = Field("cabo", description="boyo, cabo, kivo or kaboom")
-    options: dict[str, Any] = Field(default_factory=dict, description="ruleset fields to change")
+    preset: str = Field("cabo", max_length=32, description="boyo, cabo, kivo or kaboom")
+    options: dict[str, Any] = Field(
+        default_factory=dict, max_length=64, description="ruleset fields to change"
+    )
     seats: int = Field(4, ge=MIN_PLAYERS, le=MAX_PLAYERS)
-    name: str = Field("Host", min_length=1, max_length=32, description="the host's display name")
-    peek_seconds: float = Field(20, ge=3, le=600)
-    turn_seconds: float = Field(60, ge=5, le=86400 * 3)
-    bots: list[BotLevel] = Field(default_factory=list, description="bot levels for seats 1, 2, ...")
+    name: Name = Field("Host", description="the host's display name")
+    peek_seconds: float = Field(20, ge=3, le=600, allow_inf_nan=False)
+    turn_seconds: float = Field(60, ge=5, le=86400 * 3, allow_inf_nan=False)
+    bots: list[BotLevel] = Field(
+        default_factory=list, max_length=MAX_SEAT, description="bot levels for seats 1, 2, ..."
+    )
     seed: int | None = Field(
         None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
     )
@@ -69,7 +87,12 @@ class CreateTable(BaseModel):
 
 
 class JoinTable(BaseModel):
-    name: str = Field(min_length=1, max_length=32)
+    name: Name = Field(description="your display name")
+
+
+class Session(BaseModel):
+    token: str = Field(description="the new session token: every earlier one no longer works")
+    expires: float = Field(description="the unix time this token stops working")
 
 
 class Seated(BaseModel):
@@ -85,7 +108,7 @@ def create_app(
 ) -> FastAPI:
     """Build the app.  ``store`` and ``hub`` default to SQLite in the data folder and LocalHub."""
     settings = settings or ServerSettings()
-    state = ServerState(settings, Tokens(settings.resolved_secret()))
+    state = ServerState(settings, Tokens(settings.resolved_secret(), settings.token_lifetime))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -105,7 +128,18 @@ def create_app(
         if owned:
             await used.close()
 
-    app = FastAPI(title="Facedown", version="1", lifespan=lifespan)
+    docs = settings.api_docs  # the interactive API pages: off unless asked for
+    app = FastAPI(
+        title="Facedown",
+        version="1",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        openapi_url="/openapi.json" if docs else None,
+    )
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body)
+    app.add_middleware(SecurityHeaders, api_docs=docs)  # outermost: every answer has them
     _api_routes(app, state)
 
     @app.websocket("/ws")
@@ -134,7 +168,7 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
 
     @app.post("/api/tables", response_model=Seated)
     async def create_table(
-        body: CreateTable, request: Request, authorization: str | None = Header(None)
+        body: CreateTable, request: Request, authorization: str | None = BEARER
     ) -> Seated:
         if not state.limits.creates.allow(_address(request)):
             raise _rate_limited("too many tables created from your address: try again later")
@@ -168,13 +202,13 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         )
 
     @app.get("/api/tables/{code}")
-    async def get_table(code: str, request: Request) -> dict[str, Any]:
+    async def get_table(code: TableCode, request: Request) -> dict[str, Any]:
         table = await _find(code, _address(request))
         return table.table_info()
 
     @app.post("/api/tables/{code}/join", response_model=Seated)
     async def join_table(
-        code: str, body: JoinTable, request: Request, authorization: str | None = Header(None)
+        code: TableCode, body: JoinTable, request: Request, authorization: str | None = BEARER
     ) -> Seated:
         address = _address(request)
         if not state.limits.joins.allow(address):
@@ -188,6 +222,17 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
             raise HTTPException(409, {"code": e.code, "message": e.message}) from None
         c = table.record.code
         return Seated(code=c, link=state.link(c), token=token, seat=seat, table=table.table_info())
+
+    @app.post("/api/session/rotate", response_model=Session)
+    async def rotate_session(authorization: str | None = BEARER) -> Session:
+        """A fresh session token for the one in ``Authorization: Bearer``, which stops working
+        (as does every token issued to that guest before), say after a link was shared."""
+        rotated = tokens.rotate(state.bearer(authorization))
+        if rotated is None:
+            message = "send a valid session token as Authorization: Bearer <token>"
+            raise HTTPException(401, {"code": "bad_token", "message": message})
+        guest, token = rotated
+        return Session(token=token, expires=guest.expires(tokens.lifetime))
 
     async def _find(code: str, address: str) -> Table:
         try:
@@ -213,6 +258,9 @@ def _serve_client(app: FastAPI, dist: Path) -> None:
     async def client(path: str) -> Response:
         if path == "api" or path.startswith(("api/", "ws")):
             raise HTTPException(404, {"code": "not_found", "message": f"no route /{path}"})
+        if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+            # No file has such a name (and the file system refuses a NUL outright).
+            raise HTTPException(404, {"code": "not_found", "message": "no such file"})
         if path:
             target = (root / path).resolve()
             if target.is_file() and root in target.parents:

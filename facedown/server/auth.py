@@ -1,31 +1,81 @@
-"""Guest sessions: a signed token names a player, so they can rejoin from any device."""
+"""Guest sessions: a signed token names a player, so they can rejoin from any device.
+
+A token carries the player's id, their name and when it was issued; it is valid for a
+lifetime (30 days by default) from then.  Rotating a token gives a fresh one and makes every
+token issued to that player before it invalid (a leaked link stops working).  The rotations are
+remembered by this process: after a restart only the lifetime bounds an old token.
+"""
 
 from __future__ import annotations
 
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from itsdangerous import BadSignature, URLSafeSerializer
+
+DEFAULT_LIFETIME = 30 * 24 * 3600.0  # seconds
 
 
 @dataclass(frozen=True)
 class Guest:
     player_id: str
     name: str
+    issued: float = 0.0  # unix time the token naming this guest was issued
+
+    def expires(self, lifetime: float) -> float:
+        return self.issued + lifetime
 
 
 class Tokens:
-    """Issues and checks session tokens signed with the server's secret key."""
+    """Issues, checks and rotates session tokens signed with the server's secret key."""
 
-    def __init__(self, secret: str) -> None:
+    def __init__(
+        self,
+        secret: str,
+        lifetime: float = DEFAULT_LIFETIME,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._signer = URLSafeSerializer(secret, salt="facedown-guest")
+        self.lifetime = lifetime
+        self._clock = clock
+        self._valid_from: dict[str, int] = {}  # player id -> earliest issue (ms) still valid
 
     def issue(self, name: str, player_id: str | None = None) -> tuple[Guest, str]:
-        guest = Guest(player_id or secrets.token_hex(8), name)
-        return guest, str(self._signer.dumps({"p": guest.player_id, "n": guest.name}))
+        player = player_id or secrets.token_hex(8)
+        return self._issue(player, name, int(self._clock() * 1000))
+
+    def _issue(self, player: str, name: str, issued_ms: int) -> tuple[Guest, str]:
+        token = str(self._signer.dumps({"p": player, "n": name, "t": issued_ms}))
+        return Guest(player, name, issued_ms / 1000), token
 
     def check(self, token: str | None) -> Guest | None:
-        """The guest a token names, or None when it is missing, forged or malformed."""
+        """The guest a token names, or None when it is missing, forged, malformed, expired or
+        rotated away."""
+        read = self._read(token)
+        if read is None:
+            return None
+        player, name, issued_ms = read
+        if issued_ms / 1000 + self.lifetime < self._clock():
+            return None
+        if issued_ms < self._valid_from.get(player, 0):
+            return None
+        return Guest(player, name, issued_ms / 1000)
+
+    def rotate(self, token: str | None) -> tuple[Guest, str] | None:
+        """A fresh token for the guest ``token`` names, and every earlier token of that guest
+        no longer valid; None when ``token`` is not valid itself."""
+        guest = self.check(token)
+        if guest is None:
+            return None
+        # Issued strictly later than the token it replaces, even within one millisecond.
+        issued_ms = max(int(self._clock() * 1000), int(guest.issued * 1000) + 1)
+        self._valid_from[guest.player_id] = issued_ms
+        return self._issue(guest.player_id, guest.name, issued_ms)
+
+    def _read(self, token: str | None) -> tuple[str, str, int] | None:
+        """The player id, name and issue time (ms) a well-signed token holds."""
         if not token:
             return None
         try:
@@ -34,4 +84,7 @@ class Tokens:
             return None
         if not isinstance(data, dict) or not isinstance(data.get("p"), str):
             return None
-        return Guest(data["p"], str(data.get("n", "")))
+        issued = data.get("t")
+        if not isinstance(issued, int) or isinstance(issued, bool):
+            return None  # a token from before tokens expired: it never would, so it is refused
+        return data["p"], str(data.get("n", "")), issued

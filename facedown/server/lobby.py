@@ -14,7 +14,7 @@ from ..engine import Ruleset, make_ruleset
 from ..store.base import SeatRecord, StoreError, TableExists, TableRecord
 from .clock import Alarm
 from .context import TableContext, TableError
-from .limits import check_bot_level, check_players
+from .limits import check_bot_level, check_options, check_players
 from .table import Table
 from .testhooks import DEAL, stacked_deal
 
@@ -41,6 +41,7 @@ def _checked_rules(
 ) -> Ruleset:
     """The table's rules, once the seats, the bots and the stacked deal fit them."""
     try:
+        check_options(preset, options)  # bounds first: the engine's messages quote values
         rules = make_ruleset(preset, options)
     except ValueError as e:
         raise TableError("bad_rules", str(e)) from None

@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from ..engine import Reveal, SeenEvent, View
 from .limits import MAX_SEAT, ActionKind, BotLevel
+from .text import ActionId, Code, Token, escaped
 
 VERSION = 1
 MAX_FRAME = 8 * 1024  # bytes: larger frames are refused before they are parsed
@@ -39,8 +40,8 @@ class Hello(_Message):
 
     type: Literal["hello"]
     v: Literal[1] = 1
-    table: str = Field(min_length=1, max_length=32, description="the table's code")
-    token: str | None = Field(None, max_length=512, description="session token of a seat")
+    table: Code = Field(description="the table's code")
+    token: Token | None = Field(None, description="session token of a seat")
     last_seq: int | None = Field(None, ge=0, description="the last seq this client saw")
     spectate: bool = False
 
@@ -54,12 +55,18 @@ class ActionPayload(_Message):
     target: int | None = Field(None, ge=0, le=MAX_SEAT)
     target_slot: int | None = Field(None, ge=0, le=64)
 
+    @model_validator(mode="after")
+    def _one_way_to_name_slots(self) -> ActionPayload:
+        if self.slot is not None and self.slots is not None:
+            raise ValueError("give slot or slots, not both")
+        return self
+
 
 class ActionMessage(_Message):
     """Play an action. ``id`` makes a resent action apply once; ``seq`` is the last seq seen."""
 
     type: Literal["action"]
-    id: str = Field(min_length=1, max_length=64)
+    id: ActionId
     seq: int = Field(ge=0)
     action: ActionPayload
 
@@ -136,7 +143,8 @@ def parse_client_message(raw: str | bytes) -> Any:
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"
-        raise ProtocolError("invalid_message", f"{kind}: {where}: {first['msg']}") from None
+        message = escaped(f"{kind}: {where}: {first['msg']}".replace("Value error, ", ""))
+        raise ProtocolError("invalid_message", message) from None
 
 
 # ---------------------------------------------------------------- server messages

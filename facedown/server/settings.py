@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .addresses import ClientLimits
+from .auth import DEFAULT_LIFETIME
 from .context import TableConfig
 
 
@@ -26,6 +27,19 @@ class ServerSettings:
     clients: ClientLimits = field(default_factory=ClientLimits)  # per address, per table
     # Count clients by the last X-Forwarded-For address (only behind a proxy that sets it).
     behind_proxy: bool = False
+    max_body: int = 64 * 1024  # bytes of an HTTP request body (a table's options fit easily)
+    token_lifetime: float = DEFAULT_LIFETIME  # seconds a session token is valid (30 days)
+    # The open network (server/serving.py): every request must arrive whole in request_timeout
+    # seconds; connections beyond max_connections (None: 1000, or fewer under a lower open-file
+    # limit) are closed at once; an idle kept-alive connection closes after keep_alive_timeout;
+    # request line and headers are at most max_header_bytes; a flood of one kind of error is
+    # logged once per flood_log_interval seconds.
+    request_timeout: float = 10.0
+    max_connections: int | None = None
+    keep_alive_timeout: int = 5
+    max_header_bytes: int = 16 * 1024
+    flood_log_interval: float = 60.0
+    api_docs: bool = False  # serve /docs, /redoc and /openapi.json (facedown serve --api-docs)
     # Tables with a chosen seed or a stacked deal (server/testhooks.py): for tests, never in play.
     test_hooks: bool = False
 

@@ -45,11 +45,16 @@ class ServerState:
                 lookups.charge(address)
             raise
 
+    @staticmethod
+    def bearer(authorization: str | None) -> str | None:
+        """The token of an ``Authorization: Bearer <token>`` header."""
+        if authorization and authorization.lower().startswith("bearer "):
+            return authorization[7:].strip()
+        return None
+
     def guest_from(self, authorization: str | None) -> Guest | None:
         """The guest of an ``Authorization: Bearer <token>`` header, if valid."""
-        if authorization and authorization.lower().startswith("bearer "):
-            return self.tokens.check(authorization[7:].strip())
-        return None
+        return self.tokens.check(self.bearer(authorization))
 
     def link(self, code: str) -> str:
         return f"{self.settings.public_url}/t/{code}"

@@ -125,6 +125,9 @@ def test_slot_property() -> None:
         {"by": 0, "do": "replace"},
         {"by": 0, "do": "opening_peek", "slots": []},
         {"by": 0, "do": "swap", "slots": [0, 1], "target": 1, "target_slot": 2},
+        # Both ways of naming slots at once: ambiguous.
+        {"by": 0, "do": "opening_peek", "slots": [0, 1], "slot": 2},
+        {"by": 0, "do": "peek", "slots": [1], "slot": 1},
     ],
 )
 def test_malformed_json_is_refused(data: Any) -> None:

@@ -25,7 +25,7 @@ from websockets.uri import parse_uri
 
 from facedown.server.addresses import ClientLimits, Rate
 from facedown.server.app import create_app
-from facedown.server.protocol import MAX_FRAME
+from facedown.server.serving import uvicorn_config
 from facedown.server.settings import ServerSettings
 from facedown.store.base import Store
 
@@ -64,9 +64,8 @@ def run_server(settings: ServerSettings, store: Store | None = None) -> Iterator
     """Serve the app in a thread (its own event loop) on a free port, until the block ends."""
     port = free_port()
     app = create_app(settings, store=store)
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=MAX_FRAME * 8
-    )
+    # The configuration facedown serve runs with (its timeouts and limits), on this port.
+    config = uvicorn_config(app, settings, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -380,9 +379,7 @@ def run_server_with_small_buffers(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)  # accepted sockets inherit it
     sock.bind(("127.0.0.1", 0))
     port: int = sock.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(settings, store=store), log_level="warning", ws_max_size=MAX_FRAME * 8
-    )
+    config = uvicorn_config(create_app(settings, store=store), settings, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -151,9 +151,22 @@ async def test_bad_input_over_one_connection_changes_nothing(tmp_path: Path) -> 
                     {"type": "action", "id": "x", "action": {"do": "draw"}},
                     {"type": "action", "id": "x", "seq": seq},
                     {"type": "hello"},
+                    # Ambiguous: which slot does it mean?
+                    action("opening_peek", seq, slots=[0, 1], slot=0),
+                    action("peek", seq, slots=[0], slot=0),
+                    # Codes, tokens and ids are visible ASCII, bounded.
+                    {"type": "hello", "table": "AB\u202eCD"},
+                    {"type": "hello", "table": "A" * 17},
+                    {"type": "hello", "table": code, "token": tokens[1] + "\x00"},
+                    action("draw", seq) | {"id": "a\u2066b"},
+                    action("draw", seq) | {"id": "\ud800"},
+                    action("draw", seq) | {"id": "x" * 65},
+                    {"type": "ping", "\u202e\ud800": 1},  # the key is escaped in the message
                 ]
                 for message in invalid:
-                    await scene.refuses(bad, message, "invalid_message")
+                    text = await scene.refuses(bad, message, "invalid_message")
+                    assert text.isprintable(), text
+                    assert len(text) <= 200, text
 
                 # Oversized: refused with a clear error, and the connection survives.
                 for size in (MAX_FRAME + 1, 4 * MAX_FRAME, 8 * MAX_FRAME - 1):

@@ -1,0 +1,152 @@
+"""What stands between the open network and the routes: errors that never echo what was sent,
+a bound on request bodies, and the security headers of every response."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .text import escaped, shown
+
+MESSAGE_LENGTH = 200  # characters of an error message at most
+
+
+def _where(loc: Sequence[Any]) -> str:
+    parts = [str(p) if isinstance(p, int) else shown(str(p), 24).strip("'\"") for p in loc]
+    if parts and parts[0] in ("body", "query", "path", "header"):
+        parts = parts[1:] if len(parts) > 1 else parts
+    return ".".join(parts)
+
+
+def describe(errors: Sequence[Any]) -> str:
+    """One readable sentence for a request's first validation error, built from where it is
+    and what is wrong, not from the input (which may be huge, or not even encodable): only a
+    word refused for not being one of a list is quoted back, shortened and escaped."""
+    if not errors:
+        return "the request is not valid"
+    first = errors[0]
+    if first.get("type") == "json_invalid":
+        return "the body is not valid JSON"
+    message = str(first.get("msg", "is not valid")).removeprefix("Value error, ")
+    text = f"{_where(first.get('loc', ()))}: {message}"
+    given = first.get("input")
+    if first.get("type") == "literal_error" and isinstance(given, str):
+        text += f", not {shown(given, 24)}"  # a short word, quoted and escaped
+    if len(errors) > 1:
+        text += f" (and {len(errors) - 1} more)"
+    # The message is the validator's own words, yet escape anything unprintable all the same.
+    return escaped(text, MESSAGE_LENGTH)
+
+
+async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
+    """422 with ``{"detail": {"code": "invalid_request", "message": ...}}`` like every other
+    refusal of the API (FastAPI's default echoes the input back, and fails on some)."""
+    errors = exc.errors() if isinstance(exc, RequestValidationError) else []
+    detail = {"code": "invalid_request", "message": describe(errors)}
+    return JSONResponse({"detail": detail}, status_code=422)
+
+
+class BodyLimit:
+    """ASGI middleware: an HTTP request body is read up to ``max_bytes`` and no further.
+
+    A request whose Content-Length says more is answered 413 before any of its body is read;
+    one without (chunked) is cut off with 413 at the first chunk past the limit.  Either way
+    the connection is closed after the answer, so the rest of the body is never read."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = Headers(scope=scope).get("content-length")
+        if length is not None and length.strip().isdigit() and int(length) > self.max_bytes:
+            response = JSONResponse(
+                {"detail": self._detail()}, status_code=413, headers={"connection": "close"}
+            )
+            await response(scope, receive, send)
+            return
+        received = 0
+
+        async def limited() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    # Raised inside the route's reading of the body: FastAPI answers it.
+                    raise HTTPException(413, self._detail(), headers={"connection": "close"})
+            return message
+
+        await self.app(scope, limited, send)
+
+    def _detail(self) -> dict[str, str]:
+        message = f"request bodies are limited to {self.max_bytes} bytes"
+        return {"code": "too_large", "message": message}
+
+
+# The built client is one module script and one style sheet from this origin, a data: icon,
+# and the WebSocket back to this origin ('self' covers ws: and wss: of the same host).
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+# FastAPI's /docs and /redoc pages (only with --api-docs) load their scripts from a CDN and run
+# inline code: those pages keep only what no page of ours needs to allow.
+API_DOCS_POLICY = "frame-ancestors 'none'"
+API_DOCS_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
+
+
+class SecurityHeaders:
+    """ASGI middleware: the headers every HTTP response carries.
+
+    The Content-Security-Policy (no inline script, nothing from other origins, no framing),
+    ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``, and
+    ``Cache-Control: no-store`` on the API, whose answers carry session tokens."""
+
+    def __init__(self, app: ASGIApp, api_docs: bool = False) -> None:
+        self.app = app
+        self.api_docs = api_docs  # the API's pages are served: relax the policy for them
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        docs = self.api_docs and path in API_DOCS_PATHS
+        extra = {
+            "content-security-policy": API_DOCS_POLICY if docs else CONTENT_SECURITY_POLICY,
+            "x-content-type-options": "nosniff",
+            "referrer-policy": "no-referrer",
+            "x-frame-options": "DENY",
+            "cross-origin-opener-policy": "same-origin",
+        }
+        api = path == "/api" or path.startswith("/api/")
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in extra.items():
+                    headers[name] = value
+                if api:
+                    headers["cache-control"] = "no-store"
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

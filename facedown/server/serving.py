@@ -1,0 +1,160 @@
+"""Serving on the open network: uvicorn's settings from :class:`ServerSettings`, a deadline for
+every request to arrive whole, a cap on open connections, and floods logged once per interval.
+
+uvicorn times out a connection only while it is idle between requests (``timeout_keep_alive``,
+re-armed by every byte received), so a client that sends half a request, or trickles one, holds
+its connection (and a file descriptor) for ever.  :func:`guarded_protocol` is uvicorn's h11
+protocol with one more timer: from a connection's opening, and from the first byte of each later
+request, the whole request (headers and body) must arrive within ``request_timeout`` seconds, or
+the connection is answered 408 and closed.  A connection past ``max_connections`` is closed at
+once (uvicorn's ``limit_concurrency`` answers its requests 503 but keeps it open).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+import time
+from collections.abc import Callable
+from typing import Any
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .protocol import MAX_FRAME
+from .settings import ServerSettings
+
+log = logging.getLogger("facedown.serving")
+
+_TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+_BUSY = b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+# States of the client's side in which its request has arrived whole (or never will).
+_ARRIVED = frozenset({h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR, h11.SWITCHED_PROTOCOL})
+
+
+def max_connections(settings: ServerSettings) -> int:
+    """The cap on open connections: the setting, else 1000, or fewer when the process may open
+    fewer files (the database, the log and the listening socket need some too)."""
+    if settings.max_connections is not None:
+        return settings.max_connections
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 1000
+    return max(16, min(1000, soft - 64))
+
+
+def guarded_protocol(request_timeout: float, connections: int) -> type[H11Protocol]:  # noqa: C901 - a class factory: the nested protocol's hooks count toward it
+    """uvicorn's h11 protocol with a deadline for each request and a cap on connections.
+    What it refuses it logs on ``facedown.serving`` (once a minute, see :func:`quiet_floods`)."""
+
+    class GuardedH11Protocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > connections:
+                log.warning("refused a connection: %d are open, the most allowed", connections)
+                transport.write(_BUSY)
+                transport.close()
+                return
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            if self._deadline is None and self.conn.their_state is h11.IDLE:
+                self._arm()  # the first byte of a new request on a kept-alive connection
+            super().data_received(data)
+            if self.conn.their_state in _ARRIVED or (
+                self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]
+            ):
+                self._disarm()
+
+        def handle_websocket_upgrade(self, event: h11.Request) -> None:
+            self._disarm()  # the WebSocket has its own deadlines (the hello, the pings)
+            super().handle_websocket_upgrade(event)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(request_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if self.transport.is_closing():
+                return
+            log.warning("closed a connection that sent no whole request in %s s", request_timeout)
+            waiting = self.conn.our_state is h11.SEND_RESPONSE and not self.cycle.response_started
+            if self.conn.our_state is h11.IDLE or waiting:  # no answer begun: say why it ends
+                self.transport.write(_TIMED_OUT)
+            self.transport.close()
+
+    return GuardedH11Protocol
+
+
+class OncePerInterval(logging.Filter):
+    """Lets one record of a kind through per ``interval`` seconds (a kind: the logger and the
+    first line of the message, digits aside), and says on the next how many it held back: a
+    flood (say, accept() failing for want of file descriptors) is a line a minute, not
+    hundreds of thousands of tracebacks."""
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.interval = interval
+        self.clock = clock
+        self.seen: dict[tuple[str, str], tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        first = str(record.msg).split("\n", 1)[0][:80]
+        kind = (record.name, "".join(c for c in first if not c.isdigit()))
+        now = self.clock()
+        last = self.seen.get(kind)
+        if last is not None and now - last[0] < self.interval:
+            self.seen[kind] = (last[0], last[1] + 1)
+            return False
+        if len(self.seen) > 1000:
+            self.seen.clear()  # many kinds: forget the old ones rather than grow
+        held = last[1] if last is not None else 0
+        self.seen[kind] = (now, 0)
+        if held:
+            record.msg = f"{record.msg} ({held} more like this not logged)"
+        return True
+
+
+FLOODED_LOGGERS = ("asyncio", "uvicorn.error", "facedown.serving")
+
+
+def quiet_floods(interval: float) -> None:
+    """Log each kind of asyncio and uvicorn error at most once per ``interval`` seconds."""
+    for name in FLOODED_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, OncePerInterval) for f in logger.filters):
+            logger.addFilter(OncePerInterval(interval))
+
+
+def uvicorn_config(app: Any, settings: ServerSettings, **options: Any) -> uvicorn.Config:
+    """uvicorn's configuration for this app: the limits and timeouts from ``settings``."""
+    cap = max_connections(settings)
+    config = uvicorn.Config(
+        app,
+        http=guarded_protocol(settings.request_timeout, cap),
+        limit_concurrency=cap + 1,  # the guard closes extra connections before uvicorn counts
+        timeout_keep_alive=settings.keep_alive_timeout,
+        h11_max_incomplete_event_size=settings.max_header_bytes,
+        # Frames a little over the protocol's limit still get a clear error; far larger ones
+        # are cut off by the WebSocket layer.  No per-message compression: the frames are
+        # small, and zlib costs CPU and ~50 kB of memory per connection.
+        ws_max_size=MAX_FRAME * 8,
+        ws_per_message_deflate=False,
+        **options,
+    )
+    quiet_floods(settings.flood_log_interval)  # after uvicorn configured its loggers
+    return config

@@ -1,0 +1,76 @@
+"""Text from users (names, the call's name, codes, ids): normalised, bounded, and free of the
+characters that make one label look like another or reach into its neighbours.
+
+Every string a client sends is NFC-normalised and refused (with a message saying why) when it
+holds a control character (Unicode category Cc), a lone surrogate (Cs), a line or paragraph
+separator, or a format character (Cf) such as the bidi overrides and isolates (U+202A-U+202E,
+U+2066-U+2069) that reversed a neighbouring label in the lobby.  The joiners U+200C and U+200D
+(needed by several scripts and by emoji sequences) and the emoji tag characters are kept.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+# Format characters that shape text rather than steer it: kept.
+_KEPT_FORMAT = frozenset({"\u200c", "\u200d"}) | frozenset(map(chr, range(0xE0020, 0xE0080)))
+_REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
+
+
+def escaped(text: str, limit: int = 200) -> str:
+    """``text`` fit for an error message: every character that is not printable escaped (so a
+    message can always be encoded and never steers its neighbours), and cut short."""
+    text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """``text`` quoted for an error message (see :func:`escaped`)."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def refused_character(text: str) -> str | None:
+    """The first character of ``text`` that user text may not hold, described; else None."""
+    for c in text:
+        category = unicodedata.category(c)
+        if category in _REFUSED_CATEGORIES or (category == "Cf" and c not in _KEPT_FORMAT):
+            name = unicodedata.name(c, "") if category != "Cs" else "lone surrogate"
+            return f"U+{ord(c):04X}" + (f" {name}" if name else "")
+    return None
+
+
+def clean(text: str, max_length: int, *, strip: bool = True) -> str:
+    """``text`` in NFC, trimmed, checked; raises ValueError (a readable reason) when refused."""
+    bad = refused_character(text)
+    if bad is not None:
+        raise ValueError(f"control and format characters are not allowed (found {bad})")
+    text = unicodedata.normalize("NFC", text)
+    if strip:
+        text = text.strip()
+        if not text:
+            raise ValueError("must not be blank")
+    if len(text) > max_length:
+        raise ValueError(f"must be at most {max_length} characters")
+    return text
+
+
+def _name(text: str) -> str:
+    return clean(text, NAME_LENGTH)
+
+
+NAME_LENGTH = 32
+
+# The raw length is bounded first (a 2 MB name is refused before it is looked at), a little
+# above the limit since normalising may shorten a text.
+Name = Annotated[str, Field(min_length=1, max_length=NAME_LENGTH * 4), AfterValidator(_name)]
+"""A display name: at most NAME_LENGTH characters of user text (see :func:`clean`)."""
+
+# Machine strings (table codes, action ids, session tokens): visible ASCII only.
+_VISIBLE_ASCII = r"^[\x21-\x7e]+$"
+CODE_PATTERN = r"^[A-Za-z0-9]+$"
+Code = Annotated[str, Field(min_length=1, max_length=16, pattern=CODE_PATTERN)]
+ActionId = Annotated[str, Field(min_length=1, max_length=64, pattern=_VISIBLE_ASCII)]
+Token = Annotated[str, Field(min_length=1, max_length=512, pattern=_VISIBLE_ASCII)]
