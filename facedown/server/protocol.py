@@ -229,12 +229,20 @@ class _State(_Out):
     now: float = Field(description="the server's clock when it sent this (unix time)")
 
 
+class TimedOut(_Out):
+    """A timer ran out: the move the table played for the seat it was waiting for."""
+
+    seat: int
+    action: ActionJson
+
+
 class EventMessage(_State):
     """After a change of the table: what happened, as you may see it, your view and your legal
-    actions."""
+    actions; ``timed_out`` when the change is a move played because time ran out."""
 
     type: Literal["event"]
     events: list[SeenEvent]
+    timed_out: TimedOut | None = None
 
 
 class SnapshotMessage(_State):

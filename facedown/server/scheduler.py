@@ -51,8 +51,9 @@ class Scheduled(Protocol):
     def playing(self) -> bool:
         """A match is being played (not over)."""
 
-    async def play(self, game: Game, action: Action) -> None:
-        """Apply an automatic move (a bot's, or a timer's default), as any action is applied."""
+    async def play(self, game: Game, action: Action, *, timed_out: bool = False) -> None:
+        """Apply an automatic move (a bot's, or a timer's default: ``timed_out``), as any
+        action is applied."""
 
     def publish_table(self) -> None:
         """Tell everyone the table's public facts (a stand-in took a seat)."""
@@ -223,4 +224,4 @@ class Scheduler:
                 raise RuntimeError("a timer expired at a table without a game")
             action = default_action(current, seat)
             if action is not None:
-                await self.table.play(current, action)
+                await self.table.play(current, action, timed_out=True)

@@ -255,11 +255,20 @@ class Table:
                 )
             return await self._apply(game, action, action_id, auto=False)
 
-    async def play(self, game: Game, action: Action) -> None:
-        """An automatic move (a bot's, or a timer's default); the caller holds the lock."""
-        await self._apply(game, action, None, auto=True)
+    async def play(self, game: Game, action: Action, *, timed_out: bool = False) -> None:
+        """An automatic move (a bot's, or a timer's default: ``timed_out``, and everyone is told
+        that time ran out and what was played); the caller holds the lock."""
+        await self._apply(game, action, None, auto=True, timed_out=timed_out)
 
-    async def _apply(self, game: Game, action: Action, action_id: str | None, *, auto: bool) -> int:
+    async def _apply(
+        self,
+        game: Game,
+        action: Action,
+        action_id: str | None,
+        *,
+        auto: bool,
+        timed_out: bool = False,
+    ) -> int:
         after = game.clone()
         try:
             events = after.apply(action)  # the engine validates; a refusal changes nothing
@@ -273,6 +282,8 @@ class Table:
             payload["id"] = action_id
         if auto:
             payload["auto"] = True
+        if timed_out:
+            payload["timed_out"] = True
         finished = None
         if after.is_match_over:  # the last action and the end of the match are one write
             finished = replace(self.record, status="finished", updated_at=self.now())
@@ -284,7 +295,7 @@ class Table:
             self.action_ids[action.player, action_id] = self.seq
         self.last_action = action.text()
         self.recent.append((self.seq, events))
-        self._publish(events)
+        self._publish(events, action if timed_out else None)
         self.scheduler.changed()
         return self.seq
 
@@ -295,8 +306,11 @@ class Table:
         return deadline_for(game, self.settings(), self.ctx.config, self.now())
 
     # ------------------------------------------------------------------ fan-out
-    def render(self, seat: int | None, events: list[Event] | None = None) -> dict[str, Any]:
-        """The message for one audience: its events, its view and its legal actions."""
+    def render(
+        self, seat: int | None, events: list[Event] | None = None, timed_out: Action | None = None
+    ) -> dict[str, Any]:
+        """The message for one audience: its events, its view and its legal actions (and, when
+        a timer ran out, the move played for the seat it waited for)."""
         game = self.game
         if game is None:  # never: only a table in a match renders
             raise RuntimeError("render before the match started")
@@ -312,17 +326,19 @@ class Table:
         }
         if events is not None:
             message["events"] = [e.to_json() for e in seen.events]
+            if timed_out is not None:
+                message["timed_out"] = {"seat": timed_out.player, "action": timed_out.to_json()}
         else:  # a snapshot also carries the match's scoreboard: every round so far
             message["rounds"] = [Reveal.of(r, game.deck).to_json() for r in game.history]
         return message
 
-    def _publish(self, events: list[Event]) -> None:
+    def _publish(self, events: list[Event], timed_out: Action | None = None) -> None:
         if self.game is None:
             return
         messages: dict[int, dict[str, Any]] = {}
         for audience in self.hub.audiences(self.record.id):  # render only for who listens
             seat = None if audience == SPECTATORS else audience
-            messages[audience] = self.render(seat, events)
+            messages[audience] = self.render(seat, events, timed_out)
         self.hub.publish(self.record.id, messages)
 
     def public_settings(self) -> dict[str, Any]:

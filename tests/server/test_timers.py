@@ -82,6 +82,43 @@ async def test_when_time_runs_out_the_server_plays_a_default_move() -> None:
 
 
 @pytest.mark.anyio
+async def test_everyone_is_told_when_time_ran_out_and_what_was_played() -> None:
+    # A move the timer plays is not silent: its event message names the seat and the move,
+    # for that seat, the other seats and spectators alike; a move a player made says nothing.
+    clock = FakeClock()
+    config = TableConfig(bot_delay=0.0, reveal_seconds=60.0)
+    _store, table = await _table(config, {"peek_seconds": 0.05, "turn_seconds": 0.05}, clock)
+    await table.start("host")
+    await table.connected(0)
+    await table.connected(1)
+    ann, bob, watcher = Listener(0), Listener(1), Listener(None)
+    for listener in (ann, bob, watcher):
+        table.hub.subscribe(table.record.id, listener)
+    await clock.advance(0.05)  # the peek runs out for both
+    told = [m for m in ann.messages if m.get("timed_out")]
+    assert [m["timed_out"]["seat"] for m in told] == [0, 1]
+    assert all(m["timed_out"]["action"]["do"] == "opening_peek" for m in told)
+    assert [m.get("timed_out") for m in bob.messages if m.get("timed_out")] == [
+        m["timed_out"] for m in told
+    ]
+    assert len([m for m in watcher.messages if m.get("timed_out")]) == 2
+    game = table.game
+    assert game is not None
+    turn = game.awaiting().first
+    assert turn is not None
+    seq = table.seq
+    await table.act(turn, {"do": "draw"}, "mine", seq)  # a move of the player's own
+    mine = [m for m in ann.messages if m.get("seq") == seq + 1 and m["type"] == "event"]
+    assert mine
+    assert "timed_out" not in mine[0]
+    await clock.advance(0.05)  # the rest of that turn runs out: the drawn card is discarded
+    after = [m["timed_out"] for m in ann.messages if m.get("timed_out") and m["seq"] > seq + 1]
+    assert after[0]["seat"] == turn
+    assert after[0]["action"]["do"] == "discard"  # then a power's skip, when the card had one
+    await table.close()
+
+
+@pytest.mark.anyio
 async def test_a_deadline_survives_a_reload() -> None:
     # Deadlines are in the log: a table loaded again (as after a restart) keeps its timer.
     clock = FakeClock()

@@ -202,6 +202,18 @@ describe("reduce", () => {
   });
 });
 
+describe("a move played because time ran out", () => {
+  it("is kept until the next change, and then forgotten", () => {
+    const out = { seat: 0, action: { by: 0, do: "discard" as const } };
+    let s = run([
+      { type: "event", now: 0, sets: 0, seq: 3, events: [{ type: "discarded", by: 0, cards: ["9"] }], view: view(), legal: [], deadline: null, timed_out: out },
+    ]);
+    expect(s.timedOut).toEqual(out);
+    s = reduce(s, { type: "event", now: 0, sets: 0, seq: 4, events: [{ type: "turn_started", by: 1 }], view: view(), legal: [], deadline: null }, 0);
+    expect(s.timedOut).toBeNull();
+  });
+});
+
 describe("scoreboard and seats from the server", () => {
   it("takes every round of the match from a snapshot (a reload keeps the scoreboard)", () => {
     const r = (round: number) => ({

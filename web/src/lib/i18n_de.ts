@@ -188,10 +188,13 @@ export const de: Record<string, string> = {
   "rank.Q": "Dame",
   "rank.K": "König",
 
+  "table.timedOutYou": "Die Zeit ist um: für dich wurde {action} gespielt",
+  "table.timedOut": "Die Zeit von {name} ist um: {action} wurde gespielt",
   "act.draw": "Ziehen",
   "act.take_discard": "Ablage nehmen",
   "act.discard": "Abwerfen",
   "act.replace": "Ersetzen",
+  "act.opening_peek": "ein Blick auf zwei deiner Karten",
   "act.replaceHint": "Wähle eine deiner Karten zum Ersetzen",
   "act.set": "Satz ersetzen",
   "act.setHint": "Wähle die gleichen Karten, dann bestätigen",

@@ -188,10 +188,13 @@ export const en: Record<string, string> = {
   "rank.Q": "Queen",
   "rank.K": "King",
 
+  "table.timedOutYou": "Time ran out: {action} was played for you",
+  "table.timedOut": "Time ran out for {name}: {action} was played",
   "act.draw": "Draw",
   "act.take_discard": "Take discard",
   "act.discard": "Discard",
   "act.replace": "Replace",
+  "act.opening_peek": "a look at two of your cards",
   "act.replaceHint": "Choose one of your cards to replace",
   "act.set": "Replace a set",
   "act.setHint": "Choose the equal cards, then confirm",

@@ -43,6 +43,8 @@ export interface ClientState {
   pending: Pending | null;
   error: { code: string; message: string } | null;
   reveal: Reveal | null;
+  /** The last move the table played because a timer ran out (until the next change). */
+  timedOut: { seat: number; action: Action } | null;
   welcomed: boolean;
   /** Every round result this client has seen in this match, by round number: the scoreboard. */
   rounds: Record<number, RoundResult>;
@@ -65,6 +67,7 @@ export function initialState(): ClientState {
     pending: null,
     error: null,
     reveal: null,
+    timedOut: null,
     welcomed: false,
     rounds: {},
     motion: initialMotion(),
@@ -211,6 +214,7 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
     case "event": {
       const isNew = state.seq === null || msg.seq > state.seq;
       if (isNew) {
+        state.timedOut = msg.timed_out ?? null;
         appendLog(state, msg.seq, msg.events);
         state.reveal = forget(state.reveal, msg.events);
         // Events seen live move cards; missed ones and snapshots just show where they are.

@@ -60,7 +60,7 @@ export interface ErrorMessage {
 
 export type EventKind = "round_started" | "opening_peeked" | "play_started" | "turn_started" | "drew" | "reshuffled" | "took_discard" | "undid" | "replaced" | "set_failed" | "kept" | "discarded" | "peeked" | "spied" | "swapped" | "skipped" | "called" | "tap_hit" | "tap_missed" | "penalty" | "passed" | "round_over" | "match_over";
 
-/** After a change of the table: what happened, as you may see it, your view and your legal actions. */
+/** After a change of the table: what happened, as you may see it, your view and your legal actions; ``timed_out`` when the change is a move played because time ran out. */
 export interface EventMessage {
   seq: number;
   /** the engine's view for your seat (docs/engine.md) */
@@ -75,6 +75,7 @@ export interface EventMessage {
   now: number;
   type: "event";
   events: SeenEvent[];
+  timed_out?: TimedOut | null;
 }
 
 /** First message on a connection: who you are and what you last saw. */
@@ -280,6 +281,12 @@ export interface TableMessage {
   /** the receiver's seat now (seats move in the lobby) */
   seat: number | null;
   table: TableInfo;
+}
+
+/** A timer ran out: the move the table played for the seat it was waiting for. */
+export interface TimedOut {
+  seat: number;
+  action: ActionJson;
 }
 
 /** What one seat (or a spectator: ``seat`` None) may see of the table now. */
