@@ -75,8 +75,11 @@ class CreateTable(BaseModel):
     name: Name = Field("Host", description="the host's display name")
     peek_seconds: float = Field(20, ge=3, le=600, allow_inf_nan=False)
     turn_seconds: float = Field(60, ge=5, le=86400 * 3, allow_inf_nan=False)
-    bots: list[BotLevel] = Field(
-        default_factory=list, max_length=MAX_SEAT, description="bot levels for seats 1, 2, ..."
+    bots: list[BotLevel | None] = Field(
+        default_factory=list,
+        max_length=MAX_SEAT,
+        description="seats 1, 2, ... in order: a bot level, or null to keep the seat open for "
+        "a person (seats after the list stay open)",
     )
     seed: int | None = Field(
         None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"

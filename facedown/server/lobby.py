@@ -37,7 +37,11 @@ def new_code() -> str:
 
 
 def _checked_rules(
-    preset: str, options: dict[str, Any], seats: int, bots: list[str], deal: dict[str, Any] | None
+    preset: str,
+    options: dict[str, Any],
+    seats: int,
+    bots: list[str | None],
+    deal: dict[str, Any] | None,
 ) -> Ruleset:
     """The table's rules, once the seats, the bots and the stacked deal fit them."""
     try:
@@ -52,6 +56,8 @@ def _checked_rules(
     if len(bots) > seats - 1:
         raise TableError("bad_seats", "too many bots for the seats")
     for named in bots:
+        if named is None:
+            continue
         try:
             check_bot_level(named)
         except ValueError as e:
@@ -64,8 +70,11 @@ def _checked_rules(
     return rules
 
 
-def _seat_records(host_id: str, host_name: str, seats: int, bots: list[str]) -> list[SeatRecord]:
-    """The host in seat 0, then the bots in the next seats, the rest open."""
+def _seat_records(
+    host_id: str, host_name: str, seats: int, bots: list[str | None]
+) -> list[SeatRecord]:
+    """The host in seat 0; then seat by seat, a bot where ``bots`` names a level, an open seat
+    for a person where it holds None or has ended."""
     records = [SeatRecord(0, "human", host_name, host_id)]
     for i in range(1, seats):
         level = bots[i - 1] if i - 1 < len(bots) else None
@@ -203,7 +212,7 @@ class Lobby:
         options: dict[str, Any],
         seats: int,
         settings: dict[str, Any],
-        bots: list[str],
+        bots: list[str | None],
         *,
         seed: int | None = None,
         deal: dict[str, Any] | None = None,

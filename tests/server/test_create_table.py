@@ -88,8 +88,19 @@ def test_bot_levels_and_seat_limits_come_from_the_registry_and_the_engine() -> N
     assert add_bot["seat"]["anyOf"][0]["maximum"] == MAX_PLAYERS - 1
     create = CreateTable.model_json_schema()["properties"]
     assert create["seats"]["maximum"] == MAX_PLAYERS
-    assert create["bots"]["items"]["enum"] == list(LEVELS)
+    assert create["bots"]["items"]["anyOf"][0]["enum"] == list(LEVELS)  # or null: open
     for level in LEVELS:
         P.parse_client_message(f'{{"type": "add_bot", "level": "{level}"}}')
     with pytest.raises(P.ProtocolError, match="level"):
         P.parse_client_message('{"type": "add_bot", "level": "grandmaster"}')
+
+
+def test_bots_take_the_seats_the_host_chose(tmp_path: Path) -> None:
+    # Seat 2 a friend, seat 3 a bot (the settings page's order): null keeps a seat open.
+    with run_server(_settings(tmp_path), MemoryStore()) as server, server.http() as http:
+        body = {"preset": "kivo", "seats": 4, "bots": [None, "easy"]}
+        r = http.post("/api/tables", json=body)
+        assert r.status_code == 200, r.text
+        seats = r.json()["table"]["seats"]
+        assert [s["kind"] for s in seats] == ["human", "open", "bot", "open"]
+        assert seats[2]["level"] == "easy"

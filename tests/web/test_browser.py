@@ -734,3 +734,20 @@ def test_a_whole_turn_by_keyboard_only(
     no_js_errors(page, lee)
     context.close()
     lee_context.close()
+
+
+def test_leaving_a_match_asks_first(browser: Browser, server: RunningServer) -> None:
+    # One tap on Leave during a match asks; Stay keeps you at the table, Leave goes home.
+    context, page = new_page(browser)
+    play_now(page, server, "Ann", "kivo", 1)
+    page.get_by_test_id("leave").click()
+    expect(page.get_by_test_id("leave-ask")).to_be_visible()
+    page.get_by_test_id("leave-no").click()
+    expect(page.get_by_test_id("game")).to_be_visible()
+    expect(page.get_by_test_id("leave-ask")).to_have_count(0)
+    page.get_by_test_id("leave").click()
+    page.get_by_test_id("leave-yes").click()
+    expect(page.get_by_test_id("game")).to_have_count(0)
+    expect(page.get_by_test_id("play-now")).to_be_visible()
+    no_js_errors(page)
+    context.close()

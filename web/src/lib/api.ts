@@ -17,7 +17,7 @@ export interface CreateTable {
   name: string;
   peek_seconds: number;
   turn_seconds: number;
-  bots: BotLevel[];
+  bots: (BotLevel | null)[];
 }
 
 export class ApiError extends Error {

@@ -162,6 +162,8 @@ export const de: Record<string, string> = {
   "table.finalYou": "Du hast {call} angesagt: noch {n} letzte(r) Zug/Züge",
   "table.spectating": "Du schaust zu",
   "table.log": "Was geschah",
+  "table.leaveAsk": "Dieses Spiel verlassen? Dein Platz bleibt eine Weile frei, dann spielt ein Bot für dich.",
+  "table.stay": "Bleiben",
   "table.leave": "Verlassen",
   "device.open": "Auf einem anderen Gerät öffnen",
   "device.hint": "Öffne diesen Link auf deinem Handy oder einem anderen Computer, um deinen Platz dort zu spielen. Wer den Link hat, spielt deinen Platz: gib ihn nicht weiter.",

@@ -163,6 +163,8 @@ export const en: Record<string, string> = {
   "table.spectating": "You are watching",
   "table.log": "What happened",
   "table.leave": "Leave",
+  "table.leaveAsk": "Leave this match? Your seat is kept for a while, then a bot plays it.",
+  "table.stay": "Stay",
   "device.open": "Open on another device",
   "device.hint": "Open this link on your phone or another computer to play your seat there. Whoever has the link plays your seat: do not share it.",
   "device.label": "Link to your seat for another device",
