@@ -9,6 +9,21 @@ describe("i18n", () => {
     expect(missingKeys("de")).toEqual([]);
   });
 
+  it("says plurals by the locale's rules, never with (s)", () => {
+    expect(translate("en", "table.final", { name: "Sam", call: "Cabo", n: 1 })).toBe("Sam called Cabo: one final turn left");
+    expect(translate("en", "table.final", { name: "Sam", call: "Cabo", n: 3 })).toBe("Sam called Cabo: 3 final turns left");
+    expect(translate("de", "table.finalYou", { call: "Kivo", n: 2 })).toBe("Du hast Kivo angesagt: noch 2 letzte Züge");
+    expect(translate("de", "table.finalYou", { call: "Kivo", n: 1 })).toBe("Du hast Kivo angesagt: noch ein letzter Zug");
+    for (const locale of ["en", "de"] as const) {
+      for (const key of ["rule.length.rounds", "rule.tap.true", "rule.deck.standard", "table.final"]) {
+        for (const n of [0, 1, 2, 5]) {
+          const text = translate(locale, key, { n, decks: n, limit: 100, name: "A", call: "C", jokers: "" });
+          expect(text).not.toMatch(/\(s\)|\(n\)|\(en\)|\(r\)|plural|#/);
+        }
+      }
+    }
+  });
+
   it("fills placeholders and falls back to the key", () => {
     expect(translate("en", "table.theirTurn", { name: "Sam" })).toBe("Sam's turn");
     expect(translate("de", "table.theirTurn", { name: "Sam" })).toBe("Sam ist dran");

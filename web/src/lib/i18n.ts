@@ -11,8 +11,25 @@ export type Params = Record<string, string | number>;
 const catalogs: Record<Locale, Record<string, string>> = { en, de };
 
 /** The text for ``key`` in ``locale`` with ``{name}`` placeholders filled from ``params``. */
+// ICU-style plurals in a text: "{n, plural, one {# card} other {# cards}}", chosen by the
+// locale's plural rules (Intl.PluralRules); # stands for the number.
+const PLURAL = /\{(\w+), plural,((?:\s*(?:=\d+|zero|one|two|few|many|other)\s*\{[^{}]*\})+)\s*\}/g;
+const PLURAL_CASE = /(=\d+|zero|one|two|few|many|other)\s*\{([^{}]*)\}/g;
+
+function plurals(locale: Locale, text: string, params: Params): string {
+  return text.replace(PLURAL, (whole, name: string, cases: string) => {
+    if (!(name in params)) return whole;
+    const value = Number(params[name]);
+    const forms = new Map<string, string>();
+    for (const [, key, form] of cases.matchAll(PLURAL_CASE)) forms.set(key, form);
+    const form =
+      forms.get(`=${value}`) ?? forms.get(new Intl.PluralRules(locale).select(value)) ?? forms.get("other") ?? "";
+    return form.replace(/#/g, String(value));
+  });
+}
+
 export function translate(locale: Locale, key: string, params: Params = {}): string {
-  const text = catalogs[locale][key] ?? catalogs.en[key] ?? key;
+  const text = plurals(locale, catalogs[locale][key] ?? catalogs.en[key] ?? key, params);
   return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
     name in params ? String(params[name]) : whole,
   );
