@@ -751,3 +751,23 @@ def test_leaving_a_match_asks_first(browser: Browser, server: RunningServer) -> 
     expect(page.get_by_test_id("play-now")).to_be_visible()
     no_js_errors(page)
     context.close()
+
+
+def test_a_table_link_shows_the_game_before_you_sit_down(
+    browser: Browser, server: RunningServer
+) -> None:
+    created = open_table(
+        server, {"preset": "kaboom", "seats": 3, "name": "Rosa", "bots": [None, "easy"]}
+    )
+    context, page = new_page(browser)
+    page.goto(server.url + f"/t/{created['code']}")
+    expect(page.get_by_test_id("join-game")).to_have_text("A game of Kaboom, hosted by Rosa.")
+    seats = page.get_by_test_id("join-seats").locator("li")
+    expect(seats).to_have_text(["Rosa", "open seat", "Easy"])
+    page.get_by_test_id("join-rules").locator("summary").click()
+    expect(page.get_by_test_id("join-rules")).to_contain_text("Two 12s and two 13s at the reveal")
+    page.get_by_test_id("join-name").fill("Tom")
+    page.get_by_test_id("take-seat").click()
+    expect(page.get_by_test_id("join-game")).to_have_count(0)
+    no_js_errors(page)
+    context.close()

@@ -138,6 +138,10 @@ export const de: Record<string, string> = {
   "lobby.start": "Spiel starten",
   "lobby.waitHost": "Warte, bis der Gastgeber startet.",
   "lobby.fillSeats": "Besetze oder entferne die freien Plätze, um zu starten.",
+  "join.game": "Eine Partie {game}, Gastgeber: {host}.",
+  "join.open": "freier Platz",
+  "join.openSeats": "{n, plural, =0 {Kein Platz ist frei.} one {Ein Platz ist frei.} other {# Plätze sind frei.}}",
+  "join.rules": "Die Regeln an diesem Tisch",
   "lobby.join": "Platz nehmen",
 
   "table.round": "Runde {n}",

@@ -139,6 +139,10 @@ export const en: Record<string, string> = {
   "lobby.waitHost": "Waiting for the host to start.",
   "lobby.fillSeats": "Fill or remove the open seats to start.",
   "lobby.join": "Take a seat",
+  "join.game": "A game of {game}, hosted by {host}.",
+  "join.open": "open seat",
+  "join.openSeats": "{n, plural, =0 {No seat is open.} one {One seat is open.} other {# seats are open.}}",
+  "join.rules": "The rules at this table",
 
   "table.round": "Round {n}",
   "table.yourMoves": "Your moves",
