@@ -670,6 +670,11 @@ def test_a_whole_turn_by_keyboard_only(
     page.keyboard.press("Enter")
     expect(page.get_by_test_id("held").locator("[data-face]")).to_have_attribute("data-face", "KS")
     expect(log.locator("li").last.locator("[aria-hidden=true]")).to_have_text("You drew a card")
+    # What the drawn card is worth and gives, and what each power offered does.
+    expect(page.get_by_test_id("held-facts")).to_have_text(
+        "worth 13 points · gives peek, spy, swap"
+    )
+    expect(page.get_by_test_id("hint")).to_contain_text("Spy: look at one card of another player.")
     expect_focus(page, "card-0-0", "my-choice")
 
     # A power, peek: Tab on to Peek, Enter (the button stays, pressed, with the focus), then

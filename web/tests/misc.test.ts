@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { toError } from "../src/lib/api";
 import type { Ruleset } from "../src/lib/protocol";
 import { parseRoute, routePath } from "../src/lib/router";
-import { changedOptions, differingFields, ruleLines, specialLines } from "../src/lib/rules";
+import { cardFacts, changedOptions, differingFields, ruleLines, specialLines } from "../src/lib/rules";
 import { MemoryStore, loadSeats, parseCode, saveSeat, seatFor } from "../src/lib/session";
 
 describe("session", () => {
@@ -72,5 +72,16 @@ describe("rules in words", () => {
 
   it("sends only the options the host changed", () => {
     expect(changedOptions(base, { rounds: null, score_limit: 80 })).toEqual({ score_limit: 80 });
+  });
+});
+
+describe("what a card is worth and gives", () => {
+  it("reads the ruleset: by name, then by rank, else the number", () => {
+    expect(cardFacts(base, "7")).toEqual({ value: 7, powers: ["peek"] });
+    expect(cardFacts(base, "0")).toEqual({ value: 0, powers: [] });
+    const boyo = { ...base, values: { K: 13, KH: -2, J: 11 }, powers: { J: ["swap"], KS: ["peek", "spy", "swap"] } };
+    expect(cardFacts(boyo, "KH")).toEqual({ value: -2, powers: [] });
+    expect(cardFacts(boyo, "KS")).toEqual({ value: 13, powers: ["peek", "spy", "swap"] });
+    expect(cardFacts(boyo, "JD")).toEqual({ value: 11, powers: ["swap"] });
   });
 });

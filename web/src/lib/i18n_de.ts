@@ -102,6 +102,12 @@ export const de: Record<string, string> = {
   "power.peek": "View (eigene ansehen)",
   "power.spy": "Sneak (fremde ansehen)",
   "power.swap": "Switch (tauschen)",
+  "power.peek.what": "Ansehen: schau dir eine deiner Karten an.",
+  "power.spy.what": "Spionieren: schau dir eine Karte eines Mitspielers an.",
+  "power.swap.what": "Tauschen: tausche eine deiner Karten ungesehen mit der eines Mitspielers.",
+  "table.worth": "{n, plural, one {# Punkt wert} other {# Punkte wert}}",
+  "table.gives": "Aktion: {powers}",
+  "table.discardSize": "{n, plural, one {# Karte} other {# Karten}}",
   "power.list": "{cards}: {powers}",
 
   "howto.title": "So spielt man {preset}",

@@ -103,6 +103,12 @@ export const en: Record<string, string> = {
   "power.spy": "spy",
   "power.swap": "swap",
   "power.list": "{cards}: {powers}",
+  "power.peek.what": "Peek: look at one of your own cards.",
+  "power.spy.what": "Spy: look at one card of another player.",
+  "power.swap.what": "Swap: exchange one of your cards with another player's, unseen.",
+  "table.worth": "{n, plural, one {worth # point} other {worth # points}}",
+  "table.gives": "gives {powers}",
+  "table.discardSize": "{n, plural, one {# card} other {# cards}}",
 
   "howto.title": "How to play {preset}",
   "howto.source": "Drawn from the {preset} rules.",

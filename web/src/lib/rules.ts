@@ -115,3 +115,18 @@ export function changedOptions(preset: Ruleset, wanted: Partial<Ruleset>): Parti
   }
   return out;
 }
+
+/** A card's rank: the name without its suit (standard decks), or the name itself (0-13). */
+function rankOf(card: string): string {
+  const last = card.slice(-1);
+  return card.length > 1 && "SHDC".includes(last) && !/^\d+$/.test(card) ? card.slice(0, -1) : card;
+}
+
+/** What a card is worth and the powers it gives when drawn, as the ruleset says (by name
+ *  first, then by rank; a 0-13 card without an entry is worth its number). */
+export function cardFacts(rules: Ruleset, card: string): { value: number | null; powers: string[] } {
+  const rank = rankOf(card);
+  const value = rules.values[card] ?? rules.values[rank] ?? (/^\d+$/.test(card) ? Number(card) : null);
+  const powers = rules.powers[card] ?? rules.powers[rank] ?? [];
+  return { value, powers };
+}
