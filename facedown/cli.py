@@ -35,6 +35,17 @@ def _count(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds from 0 to 3600."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{value:g} is not from 0 to 3600 seconds")
+    return value
+
+
 def _seats(text: str) -> int:
     from .engine import MAX_PLAYERS, MIN_PLAYERS
 
@@ -148,6 +159,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .server.app import create_app
+    from .server.context import TableConfig
     from .server.protocol import MAX_FRAME
     from .server.settings import ServerSettings
     from .store.base import StoreError
@@ -159,6 +171,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         database_url=args.database_url,
         public_url=args.public_url,
         test_hooks=args.test_hooks,
+        table=TableConfig() if args.bot_delay is None else TableConfig(bot_delay=args.bot_delay),
     )
     try:  # a damaged SQLite file is refused here, before anything is served
         check_database(settings.resolved_database_url())
@@ -312,6 +325,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("FACEDOWN_TEST_HOOKS") == "1",
         help="let POST /api/tables choose the seed and stack the deal (for tests only; "
         "also FACEDOWN_TEST_HOOKS=1)",
+    )
+    p.add_argument(
+        "--bot-delay",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="how long a bot waits before it plays (default 0.7; small for load tests)",
     )
     p.set_defaults(func=cmd_serve)
 
