@@ -292,7 +292,10 @@ class Client:
             }
             if self.token is None:
                 hello["spectate"] = True
-            await ws.send(json.dumps(hello))
+            try:
+                await ws.send(json.dumps(hello))
+            except ConnectionClosed:  # killed just after the connection opened: again
+                continue
             return ws
         return None
 
@@ -719,7 +722,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    tally, seconds = run_soak(parse_args(argv))
+    return report(tally, seconds)
+
+
+def run_soak(args: argparse.Namespace) -> tuple[Tally, float]:
+    """The whole soak: its tally and the seconds it took."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, args.tables * 8 + 1024)), hard))
     print(
@@ -737,7 +745,7 @@ def main(argv: list[str] | None = None) -> int:
             if run.server.proc.poll() is None:
                 run.server.proc.kill()
             run.server.proc.wait(10)
-    return report(tally, time.monotonic() - start)
+    return tally, time.monotonic() - start
 
 
 if __name__ == "__main__":
