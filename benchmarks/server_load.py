@@ -13,7 +13,8 @@ event at every client of the table (p50, p95, p99, max), errors, server RSS per 
 CPU of both processes.  All clients run in this process on one event loop with one clock
 (``time.perf_counter``); the server and the clients share this machine's cores.
 
-Run: ``.venv/bin/python benchmarks/server_load.py [--tables 500] [--duration 60]``.
+Run from the checkout: ``.venv/bin/python -m benchmarks.server_load [--tables 500]
+[--duration 60]``.
 """
 
 from __future__ import annotations
@@ -25,10 +26,6 @@ import json
 import os
 import random
 import resource
-import secrets
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,9 +40,16 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-HOST = "127.0.0.1"
+from benchmarks.serverproc import (
+    Server,
+    free_port,
+    log_tail,
+    start_server,
+    stop_server,
+    wait_healthy,
+)
+
 ACK_TIMEOUT = 10.0  # seconds an action may wait for its ack or error
-HEALTHY_WITHIN = 30.0  # seconds the started server may take to answer its health check
 SETUP_TIMEOUT = 60.0  # seconds to create, fill, connect and start one table
 SETUP_CONCURRENCY = 50  # tables being set up at once
 PEEK_SECONDS = 600.0  # the server's maximum: the opening peek never times out in a run
@@ -112,13 +116,6 @@ def runqueue_seconds(pid: int) -> float:
 def own_cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 # ------------------------------------------------------------------ clients
@@ -353,62 +350,6 @@ class TableDriver:
 
 
 # ------------------------------------------------------------------ the server
-
-
-@dataclass
-class Server:
-    proc: subprocess.Popen[bytes]
-    url: str
-    ws_url: str
-    log: Path
-
-
-def start_server(port: int, data: Path, profile: Path | None) -> Server:
-    """``facedown serve`` as a separate process, in its own session (a Ctrl-C hits us only)."""
-    env = {**os.environ, "FACEDOWN_SECRET": secrets.token_hex(32)}
-    command = [sys.executable]
-    if profile is not None:
-        command += ["-m", "cProfile", "-o", str(profile)]
-    command += ["-m", "facedown", "serve", "--host", HOST, "--port", str(port), "--data", str(data)]
-    log = data / "server.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    return Server(proc, f"http://{HOST}:{port}", f"ws://{HOST}:{port}/ws", log)
-
-
-def stop_server(server: Server, grace: float, profiled: bool) -> None:
-    """SIGTERM (SIGINT under cProfile), then SIGKILL after ``grace`` seconds.
-
-    uvicorn shuts down cleanly, then raises the signal again: SIGTERM then ends the process
-    at once, while SIGINT becomes a KeyboardInterrupt that lets cProfile write its file.
-    """
-    if server.proc.poll() is None:
-        server.proc.send_signal(signal.SIGINT if profiled else signal.SIGTERM)
-        try:
-            server.proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            server.proc.kill()
-            server.proc.wait(10)
-
-
-async def wait_healthy(server: Server, http: httpx.AsyncClient) -> None:
-    """Poll the health check until it answers, the server exits, or HEALTHY_WITHIN passes."""
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(HEALTHY_WITHIN):
-            while server.proc.poll() is None:
-                with contextlib.suppress(httpx.HTTPError):
-                    if (await http.get("/api/health")).status_code == 200:
-                        return
-                await asyncio.sleep(0.1)
-    raise RuntimeError(f"the server did not become healthy: {log_tail(server)}")
-
-
-def log_tail(server: Server) -> str:
-    code = server.proc.poll()
-    tail = server.log.read_text(errors="replace")[-2000:]
-    return f"exit code {code}, log:\n{tail}" if code is not None else f"log:\n{tail}"
 
 
 async def create_table(
@@ -651,7 +592,7 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     with tempfile.TemporaryDirectory(prefix="facedown-load-", dir=args.data_root) as tmp:
-        server = start_server(args.port or free_port(), Path(tmp), args.profile)
+        server = start_server(args.port or free_port(), Path(tmp), profile=args.profile)
         try:
             asyncio.run(run(args, server))
         except RuntimeError as e:

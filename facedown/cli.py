@@ -35,6 +35,17 @@ def _count(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds from 0 to 3600."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{value:g} is not from 0 to 3600 seconds")
+    return value
+
+
 def _seats(text: str) -> int:
     from .engine import MAX_PLAYERS, MIN_PLAYERS
 
@@ -148,6 +159,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .server.app import create_app
+    from .server.context import TableConfig
     from .server.serving import max_connections, uvicorn_config
     from .server.settings import ServerSettings
     from .store.base import StoreError
@@ -162,6 +174,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         api_docs=args.api_docs,
         request_timeout=args.request_timeout,
         max_connections=args.max_connections,
+        table=TableConfig() if args.bot_delay is None else TableConfig(bot_delay=args.bot_delay),
     )
     try:  # a damaged SQLite file is refused here, before anything is served
         check_database(settings.resolved_database_url())
@@ -328,6 +341,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-docs",
         action="store_true",
         help="serve the interactive API pages /docs, /redoc and /openapi.json (off by default)",
+    )
+    p.add_argument(
+        "--bot-delay",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="how long a bot waits before it plays (default 0.7; small for load tests)",
     )
     p.set_defaults(func=cmd_serve)
 

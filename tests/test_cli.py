@@ -6,10 +6,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from facedown.cli import main
+from facedown.server.context import TableConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,6 +67,8 @@ def test_play_help_lists_every_bot_level(capsys: pytest.CaptureFixture[str]) -> 
         (["sim", "--options", "{not json"], "--options is not JSON"),
         (["serve", "--data", "/proc/nope"], "cannot use /proc/nope as the data folder"),
         (["serve", "--database-url", "nonsense://x"], "cannot use the database URL"),
+        (["serve", "--bot-delay", "-1"], "-1 is not from 0 to 3600 seconds"),
+        (["serve", "--bot-delay", "soon"], "'soon' is not a number of seconds"),
     ],
 )
 def test_bad_input_gets_one_line_and_status_2(
@@ -75,6 +79,34 @@ def test_bad_input_gets_one_line_and_status_2(
     assert said in err
     assert "Traceback" not in err
     assert len(err.strip().splitlines()[-1]) < 300
+
+
+def test_serve_bot_delay_reaches_the_tables(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import gc
+
+    import uvicorn
+
+    import facedown.server.app
+    import facedown.server.serving
+
+    class NoServer:
+        def __init__(self, config: object) -> None:
+            pass
+
+        def run(self) -> None:
+            pass
+
+    made: list[Any] = []
+    monkeypatch.setattr(facedown.server.app, "create_app", lambda settings: made.append(settings))
+    monkeypatch.setattr(facedown.server.serving, "uvicorn_config", lambda *a, **k: None)
+    monkeypatch.setattr(uvicorn, "Server", NoServer)
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # the test process keeps its own GC
+    monkeypatch.setattr(gc, "set_threshold", lambda *a: None)
+    assert main(["serve", "--data", str(tmp_path), "--bot-delay", "0.05"]) == 0
+    assert main(["serve", "--data", str(tmp_path)]) == 0
+    assert [s.table.bot_delay for s in made] == [0.05, TableConfig().bot_delay]
 
 
 def test_sim_checks_its_output_file_before_playing(
