@@ -52,7 +52,7 @@ from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from benchmarks.oracle import FUZZ_PREFIX, Findings, TableOracle
 from benchmarks.serverproc import HOST, Server, free_port, log_tail, start_server, wait_healthy
@@ -247,7 +247,11 @@ class Client:
     # -- the connection, reconnected after each kill
     async def live(self) -> None:
         while not self.table.done.is_set():
-            ws = await self._connect()
+            try:
+                ws = await self._connect()
+            except Exception as e:  # a bug of the soak's own: reported, and the seat stops
+                self.run.tally.fail("client", f"table {self.table.code}: {e!r}")
+                return
             if ws is None:
                 self.run.tally.fail("reconnect", f"table {self.table.code}: gave up")
                 return
@@ -288,7 +292,8 @@ class Client:
                     close_timeout=2,
                     max_size=2**22,
                 )
-            except (OSError, TimeoutError, ConnectionClosed) as e:
+            except (OSError, TimeoutError, WebSocketException) as e:
+                # WebSocketException: e.g. killed during the opening handshake (no response)
                 self.last_error = repr(e)[:200]
                 await asyncio.sleep(0.2)
                 continue
