@@ -52,7 +52,7 @@ from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from benchmarks.oracle import FUZZ_PREFIX, Findings, TableOracle
 from benchmarks.serverproc import HOST, Server, free_port, log_tail, start_server, wait_healthy
@@ -230,18 +230,28 @@ class Client:
         self.waiting: Waiting | None = None
         self.act_at = 0.0
         self.closed_for_good = False
+        self.attempts = 0  # connection attempts, hellos sent and messages read: for a report
+        self.hellos = 0
+        self.received = 0
+        self.last_error = ""
 
     def where(self) -> str:
         """Where this client stands, in a few words (for a report)."""
         return (
             f"seat {self.seat} seq {self.seq} {self.status} {self.view.get('phase')} "
-            f"legal {[a['do'] for a in self.legal]} waiting {self.waiting and self.waiting.kind}"
+            f"legal {[a['do'] for a in self.legal]} waiting {self.waiting and self.waiting.kind}, "
+            f"{self.attempts} connection attempts, {self.hellos} hellos, {self.received} "
+            f"messages read, last connection error {self.last_error or 'none'}"
         )
 
     # -- the connection, reconnected after each kill
     async def live(self) -> None:
         while not self.table.done.is_set():
-            ws = await self._connect()
+            try:
+                ws = await self._connect()
+            except Exception as e:  # a bug of the soak's own: reported, and the seat stops
+                self.run.tally.fail("client", f"table {self.table.code}: {e!r}")
+                return
             if ws is None:
                 self.run.tally.fail("reconnect", f"table {self.table.code}: gave up")
                 return
@@ -271,6 +281,7 @@ class Client:
         give_up = time.monotonic() + RECONNECT_FOR
         while time.monotonic() < give_up and not self.table.done.is_set():
             await self.run.up.wait()
+            self.attempts += 1
             try:
                 ws = await connect(
                     self.run.server.ws_url,
@@ -281,7 +292,9 @@ class Client:
                     close_timeout=2,
                     max_size=2**22,
                 )
-            except (OSError, TimeoutError, ConnectionClosed):
+            except (OSError, TimeoutError, WebSocketException) as e:
+                # WebSocketException: e.g. killed during the opening handshake (no response)
+                self.last_error = repr(e)[:200]
                 await asyncio.sleep(0.2)
                 continue
             hello: dict[str, Any] = {
@@ -294,8 +307,10 @@ class Client:
                 hello["spectate"] = True
             try:
                 await ws.send(json.dumps(hello))
-            except ConnectionClosed:  # killed just after the connection opened: again
+            except ConnectionClosed as e:  # killed just after the connection opened: again
+                self.last_error = repr(e)[:200]
                 continue
+            self.hellos += 1
             return ws
         return None
 
@@ -308,6 +323,7 @@ class Client:
             except TimeoutError:
                 raw = None
             if raw is not None:
+                self.received += 1
                 self._on_message(json.loads(raw))
             if self.token is not None:
                 await self._maybe_act(ws)
