@@ -45,16 +45,27 @@ def to_plain(value: Any) -> Any:
     raise TypeError(f"no JSON form for {type(value).__name__}")
 
 
+_JSON_FIELDS: dict[type, tuple[tuple[str, ...], bool]] = {}
+
+
+def _json_fields(cls: type) -> tuple[tuple[str, ...], bool]:
+    """The fields of a class's JSON form, and whether it leaves empty ones out (read once per
+    class: the server renders every frame through here)."""
+    found = _JSON_FIELDS.get(cls)
+    if found is None:
+        names = tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get("json", True))
+        found = _JSON_FIELDS[cls] = (names, bool(getattr(cls, "OMIT_EMPTY", False)))
+    return found
+
+
 def _dataclass_json(value: Any) -> dict[str, Any]:
+    names, omit_empty = _json_fields(type(value))
     out: dict[str, Any] = {}
-    omit_empty = getattr(value, "OMIT_EMPTY", False)
-    for f in dataclasses.fields(value):
-        if not f.metadata.get("json", True):
-            continue
-        item = getattr(value, f.name)
+    for name in names:
+        item = getattr(value, name)
         if omit_empty and (item is None or item == ()):
             continue
-        out[f.name] = to_plain(item)
+        out[name] = to_plain(item)
     return out
 
 
