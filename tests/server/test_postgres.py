@@ -11,7 +11,7 @@ from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig
 from tests.store.conftest import postgres_database
 
-from .harness import Player, create_table, run_server, start
+from .harness import NO_ADDRESS_LIMITS, Player, create_table, run_server, start
 
 
 @pytest.fixture
@@ -28,6 +28,7 @@ async def test_matches_on_postgresql_survive_a_restart(tmp_path: Path) -> None:
             secret="pg",
             table=TableConfig(bot_delay=0.0, reveal_seconds=0.01),
             rate=1e6,
+            clients=NO_ADDRESS_LIMITS,
             burst=1e6,
         )
         with run_server(settings) as server:

@@ -19,6 +19,7 @@ from facedown.server.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import (
+    NO_ADDRESS_LIMITS,
     Client,
     RunningServer,
     begin,
@@ -44,6 +45,7 @@ def settings(tmp_path: Path, **table: Any) -> ServerSettings:
         secret="reconnect",
         table=TableConfig(bot_delay=0.0, reveal_seconds=0.01, **table),
         rate=1e6,
+        clients=NO_ADDRESS_LIMITS,
         burst=1e6,
     )
 

@@ -20,7 +20,15 @@ from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig, match_seed
 from facedown.store import MemoryStore
 
-from .harness import Player, RunningServer, client, create_table, run_server, start
+from .harness import (
+    NO_ADDRESS_LIMITS,
+    Player,
+    RunningServer,
+    client,
+    create_table,
+    run_server,
+    start,
+)
 
 SECRET_KEYS = {"seen", "shown", "knowledge", "powers", "seed", "draw_pile", "deck", "private"}
 
@@ -132,6 +140,7 @@ async def test_spectators_receive_only_public_information(tmp_path: Path) -> Non
         secret="spectators",
         table=TableConfig(bot_delay=0.0, reveal_seconds=0.01),
         rate=1e6,
+        clients=NO_ADDRESS_LIMITS,
         burst=1e6,
     )
     with run_server(settings, store) as server:
@@ -168,7 +177,9 @@ async def test_spectators_receive_only_public_information(tmp_path: Path) -> Non
 
 @pytest.mark.anyio
 async def test_a_spectator_cannot_see_a_drawn_card_but_its_seat_can(tmp_path: Path) -> None:
-    settings = ServerSettings(data_dir=tmp_path, secret="spectators", rate=1e6, burst=1e6)
+    settings = ServerSettings(
+        data_dir=tmp_path, secret="spectators", rate=1e6, clients=NO_ADDRESS_LIMITS, burst=1e6
+    )
     with run_server(settings, MemoryStore()) as server:
         code, tokens = create_table(server, "cabo", 2, peek_seconds=600, turn_seconds=3600)
         async with client(server) as a, client(server) as b, client(server) as watcher:

@@ -21,6 +21,7 @@ from facedown.server.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import (
+    NO_ADDRESS_LIMITS,
     RunningServer,
     begin,
     client,
@@ -51,6 +52,7 @@ def settings(tmp_path: Path, *, test_hooks: bool) -> ServerSettings:
         secret="hooks",
         table=TableConfig(bot_delay=0.0, reveal_seconds=600),
         rate=1e6,
+        clients=NO_ADDRESS_LIMITS,
         burst=1e6,
         test_hooks=test_hooks,
     )
