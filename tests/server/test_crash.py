@@ -46,30 +46,62 @@ def _serve(port: int, data: Path) -> subprocess.Popen[bytes]:
     raise RuntimeError(f"the server did not start: {log.read_text()}")
 
 
+START = {"type": "start"}
+
+
 class Seat:
-    """One player's connection, read until it is in step with the table."""
+    """One player's connection, read until it is in step with the table.
+
+    It behaves as a well-behaved client does: all of this test's seats share 127.0.0.1, and when
+    the server says that address sends too fast (``rate_limited``: the frame was dropped), the
+    seat waits and sends its unanswered frame again (an action keeps its id)."""
 
     def __init__(self, ws: ClientConnection, token: str) -> None:
         self.ws = ws
         self.token = token
         self.last: dict[str, Any] = {}
         self.seq = 0
+        self.unanswered: dict[str, Any] | None = None
+        self.refused = 0
+
+    async def send(self, message: dict[str, Any]) -> None:
+        assert self.unanswered is None, "one frame at a time: read its answer first"
+        self.unanswered = message
+        await self.ws.send(json.dumps(message))
+
+    async def answered(self) -> None:
+        """Read until the frame sent last is answered (a hello, before the match starts)."""
+        while self.unanswered is not None:
+            await self._read_one()
 
     async def read_until(self, seq: int) -> None:
-        while self.seq < seq or self.last.get("seq") != seq:
-            msg = json.loads(await asyncio.wait_for(self.ws.recv(), 10))
-            if msg["type"] in ("event", "snapshot"):
-                self.last = msg
-            if "seq" in msg:
-                self.seq = max(self.seq, msg["seq"])
+        while self.unanswered is not None or self.seq < seq or self.last.get("seq") != seq:
+            await self._read_one()
+
+    async def _read_one(self) -> None:
+        msg = json.loads(await asyncio.wait_for(self.ws.recv(), 10))
+        if msg["type"] == "error":
+            assert msg["code"] == "rate_limited", msg
+            assert self.unanswered is not None, msg
+            assert self.refused < 20, msg
+            self.refused += 1
+            await asyncio.sleep(1.0)
+            await self.ws.send(json.dumps(self.unanswered))
+            return
+        if msg["type"] in ("welcome", "ack") or (
+            # a start is answered by the match's first event
+            msg["type"] == "event" and self.unanswered == START
+        ):
+            self.unanswered = None
+        if msg["type"] in ("event", "snapshot"):
+            self.last = msg
+        if "seq" in msg:
+            self.seq = max(self.seq, msg["seq"])
 
 
 async def _connect(url: str, code: str, token: str, last_seq: int | None) -> Seat:
-    ws = await connect(url)
-    await ws.send(
-        json.dumps({"type": "hello", "table": code, "token": token, "last_seq": last_seq})
-    )
-    seat = Seat(ws, token)
+    seat = Seat(await connect(url), token)
+    await seat.send({"type": "hello", "table": code, "token": token, "last_seq": last_seq})
     return seat
 
 
@@ -86,7 +118,8 @@ async def _play(seats: list[Seat], steps: int, rng: random.Random) -> int:
         action = rng.choice([a for a in mover.last["legal"] if a["do"] != "tap"])
         action.pop("by", None)
         message = {"type": "action", "id": f"a{seq}-{n}", "seq": seq, "action": action}
-        await mover.ws.send(json.dumps(message))
+        await mover.send(message)
+        await mover.read_until(seq + 1)
         seq += 1
     for s in seats:
         await s.read_until(seq)
@@ -115,7 +148,8 @@ async def test_kill_9_and_restart_resumes_every_table(tmp_path: Path) -> None:
         before: dict[str, list[dict[str, Any]]] = {}
         for code, tokens in tables:
             seats = [await _connect(url, code, t, None) for t in tokens]
-            await seats[0].ws.send(json.dumps({"type": "start"}))
+            await seats[0].answered()
+            await seats[0].send(START)
             for s in seats:
                 await s.read_until(1)  # the match starts at seq 1
             await _play(seats, rng.randint(8, 25), rng)
