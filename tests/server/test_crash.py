@@ -43,6 +43,7 @@ def _serve(port: int, data: Path) -> subprocess.Popen[bytes]:
         except httpx.HTTPError:
             time.sleep(0.05)
     proc.kill()
+    proc.wait(10)  # reaped here, not by the garbage collector during some later test
     raise RuntimeError(f"the server did not start: {log.read_text()}")
 
 
