@@ -23,6 +23,10 @@ from websockets.exceptions import ConnectionClosed
 from facedown.server.logs import JsonFormatter
 from facedown.server.settings import ServerSettings
 from facedown.store import MemoryStore
+from facedown.store.base import StoreError
+from facedown.store.database import make_engine
+from facedown.store.sql import SqlStore, open_store
+from tests.store.conftest import postgres_database
 
 from .harness import (
     NO_ADDRESS_LIMITS,
@@ -199,3 +203,17 @@ async def test_sigterm_closes_clients_with_service_restart_and_the_game_resumes(
     finally:
         proc.kill()
         proc.wait(10)
+
+
+@pytest.mark.anyio
+async def test_ping_on_postgresql_and_on_a_database_that_is_not_there() -> None:
+    async with postgres_database() as url:
+        store = await open_store(url)
+        try:
+            await store.ping()  # the real server answers
+        finally:
+            await store.close()
+    nobody = SqlStore(make_engine("postgresql+asyncpg://127.0.0.1:1/test"))  # no server there
+    with pytest.raises(StoreError):
+        await nobody.ping()
+    await nobody.close()
