@@ -160,6 +160,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from .server.app import create_app
     from .server.context import TableConfig
+    from .server.logs import log_config
     from .server.serving import max_connections, uvicorn_config
     from .server.settings import ServerSettings
     from .store.base import StoreError
@@ -172,6 +173,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         test_hooks=args.test_hooks,
         api_docs=args.api_docs,
+        metrics=args.metrics,
         request_timeout=args.request_timeout,
         max_connections=args.max_connections,
         table=TableConfig() if args.bot_delay is None else TableConfig(bot_delay=args.bot_delay),
@@ -194,7 +196,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         flush=True,
     )
     # The limits and timeouts of the open network: server/serving.py and docs/server.md.
-    config = uvicorn_config(app, settings, host=args.host, port=args.port, log_level="warning")
+    config = uvicorn_config(
+        app,
+        settings,
+        host=args.host,
+        port=args.port,
+        log_config=log_config(args.log_format, args.log_level),
+        log_level=args.log_level,
+    )
     uvicorn.Server(config).run()
     return 0
 
@@ -341,6 +350,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-docs",
         action="store_true",
         help="serve the interactive API pages /docs, /redoc and /openapi.json (off by default)",
+    )
+    p.add_argument(
+        "--metrics",
+        action="store_true",
+        help="serve Prometheus metrics at /metrics (off by default)",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default="text",
+        help="text lines, or one JSON object per line for a log collector (default text)",
+    )
+    p.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="warning",
+        help="the least severe log records written (default warning)",
     )
     p.add_argument(
         "--bot-delay",

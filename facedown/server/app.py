@@ -23,6 +23,7 @@ from .guards import BodyLimit, SecurityHeaders, invalid_request
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
+from .ops import ops_routes
 from .settings import ServerSettings
 from .sockets import serve_socket
 from .state import ServerState
@@ -123,8 +124,11 @@ def create_app(
             used = await open_store(settings.resolved_database_url())
         else:
             used = store
-        ctx = TableContext(used, hub or LocalHub(), bot_for_seat, settings.table, SystemClock())
-        state.live_lobby = Lobby(ctx)
+        ctx = TableContext(
+            used, hub or LocalHub(), bot_for_seat, settings.table, SystemClock(), state.metrics
+        )
+        state.live_lobby = lobby = Lobby(ctx)
+        state.metrics.watch_tables(lambda: (t.record.status for t in lobby.tables.values()))
         await state.live_lobby.recover()
         yield
         await state.live_lobby.close()
@@ -143,6 +147,7 @@ def create_app(
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
     app.add_middleware(SecurityHeaders, api_docs=docs)  # outermost: every answer has them
+    ops_routes(app, state)
     _api_routes(app, state)
 
     @app.websocket("/ws")
@@ -157,10 +162,6 @@ def create_app(
 def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat: one small nested handler per route
     """The HTTP API: presets, creating, looking up and joining tables."""
     settings, tokens = state.settings, state.tokens
-
-    @app.get("/api/health")
-    async def health() -> dict[str, Any]:
-        return {"ok": True, "tables": len(state.lobby().tables)}
 
     @app.get("/api/presets")
     async def presets() -> dict[str, Any]:

@@ -9,6 +9,7 @@ from ..bots import Bot
 from ..store.base import Store
 from .clock import Clock, SystemClock
 from .hub import Hub
+from .metrics import Metrics
 
 BotFactory = Callable[[str, int], Bot]
 
@@ -42,3 +43,4 @@ class TableContext:
     bot_factory: BotFactory
     config: TableConfig = field(default_factory=TableConfig)
     clock: Clock = field(default_factory=SystemClock)
+    metrics: Metrics = field(default_factory=Metrics)

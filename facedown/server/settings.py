@@ -39,6 +39,7 @@ class ServerSettings:
     keep_alive_timeout: int = 5
     max_header_bytes: int = 16 * 1024
     flood_log_interval: float = 60.0
+    metrics: bool = False  # serve Prometheus metrics at /metrics (facedown serve --metrics)
     api_docs: bool = False  # serve /docs, /redoc and /openapi.json (facedown serve --api-docs)
     # Tables with a chosen seed or a stacked deal (server/testhooks.py): for tests, never in play.
     test_hooks: bool = False

@@ -34,9 +34,11 @@ async def serve_socket(state: ServerState, ws: WebSocket) -> None:
         conn.close(TOO_MANY, "too many connections")
         await conn.finish()
         return
+    state.metrics.connections.inc()
     try:
         await _serve(state, conn)
     finally:
+        state.metrics.connections.dec()
         state.limits.disconnect(conn.address)
         await _leave(state, conn)
         await conn.finish()
@@ -68,10 +70,12 @@ async def _serve(state: ServerState, conn: Connection) -> None:
             return
         if raw is None:
             return
+        state.metrics.frames.inc()
         # Both: this connection's own limit, and its address's over all of its connections.
         if limit.allow() and frames.allow(conn.address):
             await _handle(state, conn, raw)
             continue
+        state.metrics.refused.inc()
         now = time.monotonic()
         if now - last_strike > STRIKES_FORGIVEN:
             strikes = 0  # an old burst is forgiven: only sustained flooding closes
@@ -101,11 +105,13 @@ async def _handle(state: ServerState, conn: Connection, raw: str | bytes) -> Non
     try:
         msg = P.parse_client_message(raw)
     except P.ProtocolError as e:
+        state.metrics.error(e.code)
         conn.send(P.error_message(e.code, e.message))
         return
     try:
         await HANDLERS[type(msg)](state, conn, msg)
     except TableError as e:
+        state.metrics.error(e.code)
         extra: dict[str, Any] = {}
         if isinstance(msg, P.ActionMessage):
             extra["id"] = msg.id
@@ -175,10 +181,14 @@ async def _hello(state: ServerState, conn: Connection, msg: P.Hello) -> None:
 
 
 async def _action(state: ServerState, conn: Connection, msg: P.ActionMessage) -> None:
+    # From the frame's arrival (parsed) to its ack queued: the table's lock, the engine and
+    # the store's commit are inside.
+    start = time.perf_counter()
     table = _table(conn)
     data = msg.action.model_dump(exclude_none=True)
     seq = await table.act(_seat(conn), data, msg.id, msg.seq)
     conn.send({"type": "ack", "id": msg.id, "seq": seq})
+    state.metrics.latency.observe(time.perf_counter() - start)
 
 
 async def _ready(state: ServerState, conn: Connection, msg: P.Ready) -> None:

@@ -9,6 +9,7 @@ from .addresses import Limits, client_address
 from .auth import Guest, Tokens
 from .context import TableError
 from .lobby import Lobby
+from .metrics import Metrics
 from .settings import ServerSettings
 from .table import Table
 
@@ -19,6 +20,7 @@ class ServerState:
     tokens: Tokens
     live_lobby: Lobby | None = None  # set while the app runs (its lifespan)
     limits: Limits = field(init=False)
+    metrics: Metrics = field(default_factory=Metrics)
 
     def __post_init__(self) -> None:
         self.limits = Limits(self.settings.clients)

@@ -297,6 +297,7 @@ class Table:
         self.recent.append((self.seq, events))
         self._publish(events, action if timed_out else None)
         self.scheduler.changed()
+        self.ctx.metrics.applied(auto=auto, timed_out=timed_out)
         return self.seq
 
     def settings(self) -> dict[str, Any]:

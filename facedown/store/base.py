@@ -132,5 +132,9 @@ class Store(Protocol):
     async def broken_tables(self) -> list[TableRecord]:
         """Tables marked broken (status ``broken``), ordered as :meth:`active_tables`."""
 
+    async def ping(self) -> None:
+        """Return once the database answers a trivial query; raise StoreError when it does not
+        (the readiness check: the store is reachable)."""
+
     async def close(self) -> None:
         """Release connections; any later call raises StoreError."""

@@ -109,6 +109,9 @@ class MemoryStore:
         found.sort(key=lambda record: (record.created_at, record.id))
         return [_stored(record) for record in found]
 
+    async def ping(self) -> None:
+        self._check_open()
+
     async def close(self) -> None:
         self._closed = True
 

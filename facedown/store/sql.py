@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, delete, insert, select, update
+from sqlalchemy import ColumnElement, delete, insert, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -117,6 +117,10 @@ class SqlStore:
         check_entry(entry)
         check_table(record)
         await self._write(partial(_append_and_update, record=record, entry=entry))
+
+    async def ping(self) -> None:
+        async with self._session() as session:
+            await session.execute(text("SELECT 1"))
 
     async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:
         # Columns, not ORM objects: a restart replays every log, so this read is the bulk one.

@@ -41,16 +41,6 @@ NO_ADDRESS_LIMITS = ClientLimits(
     spectators=10**6,
 )
 
-# For tests whose scripted clients, all on 127.0.0.1, act the instant a frame arrives: no
-# per-address limit (those limits are tested in test_limits.py).
-NO_ADDRESS_LIMITS = ClientLimits(
-    creates=Rate(1e6, 1e6),
-    joins=Rate(1e6, 1e6),
-    lookups=Rate(1e6, 1e6),
-    frames=Rate(1e6, 1e6),
-    connections=1_000,
-)
-
 
 def free_port() -> int:
     with socket.socket() as s:

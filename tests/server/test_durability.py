@@ -51,6 +51,10 @@ class DyingStore:
             self.dead = True
             raise Killed(f"killed right after the {entry.kind} entry {entry.seq} was written")
 
+    async def ping(self) -> None:
+        self._alive()
+        await self.inner.ping()
+
     async def create_table(self, record: TableRecord) -> None:
         self._alive()
         await self.inner.create_table(record)
