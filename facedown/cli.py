@@ -174,6 +174,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         test_hooks=args.test_hooks,
         api_docs=args.api_docs,
         metrics=args.metrics,
+        behind_proxy=args.behind_proxy,
         request_timeout=args.request_timeout,
         max_connections=args.max_connections,
         table=TableConfig() if args.bot_delay is None else TableConfig(bot_delay=args.bot_delay),
@@ -350,6 +351,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-docs",
         action="store_true",
         help="serve the interactive API pages /docs, /redoc and /openapi.json (off by default)",
+    )
+    p.add_argument(
+        "--behind-proxy",
+        action="store_true",
+        help="count clients by the last X-Forwarded-For address (only behind a reverse proxy "
+        "that sets it, such as deploy/nginx/facedown.conf)",
     )
     p.add_argument(
         "--metrics",

@@ -35,11 +35,22 @@ echo "==> ruff format --check"
 ruff format --check .
 echo "==> mypy"
 mypy
-# The browser tests drive Debian's Chromium (never a downloaded browser build).
-if [[ ! -x /usr/bin/chromium && $(id -u) -eq 0 ]]; then
-    echo "==> installing Debian's chromium for the browser tests"
+# The browser tests drive Debian's Chromium (never a downloaded browser build); the deployment
+# test puts the server behind Debian's nginx. Both from Debian's packages, installed once.
+debs=()
+[[ -x /usr/bin/chromium ]] || debs+=(chromium)
+[[ -x /usr/sbin/nginx ]] || debs+=(nginx-light)
+if [[ ${#debs[@]} -gt 0 && $(id -u) -eq 0 ]]; then
+    echo "==> installing Debian's ${debs[*]} for the browser and deployment tests"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    # No service is started by the install (policy-rc.d 101): the tests start their own nginx.
+    policy=/usr/sbin/policy-rc.d
+    made_policy=0
+    if [[ ! -e $policy ]]; then
+        printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && made_policy=1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${debs[@]}" >/dev/null
+    if [[ $made_policy -eq 1 ]]; then rm -f "$policy"; fi
 fi
 
 echo "==> web client: packages (npm ci when the lock changed), svelte-check, vitest, build"

@@ -154,6 +154,9 @@ def uvicorn_config(app: Any, settings: ServerSettings, **options: Any) -> uvicor
         # small, and zlib costs CPU and ~50 kB of memory per connection.
         ws_max_size=MAX_FRAME * 8,
         ws_per_message_deflate=False,
+        # Who the client is: decided in one place (server/addresses.py, ServerSettings.
+        # behind_proxy), not also by uvicorn trusting X-Forwarded-For from 127.0.0.1.
+        proxy_headers=False,
         **options,
     )
     quiet_floods(settings.flood_log_interval)  # after uvicorn configured its loggers
