@@ -115,15 +115,17 @@ def _account(state: ServerState) -> Accounts:
     return state.accounts
 
 
-def same_origin(request: Request) -> bool:
-    """The request was made by a page of this server (or by no page at all: a script, curl)."""
+def same_origin(request: Request, public_url: str = "") -> bool:
+    """The request was made by a page of this server (or by no page at all: a script, curl):
+    an ``Origin`` must name the request's ``Host`` (or the host of ``public_url``)."""
     site = request.headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
         return False
     origin = request.headers.get("origin")
     if origin is None:
         return True
-    return urlsplit(origin).netloc.lower() == request.headers.get("host", "").lower()
+    hosts = {request.headers.get("host", "").lower(), urlsplit(public_url).netloc.lower()}
+    return urlsplit(origin).netloc.lower() in hosts - {""}
 
 
 async def signed_in(state: ServerState, request: Request) -> SignedIn | None:
@@ -132,7 +134,7 @@ async def signed_in(state: ServerState, request: Request) -> SignedIn | None:
     token = request.cookies.get(COOKIE)
     if not token:
         return None
-    if request.method not in _SAFE_METHODS and not same_origin(request):
+    if request.method not in _SAFE_METHODS and not same_origin(request, state.settings.public_url):
         message = "a request from another site may not use your session"
         raise HTTPException(403, {"code": "cross_site", "message": message})
     return await _account(state).signed_in(token)
@@ -172,7 +174,7 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         return who
 
     def _check_origin(request: Request) -> None:
-        if not same_origin(request):
+        if not same_origin(request, state.settings.public_url):
             message = "sign-up and sign-in come from this site's pages only"
             raise HTTPException(403, {"code": "cross_site", "message": message})
 
