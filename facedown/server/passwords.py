@@ -47,9 +47,11 @@ class Passwords:
     async def verify(self, stored: str | None, password: str) -> bool:
         """Whether ``password`` matches ``stored``; with ``stored`` None (no such account) the
         same work is done against a dummy hash, and the answer is False."""
+        # The dummy is made at the first check of either kind, so that even the first answers
+        # to a wrong password and to an unknown name take the same work.
+        if self._dummy is None:
+            self._dummy = await self.hash(secrets.token_urlsafe(18))
         if stored is None:
-            if self._dummy is None:
-                self._dummy = await self.hash(secrets.token_urlsafe(18))
             await self._check(self._dummy, password)
             return False
         return await self._check(stored, password)

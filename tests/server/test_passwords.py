@@ -47,6 +47,9 @@ async def test_a_hash_is_argon2id_with_the_chosen_parameters_and_verifies() -> N
 
 
 async def test_an_unknown_account_is_checked_against_a_dummy_of_the_same_cost() -> None:
+    known = Passwords(CHEAP)
+    assert await known.verify(await known.hash(PASSWORD), PASSWORD)
+    assert known._dummy is not None  # made at the first check of a known account too
     passwords = Passwords(CHEAP)
     assert not await passwords.verify(None, PASSWORD)
     dummy = passwords._dummy  # the hash the unknown name's password was verified against
