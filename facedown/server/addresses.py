@@ -40,6 +40,11 @@ class ClientLimits:
     connections: int = 16  # open WebSocket connections per address
     spectators: int = 50  # spectators per table
     spectator_idle: float = 600.0  # seconds a spectator may send nothing (pings count) before close
+    # Accounts (server/accounts.py): sign-in attempts per address and per account name (known
+    # or not: an unknown name is limited like a real one), and accounts made per address.
+    signins: Rate = Rate(1 / 10, 20)
+    account_signins: Rate = Rate(1 / 60, 10)
+    signups: Rate = Rate(1 / 120, 5)
 
 
 def client_address(peer: str | None, headers: Mapping[str, str], behind_proxy: bool) -> str:
@@ -122,6 +127,9 @@ class Limits:
         self.joins = AddressLimiter(limits.joins, now)
         self.lookups = AddressLimiter(limits.lookups, now)
         self.frames = AddressLimiter(limits.frames, now)
+        self.signins = AddressLimiter(limits.signins, now)
+        self.account_signins = AddressLimiter(limits.account_signins, now)  # by folded name
+        self.signups = AddressLimiter(limits.signups, now)
         self.connections: dict[str, int] = {}  # address -> open WebSocket connections
         self.spectators: dict[str, int] = {}  # table id -> spectator connections
 

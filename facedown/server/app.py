@@ -16,14 +16,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
 from ..store.base import Store
+from .account_routes import account_routes, signed_in
+from .accounts import Accounts
 from .auth import Tokens
 from .clock import SystemClock
 from .context import TableContext, TableError
 from .guards import BodyLimit, SecurityHeaders, invalid_request
+from .history import History
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
 from .ops import ops_routes
+from .passwords import Passwords
 from .settings import ServerSettings
 from .sockets import serve_socket
 from .state import ServerState
@@ -129,6 +133,14 @@ def create_app(
         )
         state.live_lobby = lobby = Lobby(ctx)
         state.metrics.watch_tables(lambda: (t.record.status for t in lobby.tables.values()))
+        state.accounts = Accounts(
+            used,
+            Passwords(settings.password_cost),
+            state.tokens,
+            state.limits,
+            settings.account_lifetime,
+        )
+        state.history = History(used)
         await state.live_lobby.recover()
         yield
         await state.live_lobby.close()
@@ -149,6 +161,7 @@ def create_app(
     app.add_middleware(SecurityHeaders, api_docs=docs)  # outermost: every answer has them
     ops_routes(app, state)
     _api_routes(app, state)
+    account_routes(app, state)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
@@ -182,8 +195,13 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
                 "(FACEDOWN_TEST_HOOKS=1)"
             )
             raise HTTPException(403, {"code": "test_hooks_off", "message": message})
-        guest = state.guest_from(authorization)
-        guest, token = tokens.issue(body.name, guest.player_id if guest else None)
+        account = await signed_in(state, request)
+        if account is not None:  # a signed-in player sits with the account's player id
+            player: str | None = account.user.player_id
+        else:
+            guest = state.guest_from(authorization)
+            player = guest.player_id if guest else None
+        guest, token = tokens.issue(body.name, player)
         settings_ = {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}
         try:
             table = await state.lobby().create(
@@ -218,8 +236,7 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         if not state.limits.joins.allow(address):
             raise _rate_limited("too many joins from your address: try again later")
         table = await _find(code, address)
-        guest = state.guest_from(authorization)
-        guest, token = tokens.issue(body.name, guest.player_id if guest else None)
+        guest, token = tokens.issue(body.name, await _player_at(table, request, authorization))
         try:
             seat = await table.join(guest.player_id, body.name)
         except TableError as e:
@@ -237,6 +254,16 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
             raise HTTPException(401, {"code": "bad_token", "message": message})
         guest, token = rotated
         return Session(token=token, expires=guest.expires(tokens.lifetime))
+
+    async def _player_at(table: Table, request: Request, authorization: str | None) -> str | None:
+        """Who sits down: the account (with the id it already holds a seat with, if any),
+        else the guest of the bearer token, else a new guest (None)."""
+        account = await signed_in(state, request)
+        if account is None:
+            guest = state.guest_from(authorization)
+            return guest.player_id if guest else None
+        ids = await state.accounts_().player_ids(account)
+        return next((p for p in ids if table.seat_of(p) is not None), ids[0])
 
     async def _find(code: str, address: str) -> Table:
         try:

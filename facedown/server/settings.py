@@ -10,6 +10,7 @@ from pathlib import Path
 from .addresses import ClientLimits
 from .auth import DEFAULT_LIFETIME
 from .context import TableConfig
+from .passwords import PasswordCost
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,10 @@ class ServerSettings:
     behind_proxy: bool = False
     max_body: int = 64 * 1024  # bytes of an HTTP request body (a table's options fit easily)
     token_lifetime: float = DEFAULT_LIFETIME  # seconds a session token is valid (30 days)
+    # Accounts (server/accounts.py): how long a sign-in lasts, and the argon2id cost of a
+    # password hash (a hash made with other parameters is redone at the next sign-in).
+    account_lifetime: float = DEFAULT_LIFETIME
+    password_cost: PasswordCost = field(default_factory=PasswordCost)
     # The open network (server/serving.py): every request must arrive whole in request_timeout
     # seconds; connections beyond max_connections (None: 1000, or fewer under a lower open-file
     # limit) are closed at once; an idle kept-alive connection closes after keep_alive_timeout;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .addresses import Limits, client_address
 from .auth import Guest, Tokens
@@ -13,12 +14,18 @@ from .metrics import Metrics
 from .settings import ServerSettings
 from .table import Table
 
+if TYPE_CHECKING:
+    from .accounts import Accounts
+    from .history import History
+
 
 @dataclass
 class ServerState:
     settings: ServerSettings
     tokens: Tokens
     live_lobby: Lobby | None = None  # set while the app runs (its lifespan)
+    accounts: Accounts | None = None  # set while the app runs, as the lobby
+    history: History | None = None
     limits: Limits = field(init=False)
     metrics: Metrics = field(default_factory=Metrics)
 
@@ -28,6 +35,11 @@ class ServerState:
     def address(self, peer: str | None, headers: Mapping[str, str]) -> str:
         """The client address a request or connection is counted against."""
         return client_address(peer, headers, self.settings.behind_proxy)
+
+    def accounts_(self) -> Accounts:
+        if self.accounts is None:
+            raise RuntimeError("the app is not running")
+        return self.accounts
 
     def lobby(self) -> Lobby:
         if self.live_lobby is None:

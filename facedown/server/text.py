@@ -74,3 +74,41 @@ CODE_PATTERN = r"^[A-Za-z0-9]+$"
 Code = Annotated[str, Field(min_length=1, max_length=16, pattern=CODE_PATTERN)]
 ActionId = Annotated[str, Field(min_length=1, max_length=64, pattern=_VISIBLE_ASCII)]
 Token = Annotated[str, Field(min_length=1, max_length=512, pattern=_VISIBLE_ASCII)]
+
+
+# Accounts: a user name is user text of USER_NAME_MIN to USER_NAME_LENGTH characters, and two
+# names that fold to the same key (case, compatibility forms, runs of spaces) name one account.
+USER_NAME_MIN = 3
+USER_NAME_LENGTH = 24
+PASSWORD_MIN = 8
+PASSWORD_LENGTH = 128
+
+
+def _user_name(text: str) -> str:
+    text = " ".join(clean(text, USER_NAME_LENGTH).split())
+    if len(text) < USER_NAME_MIN:
+        raise ValueError(f"must be at least {USER_NAME_MIN} characters")
+    return text
+
+
+def name_key(name: str) -> str:
+    """The form two user names are compared in: NFKC, case-folded, single spaces."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def _password(text: str) -> str:
+    # NFC, so the same password typed on two systems is the same; never stripped.
+    text = clean(text, PASSWORD_LENGTH, strip=False)
+    if len(text) < PASSWORD_MIN:
+        raise ValueError(f"must be at least {PASSWORD_MIN} characters")
+    return text
+
+
+UserName = Annotated[
+    str, Field(min_length=1, max_length=USER_NAME_LENGTH * 4), AfterValidator(_user_name)
+]
+"""An account's name (see :func:`clean`; inner runs of spaces become one)."""
+Password = Annotated[
+    str, Field(min_length=1, max_length=PASSWORD_LENGTH * 4), AfterValidator(_password)
+]
+"""A password: PASSWORD_MIN to PASSWORD_LENGTH characters, NFC, no control characters."""

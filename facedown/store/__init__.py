@@ -4,12 +4,16 @@ from .base import (
     ACTIVE_STATUSES,
     DatabaseDamaged,
     LogEntry,
+    PlayerTaken,
     SeatRecord,
     SequenceConflict,
+    SessionRecord,
     Store,
     StoreError,
     TableExists,
     TableRecord,
+    UserExists,
+    UserRecord,
 )
 from .memory import MemoryStore
 from .sql import SqlStore, open_store
@@ -19,12 +23,16 @@ __all__ = [
     "DatabaseDamaged",
     "LogEntry",
     "MemoryStore",
+    "PlayerTaken",
     "SeatRecord",
     "SequenceConflict",
+    "SessionRecord",
     "SqlStore",
     "Store",
     "StoreError",
     "TableExists",
     "TableRecord",
+    "UserExists",
+    "UserRecord",
     "open_store",
 ]

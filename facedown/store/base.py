@@ -7,6 +7,7 @@ log rebuilds the table exactly; that is how a restarted server recovers every ga
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -31,6 +32,14 @@ class SequenceConflict(StoreError):
 
 class TableExists(StoreError):
     """A table with this id or join code already exists (pick another code and retry)."""
+
+
+class UserExists(StoreError):
+    """An account with this name (as compared: ``name_key``) or this id already exists."""
+
+
+class PlayerTaken(StoreError):
+    """The player id an account was to sit with already belongs to another account."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,32 @@ class LogEntry:
     kind: str  # "action", "start", "rematch", "seat", ...
     payload: dict[str, Any]
     created_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class UserRecord:
+    """An account.  ``password_hash`` is an argon2 hash; it never leaves the server."""
+
+    id: str
+    name: str  # as the player wrote it (NFC)
+    name_key: str  # the name folded for comparison: unique
+    password_hash: str
+    player_id: str  # the player id the account sits with at new tables
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """A signed-in session.  The token is never stored: ``token_hash`` is its SHA-256 (hex)."""
+
+    id: str  # public: how the account's owner names the session to revoke it
+    user_id: str
+    token_hash: str
+    created_at: float = 0.0
+    last_seen: float = 0.0
+    expires_at: float = 0.0
+    agent: str = ""  # the browser, from its User-Agent (shortened)
 
 
 class Store(Protocol):
@@ -135,6 +170,70 @@ class Store(Protocol):
     async def ping(self) -> None:
         """Return once the database answers a trivial query; raise StoreError when it does not
         (the readiness check: the store is reachable)."""
+
+    async def player_tables(self, player_ids: Sequence[str], limit: int) -> list[TableRecord]:
+        """Tables where one of ``player_ids`` holds a seat, most recently updated first (then by
+        id), at most ``limit`` of them."""
+
+    # ------------------------------------------------------------------ accounts
+
+    async def create_user(self, user: UserRecord, guest_ids: Sequence[str] = ()) -> None:
+        """Insert an account holding ``user.player_id`` and each of ``guest_ids`` not held by
+        another account yet (those are skipped), in one transaction.
+
+        Raise UserExists when the id or ``name_key`` is taken, and PlayerTaken when
+        ``user.player_id`` belongs to another account; nothing is written then."""
+
+    async def get_user(self, user_id: str) -> UserRecord | None: ...
+
+    async def find_user(self, name_key: str) -> UserRecord | None:
+        """The account whose folded name is ``name_key``."""
+
+    async def owner_of_player(self, player_id: str) -> str | None:
+        """The id of the account holding ``player_id``, if any."""
+
+    async def link_players(self, user_id: str, player_ids: Sequence[str], at: float) -> list[str]:
+        """Give the account each of ``player_ids`` that no account holds yet; return those it
+        holds now that it did not before.  Raise StoreError when there is no such account."""
+
+    async def user_players(self, user_id: str) -> list[str]:
+        """Every player id the account holds: its own first, then the others (any order);
+        empty when there is no such account."""
+
+    async def set_password(
+        self,
+        user_id: str,
+        password_hash: str,
+        at: float,
+        *,
+        end_sessions: bool = True,
+        keep_session: str | None = None,
+    ) -> None:
+        """Replace the account's password hash and (with ``end_sessions``) end every session of
+        the account but ``keep_session``, in one transaction.  A rehash of the same password
+        (new argon2 parameters) passes ``end_sessions=False``.  Raise StoreError when there is
+        no such account."""
+
+    async def create_session(self, session: SessionRecord) -> None:
+        """Insert a session (and drop the account's sessions that have expired by
+        ``session.created_at``).  Raise StoreError when the account does not exist or the
+        token hash or id is taken."""
+
+    async def find_session(self, token_hash: str) -> SessionRecord | None:
+        """The session whose token has this SHA-256, expired or not (the caller checks)."""
+
+    async def touch_session(self, session_id: str, last_seen: float) -> None:
+        """Note that the session was used at ``last_seen`` (no error when it is gone)."""
+
+    async def user_sessions(self, user_id: str) -> list[SessionRecord]:
+        """The account's sessions, newest first (then by id)."""
+
+    async def delete_session(self, user_id: str, session_id: str) -> bool:
+        """End one session of this account; False when the account has no such session (a
+        session of another account is never touched)."""
+
+    async def delete_sessions(self, user_id: str, keep: str | None = None) -> int:
+        """End every session of the account but ``keep``; how many ended."""
 
     async def close(self) -> None:
         """Release connections; any later call raises StoreError."""

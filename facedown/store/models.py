@@ -1,16 +1,19 @@
-"""The database schema: three tables, declared once for the store and for the migrations.
+"""The database schema, declared once for the store and for the migrations.
 
 ``tables`` holds a table's durable description, ``seats`` its seats, and ``table_log`` its
 append-only command log, whose primary key (table_id, seq) is what makes a second writer of the
-same sequence number fail instead of forking the game.  Times are unix seconds (floats), as in
-the records of :mod:`facedown.store.base`.
+same sequence number fail instead of forking the game.  Accounts (revision 0003): ``users``
+(a name, an argon2 hash, the player id the account sits with), ``user_players`` (every player
+id the account holds: its own and the guest ids it took over) and ``sessions`` (only the
+SHA-256 of each session token).  Times are unix seconds (floats), as in the records of
+:mod:`facedown.store.base`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Float, ForeignKey, Integer, MetaData, String
+from sqlalchemy import JSON, BigInteger, Float, ForeignKey, Index, Integer, MetaData, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 # Explicit constraint names, so migrations and every backend agree on them.
@@ -71,3 +74,45 @@ class LogRow(Base):
     kind: Mapped[str] = mapped_column(String)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[float] = mapped_column(Float)
+
+
+class UserRow(Base):
+    """An account. ``name_key`` (the name folded for comparison) is what must be unique."""
+
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    name: Mapped[str] = mapped_column(String)
+    name_key: Mapped[str] = mapped_column(String, unique=True)
+    password_hash: Mapped[str] = mapped_column(String)
+    player_id: Mapped[str] = mapped_column(String, unique=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+
+class UserPlayerRow(Base):
+    """A player id an account holds (a player id belongs to one account at most)."""
+
+    __tablename__ = "user_players"
+
+    player_id: Mapped[str] = mapped_column(String, primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), index=True)
+    linked_at: Mapped[float] = mapped_column(Float)
+
+
+class SessionRow(Base):
+    """A signed-in session: the token itself is never stored, only its SHA-256."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String, unique=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    last_seen: Mapped[float] = mapped_column(Float)
+    expires_at: Mapped[float] = mapped_column(Float)
+    agent: Mapped[str] = mapped_column(String)  # the browser, as its User-Agent says (bounded)
+
+
+# The seats of a player: what the match history looks up.
+Index("ix_seats_player_id", SeatRow.player_id)

@@ -7,7 +7,7 @@ returns only once committed.  Reads go through the ORM for typed rows.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, cast
@@ -18,16 +18,19 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.orm import selectinload
 
+from . import sql_accounts as accounts
 from .base import (
     ACTIVE_STATUSES,
     LogEntry,
     SeatKind,
     SeatRecord,
     SequenceConflict,
+    SessionRecord,
     StoreError,
     TableExists,
     TableRecord,
     TableStatus,
+    UserRecord,
 )
 from .checks import check_entry, check_table
 from .database import (
@@ -38,7 +41,7 @@ from .database import (
     shown,
 )
 from .migrate import upgrade_engine
-from .models import LogRow, SeatRow, TableRow
+from .models import LogRow, SeatRow, SessionRow, TableRow, UserPlayerRow, UserRow
 from .writer import GroupCommit, Write
 
 
@@ -148,6 +151,115 @@ class SqlStore:
         )
         async with self._session() as session:
             return [_table_record(row) for row in await session.scalars(query)]
+
+    async def player_tables(self, player_ids: Sequence[str], limit: int) -> list[TableRecord]:
+        if not player_ids or limit <= 0:
+            return []
+        seated = select(SeatRow.table_id).where(SeatRow.player_id.in_(list(player_ids)))
+        query = (
+            select(TableRow)
+            .where(TableRow.id.in_(seated))
+            .order_by(TableRow.updated_at.desc(), TableRow.id)
+            .limit(limit)
+            .options(selectinload(TableRow.seats))
+        )
+        async with self._session() as session:
+            return [_table_record(row) for row in await session.scalars(query)]
+
+    # ------------------------------------------------------------------ accounts
+
+    async def create_user(self, user: UserRecord, guest_ids: Sequence[str] = ()) -> None:
+        write = partial(accounts.create_user, user=user, guest_ids=guest_ids, at=user.created_at)
+        await self._write(write)
+
+    async def get_user(self, user_id: str) -> UserRecord | None:
+        async with self._session() as session:
+            row = await session.get(UserRow, user_id)
+            return None if row is None else accounts.user_record(row)
+
+    async def find_user(self, name_key: str) -> UserRecord | None:
+        async with self._session() as session:
+            row = await session.scalar(select(UserRow).where(UserRow.name_key == name_key))
+            return None if row is None else accounts.user_record(row)
+
+    async def owner_of_player(self, player_id: str) -> str | None:
+        query = select(UserPlayerRow.user_id).where(UserPlayerRow.player_id == player_id)
+        async with self._session() as session:
+            found: str | None = await session.scalar(query)
+            return found
+
+    async def link_players(self, user_id: str, player_ids: Sequence[str], at: float) -> list[str]:
+        linked: list[str] = []
+
+        def write(connection: Connection) -> None:
+            accounts.user_exists(connection, user_id)
+            linked[:] = accounts.link_players(connection, user_id, player_ids, at)
+
+        await self._write(write)
+        return linked
+
+    async def user_players(self, user_id: str) -> list[str]:
+        async with self._session() as session:
+            return list(await session.scalars(accounts.user_players_query(user_id)))
+
+    async def set_password(
+        self,
+        user_id: str,
+        password_hash: str,
+        at: float,
+        *,
+        end_sessions: bool = True,
+        keep_session: str | None = None,
+    ) -> None:
+        write = partial(
+            accounts.set_password,
+            user_id=user_id,
+            password_hash=password_hash,
+            at=at,
+            end_sessions=end_sessions,
+            keep=keep_session,
+        )
+        await self._write(write)
+
+    async def create_session(self, session: SessionRecord) -> None:
+        await self._write(partial(accounts.create_session, session=session))
+
+    async def find_session(self, token_hash: str) -> SessionRecord | None:
+        query = select(SessionRow).where(SessionRow.token_hash == token_hash)
+        async with self._session() as session:
+            row = await session.scalar(query)
+            return None if row is None else accounts.session_record(row)
+
+    async def touch_session(self, session_id: str, last_seen: float) -> None:
+        write = partial(accounts.touch_session, session_id=session_id, last_seen=last_seen)
+        await self._write(write)
+
+    async def user_sessions(self, user_id: str) -> list[SessionRecord]:
+        query = (
+            select(SessionRow)
+            .where(SessionRow.user_id == user_id)
+            .order_by(SessionRow.created_at.desc(), SessionRow.id)
+        )
+        async with self._session() as session:
+            return [accounts.session_record(row) for row in await session.scalars(query)]
+
+    async def delete_session(self, user_id: str, session_id: str) -> bool:
+        ended: list[int] = []
+
+        def write(connection: Connection) -> None:
+            ended.append(accounts.delete_session(connection, user_id, session_id))
+
+        await self._write(write)
+        return sum(ended) > 0
+
+    async def delete_sessions(self, user_id: str, keep: str | None = None) -> int:
+        ended: list[int] = []
+
+        def write(connection: Connection) -> None:
+            ended.append(accounts.delete_sessions(connection, user_id, keep))
+
+        await self._write(write)
+        return sum(ended)
 
     async def close(self) -> None:
         if not self._closed:

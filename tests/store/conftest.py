@@ -137,7 +137,8 @@ async def _empty_tables(url: str) -> None:
     engine = make_engine(url)
     try:
         async with engine.begin() as connection:
-            await connection.execute(text("TRUNCATE table_log, seats, tables"))
+            tables = "sessions, user_players, users, table_log, seats, tables"
+            await connection.execute(text(f"TRUNCATE {tables}"))
     finally:
         await engine.dispose()
 

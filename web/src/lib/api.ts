@@ -73,3 +73,94 @@ export function createTable(body: CreateTable, token: string | null): Promise<Se
 export function joinTable(code: string, name: string, token: string | null): Promise<Seated> {
   return call(`/api/tables/${encodeURIComponent(code)}/join`, { method: "POST", body: JSON.stringify({ name }) }, token);
 }
+
+// Accounts (facedown/server/account_routes.py).  The session is an HttpOnly cookie the browser
+// sends by itself with every /api request of this origin: no script ever sees it.
+
+export interface Rating {
+  queue: string;
+  rating: number;
+  provisional: boolean;
+}
+
+export interface Account {
+  name: string;
+  created_at: number;
+  ratings: Rating[];
+}
+
+export interface SessionInfo {
+  id: string;
+  created_at: number;
+  last_seen: number;
+  expires_at: number;
+  agent: string;
+  current: boolean;
+}
+
+export interface HistorySeat {
+  seat: number;
+  name: string;
+  kind: string;
+  bot_level: string | null;
+}
+
+export interface HistoryMatch {
+  table_id: string;
+  code: string;
+  match_no: number;
+  preset: string;
+  finished_at: number;
+  seats: HistorySeat[];
+  scores: number[];
+  winners: number[];
+  you: number[];
+  won: boolean;
+}
+
+const post = (body?: unknown): RequestInit => ({
+  method: "POST",
+  body: body === undefined ? undefined : JSON.stringify(body),
+});
+
+/** The signed-in account, or null when this browser is not signed in. */
+export async function getAccount(): Promise<Account | null> {
+  try {
+    return await call<Account>("/api/account");
+  } catch (e) {
+    if (e instanceof ApiError && e.code === "signed_out") return null;
+    throw e;
+  }
+}
+
+export function signUp(name: string, password: string, guestTokens: string[]): Promise<Account> {
+  return call("/api/account/signup", post({ name, password, guest_tokens: guestTokens }));
+}
+
+export function signIn(name: string, password: string, guestTokens: string[]): Promise<Account> {
+  return call("/api/account/signin", post({ name, password, guest_tokens: guestTokens }));
+}
+
+export function signOut(): Promise<{ ended: number }> {
+  return call("/api/account/signout", post());
+}
+
+export function signOutEverywhere(): Promise<{ ended: number }> {
+  return call("/api/account/signout-everywhere", post());
+}
+
+export async function listSessions(): Promise<SessionInfo[]> {
+  return (await call<{ sessions: SessionInfo[] }>("/api/account/sessions")).sessions;
+}
+
+export function endSession(id: string): Promise<{ ended: number }> {
+  return call(`/api/account/sessions/${encodeURIComponent(id)}`, { method: "DELETE" });
+}
+
+export function changePassword(current: string, next: string): Promise<{ ended: number }> {
+  return call("/api/account/password", post({ current_password: current, new_password: next }));
+}
+
+export async function getHistory(): Promise<HistoryMatch[]> {
+  return (await call<{ matches: HistoryMatch[] }>("/api/account/history")).matches;
+}

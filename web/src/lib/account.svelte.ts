@@ -1,0 +1,27 @@
+// Who is signed in on this browser (the server says: the session cookie is out of reach of
+// scripts), and what the profile page shows of a finished match.
+
+import { getAccount, type Account, type HistoryMatch } from "./api";
+
+export const account = $state<{ info: Account | null; loaded: boolean }>({ info: null, loaded: false });
+
+/** Ask the server who is signed in (null when no one); the header and the profile follow. */
+export async function refreshAccount(): Promise<void> {
+  try {
+    account.info = await getAccount();
+  } catch {
+    account.info = null;
+  } finally {
+    account.loaded = true;
+  }
+}
+
+/** "Ann 12 · Bot 20": each seat's name and match total, in seat order. */
+export function scoreLine(match: HistoryMatch): string {
+  return match.seats.map((s) => `${s.name} ${match.scores[s.seat] ?? "?"}`).join(" · ");
+}
+
+/** The names of the winning seats. */
+export function winnerNames(match: HistoryMatch): string[] {
+  return match.winners.map((w) => match.seats.find((s) => s.seat === w)?.name ?? `#${w + 1}`);
+}
