@@ -26,13 +26,13 @@ from ..engine import (
     Ruleset,
     observe,
 )
+from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
 from ..store.base import LogEntry, TableRecord, TableStatus
 from . import seating
 from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS
 from .presence import Presence
 from .scheduler import Scheduler, deadline_for
-from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
 
 __all__ = ["BotFactory", "Table", "TableConfig", "TableError", "match_seed"]
 
