@@ -29,6 +29,7 @@ from .engine import (
     ActionFormatError,
     Event,
     Game,
+    IllegalAction,
     Observation,
     Ruleset,
     RulesetError,
@@ -119,7 +120,7 @@ class Replay:
         for n, action in enumerate(match.actions, 1):
             try:
                 events = game.apply(action)
-            except ValueError as e:  # IllegalAction and ActionFormatError are ValueErrors
+            except (IllegalAction, ValueError) as e:
                 raise ReplayError(f"action {n} ({action.text()}) is refused: {e}") from None
             self._states.append(game.clone())
             self._events.append(tuple(events))
