@@ -31,6 +31,7 @@ from .engine import (
     Game,
     IllegalAction,
     Observation,
+    Reveal,
     Ruleset,
     RulesetError,
     SeenEvent,
@@ -153,6 +154,11 @@ class Replay:
     @property
     def winners(self) -> tuple[int, ...]:
         return self._states[-1].winners
+
+    def results(self) -> tuple[Reveal, ...]:
+        """Every round's reveal, in order."""
+        last = self._states[-1]
+        return tuple(Reveal.of(r, last.deck) for r in last.history)
 
     def round_at(self, step: int) -> int:
         return self._states[self._check(step)].round_no
