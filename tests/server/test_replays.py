@@ -31,7 +31,10 @@ from .harness import NO_ADDRESS_LIMITS, Client, create_table, harmless, run_serv
 
 GOLDEN_DIR = Path(__file__).resolve().parent.parent / "goldens"
 SECRET = "replays"  # noqa: S105 - the test server's key
-SLOW = {"peek_seconds": 600, "turn_seconds": 86400}  # no timer plays for anyone here
+SLOW: dict[str, Any] = {
+    "peek_seconds": 600,
+    "turn_seconds": 86400,
+}  # no timer plays for anyone
 
 
 @pytest.fixture
