@@ -236,13 +236,16 @@ def info(replay: Replay) -> ReplayInfo:
     )
 
 
-def page(replay: Replay, seat: int | None, start: int, count: int) -> dict[str, Any]:
+def page(
+    replay: Replay, seat: int | None, start: int, count: int, knowledge: bool = False
+) -> dict[str, Any]:
     if seat is not None and not 0 <= seat < replay.players:
         raise _refuse(422, "bad_seat", f"there is no seat {seat} in this match")
     if start >= len(replay):
         raise _refuse(422, "bad_step", f"the match has steps 0 to {len(replay) - 1}")
     end = min(len(replay), start + count)
-    steps = [replay.step(seat, n).to_json() for n in range(start, end)]
+    remember = True if knowledge else None  # None: as the table showed it live
+    steps = [replay.step(seat, n, knowledge=remember).to_json() for n in range(start, end)]
     return {"match": replay.match.match_id, "seat": seat, "start": start, "steps": steps}
 
 
@@ -281,13 +284,16 @@ def replay_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - fla
         seat: Annotated[int | None, Query(ge=0, le=16, description="null: face up")] = None,
         start: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
         count: Annotated[int, Query(ge=1, le=MAX_STEPS)] = 50,
+        knowledge: Annotated[
+            bool, Query(description="with seat: every card the seat knew (view.knowledge)")
+        ] = False,
         key: KeyParam = None,
         authorization: str | None = BEARER,
     ) -> JSONResponse:
         """Steps ``start`` to ``start + count - 1``, face up or through ``seat``'s eyes."""
         _, replay = await replays.open(request, table_id, match_no, authorization, key)
         # Sent as the engine writes it (empty event fields left out), as the live frames are.
-        return JSONResponse(page(replay, seat, start, count))
+        return JSONResponse(page(replay, seat, start, count, knowledge))
 
     @app.get("/api/replays/{table_id}/{match_no}/export")
     async def replay_export(

@@ -27,7 +27,15 @@ from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig
 from facedown.store import MemoryStore
 
-from .harness import NO_ADDRESS_LIMITS, Client, create_table, harmless, run_server, seated
+from .harness import (
+    NO_ADDRESS_LIMITS,
+    Client,
+    create_table,
+    harmless,
+    play_to_end,
+    run_server,
+    seated,
+)
 
 GOLDEN_DIR = Path(__file__).resolve().parent.parent / "goldens"
 SECRET = "replays"  # noqa: S105 - the test server's key
@@ -95,26 +103,6 @@ def _bare(action: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in action.items() if k != "by"}
 
 
-async def _play(clients: list[Client], first: list[Action], rng: random.Random) -> None:
-    """Play ``first`` (each action from its seat's connection), then random legal actions from
-    what the clients were sent, until the match is over; every client reads every frame."""
-    for n in range(5000):
-        if clients[0].view.get("phase") == "match_over":
-            return
-        if n < len(first):
-            action = first[n].to_json()
-        else:
-            pool = [a for c in clients for a in c.legal]
-            taps = [a for a in pool if a["do"] == "tap"]
-            others = [a for a in pool if a["do"] != "tap"]
-            action = rng.choice(taps if taps and (not others or rng.random() < 0.1) else others)
-        ack = await clients[action["by"]].act(_bare(action))
-        assert ack["type"] == "ack", ack
-        for c in clients:
-            await c.until_seq(ack["seq"])
-    raise AssertionError("the match did not end")
-
-
 def _steps(
     http: httpx.Client, match: str, seat: int | None, headers: dict[str, str], **params: Any
 ) -> list[dict[str, Any]]:
@@ -157,7 +145,7 @@ async def test_a_seats_eyes_replay_of_every_golden_match_is_what_it_was_sent_liv
             await clients[0].send({"type": "start"})
             for c in clients:
                 await c.until("event")
-            await _play(clients, first, random.Random(seed))
+            await play_to_end(clients, random.Random(seed), first)
         match = f"{await _table_id(store, code)}/1"
         with server.http() as http:
             info = http.get(f"/api/replays/{match}", headers=_auth(tokens[0])).json()
@@ -243,7 +231,7 @@ async def test_a_running_match_is_refused_everywhere_and_a_share_key_opens_a_fin
                         assert "hands" not in r.text
                 for r in _every_endpoint(http, match, code, {}, keys.key(table_id, 1)):
                     assert r.status_code == 409, r.text
-            await _play(clients, [], random.Random(3))
+            await play_to_end(clients, random.Random(3))
             with server.http() as http:
                 # Over: the players may open it and share it.
                 for r in _every_endpoint(http, match, code, _auth(tokens[1])):

@@ -24,15 +24,17 @@ describe("replay routes", () => {
 describe("the step cache", () => {
   it("fetches a page once per viewpoint and answers from it going back and forth", async () => {
     const asked: string[] = [];
-    const cache = new StepCache(async (seat, start, count) => {
-      asked.push(`${seat}:${start}:${count}`);
+    const cache = new StepCache(async (seat, start, count, knowledge) => {
+      asked.push(`${seat}:${start}:${count}:${knowledge}`);
       return Array.from({ length: count }, (_, i) => step(start + i, { seat }));
     });
     expect((await cache.get(null, 3)).step).toBe(3);
     expect((await cache.get(null, PAGE + 1)).step).toBe(PAGE + 1);
     expect((await cache.get(null, 2)).step).toBe(2);
     expect((await cache.get(1, 2)).seat).toBe(1);
-    expect(asked).toEqual([`null:0:${PAGE}`, `null:${PAGE}:${PAGE}`, `1:0:${PAGE}`]);
+    expect((await cache.get(1, 2, true)).seat).toBe(1);
+    expect((await cache.get(null, 2, true)).seat).toBeNull(); // face up: knowledge means nothing
+    expect(asked).toEqual([`null:0:${PAGE}:false`, `null:${PAGE}:${PAGE}:false`, `1:0:${PAGE}:false`, `1:0:${PAGE}:true`]);
   });
 
   it("asks again for a page that failed", async () => {

@@ -109,9 +109,11 @@ export function getReplaySteps(
   seat: number | null,
   start: number,
   count: number,
+  knowledge = false,
 ): Promise<ReplayPage> {
   const extra: Record<string, string> = { start: String(start), count: String(count) };
   if (seat !== null) extra.seat = String(seat);
+  if (knowledge) extra.knowledge = "true";
   return call(`${matchPath(table, match)}/steps${replayQuery(pass, extra)}`, {}, pass.key ? null : pass.token);
 }
 

@@ -4,8 +4,14 @@ import type { ReplayRound, ReplayStep } from "./wire";
 
 export const PAGE = 50;
 
-/** Fetches steps ``start`` to ``start + count - 1`` as ``seat`` (null: face up) saw them. */
-export type FetchSteps = (seat: number | null, start: number, count: number) => Promise<ReplayStep[]>;
+/** Fetches steps ``start`` to ``start + count - 1`` as ``seat`` (null: face up) saw them
+ *  (``knowledge``: with every card the seat knew). */
+export type FetchSteps = (
+  seat: number | null,
+  start: number,
+  count: number,
+  knowledge: boolean,
+) => Promise<ReplayStep[]>;
 
 /** The steps seen so far, by viewpoint and page: going back never asks the server again. */
 export class StepCache {
@@ -13,12 +19,12 @@ export class StepCache {
 
   constructor(private readonly fetchSteps: FetchSteps) {}
 
-  async get(seat: number | null, step: number): Promise<ReplayStep> {
+  async get(seat: number | null, step: number, knowledge = false): Promise<ReplayStep> {
     const start = Math.floor(step / PAGE) * PAGE;
-    const key = `${seat ?? "up"}:${start}`;
+    const key = `${seat ?? "up"}:${knowledge && seat !== null}:${start}`;
     let page = this.pages.get(key);
     if (!page) {
-      page = this.fetchSteps(seat, start, PAGE);
+      page = this.fetchSteps(seat, start, PAGE, knowledge && seat !== null);
       this.pages.set(key, page);
       page.catch(() => this.pages.delete(key)); // a failed page is asked for again next time
     }
