@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from facedown.engine import Action, Game, IllegalAction, Ruleset
-from facedown.server.table import match_seed
-from facedown.server.testhooks import new_match
+from facedown.matches import new_match, start_seed
 
 # What may be in a frame at all (docs/protocol.md): anything else could carry a secret.
 VIEW_KEYS = frozenset(
@@ -317,8 +316,9 @@ class TableOracle:
         if kind == "start":
             if self.rules is None:
                 raise RuntimeError("replay before the table's record was read")
-            players, match = int(payload["players"]), int(payload["match"])
-            game = new_match(self.rules, players, match_seed(self.seed, match), payload.get("deal"))
+            players = int(payload["players"])
+            seed = start_seed(self.seed, payload)
+            game = new_match(self.rules, players, seed, payload.get("deal"))
             self.starts.add(seq)
             self.states[seq] = game
             return

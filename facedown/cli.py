@@ -13,6 +13,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .matches import MatchLog
 
 
 class CommandError(Exception):
@@ -300,6 +304,92 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _stored_match(args: argparse.Namespace, match_id: str) -> MatchLog:
+    """The match ``match_id`` from the server's database (``--data`` or ``--database-url``)."""
+    import asyncio
+
+    from .engine import Ruleset
+    from .matches import split_log
+    from .replay import parse_match_id
+    from .store.base import StoreError
+    from .store.sql import open_store
+
+    table_id, match_no = parse_match_id(match_id)
+    url = args.database_url
+    if not url:
+        path = Path(args.data) / "facedown.db"
+        if not path.is_file():
+            raise CommandError(f"there is no database {path} (give --data or --database-url)")
+        url = f"sqlite:///{path.resolve()}"
+
+    async def read() -> MatchLog | None:
+        store = await open_store(url)
+        try:
+            record = await store.get_table(table_id)
+            entries = await store.log(table_id) if record is not None else []
+        finally:
+            await store.close()
+        if record is None:
+            raise CommandError(f"the database has no table {table_id}")
+        names = [s.name for s in record.seats]
+        rules = Ruleset.from_json(record.rules)
+        found = split_log(table_id, rules, record.seed, entries, names)
+        return next((m for m in found if m.match_no == match_no), None)
+
+    try:
+        match = asyncio.run(read())
+    except StoreError as e:
+        raise CommandError(f"cannot read the database: {e}") from None
+    if match is None:
+        raise CommandError(f"table {table_id} has no match {match_no}")
+    return match
+
+
+def _load_file(path: Path) -> MatchLog:
+    from .replay import load_export
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise CommandError(f"cannot read {path}: {e}") from None
+    except ValueError as e:
+        raise CommandError(f"{path} is not JSON: {e}") from None
+    return load_export(data)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from .replay import Replay, ReplayError, export
+    from .replay_text import print_replay
+
+    try:
+        target = Path(args.match)
+        from_file = not args.export and target.is_file()
+        match = _load_file(target) if from_file else _stored_match(args, args.match)
+        replay = Replay(match)
+        if not replay.finished:
+            raise CommandError(f"match {match.match_id} is still being played: no replay yet")
+        if args.export:
+            if not args.output:
+                raise CommandError("--export needs -o FILE")
+            text = json.dumps(export(match), indent=1) + "\n"
+            try:
+                Path(args.output).write_text(text, encoding="utf-8")
+            except OSError as e:
+                raise CommandError(f"cannot write {args.output}: {e.strerror}") from None
+            print(f"facedown replay: {match.match_id} written to {args.output}")
+            return 0
+        if args.seat is not None and args.seat >= replay.players:
+            raise CommandError(f"there is no seat {args.seat} (the match had {replay.players})")
+        console = Console(highlight=False, soft_wrap=True)
+        knowledge = True if args.knowledge else None
+        print_replay(console, replay, args.seat, round_no=args.round, knowledge=knowledge)
+    except ReplayError as e:
+        raise CommandError(str(e)) from None
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="facedown", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -423,6 +513,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default=".", help="the project's folder")
     p.add_argument("--check", action="store_true", help="fail when the file is out of date")
     p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("replay", help="print a finished match step by step (face up or a seat's)")
+    p.add_argument("match", help="a match id <table_id>/<match_no>, or an exported replay file")
+    p.add_argument("--seat", type=_count(0), default=None, help="through this seat's eyes")
+    p.add_argument("--knowledge", action="store_true", help="with --seat: every card it knew")
+    p.add_argument("--round", type=_count(1), default=None, help="only this round")
+    p.add_argument("--export", action="store_true", help="write the match to a file (-o FILE)")
+    p.add_argument("-o", "--output", default=None, help="the file --export writes")
+    p.add_argument("--data", default="data", help="the server's data folder")
+    p.add_argument("--database-url", default=None, help="the server's database URL")
+    p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("db", help="manage the database")
     db = p.add_subparsers(dest="db_command", required=True)

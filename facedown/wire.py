@@ -41,7 +41,7 @@ def _docs_of(cls: type) -> dict[str, str]:
 def schemas() -> dict[str, dict[str, Any]]:
     """The JSON Schema of each top-level type the client uses, by its TypeScript name."""
     from .engine import Reveal, Ruleset, SeenEvent, View
-    from .server import protocol
+    from .server import protocol, replays
 
     rules = TypeAdapter(Ruleset).json_schema()
     rules["required"] = list(rules["properties"])  # Ruleset.to_json writes every field
@@ -52,6 +52,9 @@ def schemas() -> dict[str, dict[str, Any]]:
         "View": TypeAdapter(View).json_schema(),
         "SeenEvent": TypeAdapter(SeenEvent).json_schema(),
         "Reveal": TypeAdapter(Reveal).json_schema(),
+        "ReplayInfo": replays.ReplayInfo.model_json_schema(),
+        "ReplayPage": replays.ReplayPage.model_json_schema(),
+        "ShareLink": replays.ShareLink.model_json_schema(),
     }
 
 

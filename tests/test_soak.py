@@ -11,6 +11,7 @@ from typing import Any
 from benchmarks import soak
 from benchmarks.oracle import Findings, TableOracle, check_frame
 from facedown.engine import SPECTATOR, Action, Event, Game, make_ruleset, observe
+from facedown.matches import ONE_WAY, SEEDING
 from facedown.server.table import match_seed
 
 SEED = 12345
@@ -119,7 +120,7 @@ def _log_file(path: Path, actions: list[Action], ids: dict[int, str]) -> None:
         db.execute("CREATE TABLE table_log (table_id TEXT, seq INTEGER, kind TEXT, payload TEXT)")
         rules = json.dumps(make_ruleset("cabo").to_json())
         db.execute("INSERT INTO tables VALUES ('t1', 'CODE', ?, ?)", (rules, SEED))
-        start = {"match": 1, "players": 3, "deadline": None}
+        start = {"match": 1, "players": 3, "deadline": None, SEEDING: ONE_WAY}
         db.execute("INSERT INTO table_log VALUES ('t1', 1, 'start', ?)", (json.dumps(start),))
         for seq, action in enumerate(actions, start=2):
             payload: dict[str, Any] = {"action": action.to_json(), "deadline": None}

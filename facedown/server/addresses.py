@@ -36,6 +36,7 @@ class ClientLimits:
     creates: Rate = Rate(1 / 60, 20)  # tables created: 20 at once, then one a minute
     joins: Rate = Rate(0.5, 30)  # seats taken over HTTP
     lookups: Rate = Rate(1 / 3, 20)  # lookups of codes that name no table (HTTP and hello)
+    replays: Rate = Rate(2.0, 120)  # replay requests (a page of steps, an export, a link)
     frames: Rate = Rate(60.0, 120.0)  # WebSocket frames, over all of an address's connections
     connections: int = 16  # open WebSocket connections per address
     spectators: int = 50  # spectators per table
@@ -126,6 +127,7 @@ class Limits:
         self.creates = AddressLimiter(limits.creates, now)
         self.joins = AddressLimiter(limits.joins, now)
         self.lookups = AddressLimiter(limits.lookups, now)
+        self.replays = AddressLimiter(limits.replays, now)
         self.frames = AddressLimiter(limits.frames, now)
         self.signins = AddressLimiter(limits.signins, now)
         self.account_signins = AddressLimiter(limits.account_signins, now)  # by folded name

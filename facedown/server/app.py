@@ -28,6 +28,7 @@ from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
 from .ops import ops_routes
 from .passwords import Passwords
+from .replays import replay_routes
 from .settings import ServerSettings
 from .sockets import serve_socket
 from .state import ServerState
@@ -162,6 +163,7 @@ def create_app(
     ops_routes(app, state)
     _api_routes(app, state)
     account_routes(app, state)
+    replay_routes(app, state)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:

@@ -26,13 +26,13 @@ from ..engine import (
     Ruleset,
     observe,
 )
+from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
 from ..store.base import LogEntry, TableRecord, TableStatus
 from . import seating
 from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS
 from .presence import Presence
 from .scheduler import Scheduler, deadline_for
-from .testhooks import DEAL, new_match
 
 __all__ = ["BotFactory", "Table", "TableConfig", "TableError", "match_seed"]
 
@@ -41,11 +41,6 @@ PRIVATE_SETTINGS = frozenset({DEAL})  # settings that never leave the server (a 
 
 # Moves whose meaning does not depend on what others did since: no stale-seq check for them.
 _INDEPENDENT = frozenset({"opening_peek", "next_round"})
-
-
-def match_seed(seed: int, match_no: int) -> int:
-    """Each match of a table has its own seed, derived from the table's secret seed."""
-    return seed * 1_000 + match_no
 
 
 class Table:
@@ -125,7 +120,7 @@ class Table:
             self.match_no = int(payload["match"])
             self.action_ids.clear()
             # The start entry carries a stacked deal (test hooks) as it was dealt.
-            seed = match_seed(self.record.seed, self.match_no)
+            seed = start_seed(self.record.seed, payload)
             self.game = new_match(self.rules, int(payload["players"]), seed, payload.get(DEAL))
         elif entry.kind == "action":
             if self.game is None:
@@ -212,7 +207,12 @@ class Table:
         except ValueError as e:  # the host removed a seat the stacked deal has a hand for
             raise TableError("bad_deal", str(e)) from None
         deadline = self._deadline_for(game)
-        payload: dict[str, Any] = {"match": match_no, "players": players, "deadline": deadline}
+        payload: dict[str, Any] = {
+            "match": match_no,
+            "players": players,
+            "deadline": deadline,
+            SEEDING: ONE_WAY,
+        }
         if deal is not None:
             payload[DEAL] = deal
         # The entry and the status change are one write: a crash leaves both or neither.

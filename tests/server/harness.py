@@ -10,7 +10,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ from websockets.frames import Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
+from facedown.engine import Action
 from facedown.server.addresses import ClientLimits, Rate
 from facedown.server.app import create_app
 from facedown.server.serving import uvicorn_config
@@ -358,6 +359,29 @@ async def play_until(
         for c in clients:
             await c.until_seq(ack["seq"])
     raise AssertionError("the table never got where the test wanted it")
+
+
+async def play_to_end(
+    clients: list[Client], rng: random.Random, first: Sequence[Action] = ()
+) -> None:
+    """Play ``first`` (each action from its seat's connection), then random legal actions (a
+    TAP now and then) from what the clients were sent, until the match is over; every client
+    reads every frame on the way."""
+    for n in range(5000):
+        if clients[0].view.get("phase") == "match_over":
+            return
+        if n < len(first):
+            action = first[n].to_json()
+        else:
+            pool = [a for c in clients for a in c.legal]
+            taps = [a for a in pool if a["do"] == "tap"]
+            others = [a for a in pool if a["do"] != "tap"]
+            action = rng.choice(taps if taps and (not others or rng.random() < 0.1) else others)
+        ack = await clients[action["by"]].act({k: v for k, v in action.items() if k != "by"})
+        assert ack["type"] == "ack", ack
+        for c in clients:
+            await c.until_seq(ack["seq"])
+    raise AssertionError("the match did not end")
 
 
 async def probe(server: RunningServer, code: str) -> tuple[int, dict[str, Any], dict[str, Any]]:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from facedown.bots import make_bot
+from facedown.engine import Game
+from facedown.matches import legacy_match_seed, match_seed
 from facedown.server.clock import FakeClock
 from facedown.server.context import TableContext
 from facedown.server.hub import LocalHub
@@ -137,3 +139,24 @@ def test_the_server_starts_and_serves_the_other_tables(tmp_path: Path) -> None:
                 await c.pong()  # the connection lives on
 
         asyncio.run(over_the_socket())
+
+
+@pytest.mark.anyio
+async def test_a_match_started_by_an_older_server_is_rebuilt_with_its_old_seed() -> None:
+    """Start entries from before one-way match seeds (no ``seeding`` key) deal as they did."""
+    store = MemoryStore()
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock(time.time())))
+    table = await lobby.create("host", "Ann", "cabo", {}, 2, SLOW, ["easy"])
+    old = {"match": 1, "players": 2, "deadline": None}  # as an older server wrote it
+    await store.append_and_update(
+        replace(table.record, status="playing"), LogEntry(1, "start", old, 0.0)
+    )
+    await lobby.close()
+    again = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock(time.time())))
+    await again.recover()
+    (rebuilt,) = again.tables.values()
+    assert rebuilt.game is not None
+    expected = Game(rebuilt.rules, 2, legacy_match_seed(table.record.seed, 1))
+    assert rebuilt.game.hands == expected.hands
+    assert rebuilt.game.hands != Game(rebuilt.rules, 2, match_seed(table.record.seed, 1)).hands
+    await again.close()

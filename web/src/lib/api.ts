@@ -1,6 +1,7 @@
 // The HTTP API (facedown/server/app.py): presets, creating and joining tables.
 
 import type { BotLevel, Ruleset, TableInfo } from "./protocol";
+import type { ReplayInfo, ReplayPage, ShareLink } from "./wire";
 
 export interface Seated {
   code: string;
@@ -163,4 +164,55 @@ export function changePassword(current: string, next: string): Promise<{ ended: 
 
 export async function getHistory(): Promise<HistoryMatch[]> {
   return (await call<{ matches: HistoryMatch[] }>("/api/account/history")).matches;
+}
+
+// Replays (facedown/server/replays.py): a finished match, for its players or a key's holder.
+
+/** Who asks for a replay: a player (their table token) or the holder of a share key. */
+export interface ReplayPass {
+  token: string | null;
+  key: string | null;
+}
+
+function replayQuery(pass: ReplayPass, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams(extra);
+  if (pass.key) params.set("key", pass.key);
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+function matchPath(table: string, match: number): string {
+  return `/api/replays/${encodeURIComponent(table)}/${match}`;
+}
+
+export function getReplay(table: string, match: number, pass: ReplayPass): Promise<ReplayInfo> {
+  return call(`${matchPath(table, match)}${replayQuery(pass)}`, {}, pass.key ? null : pass.token);
+}
+
+export function getSharedReplay(key: string): Promise<ReplayInfo> {
+  return call(`/api/replays/shared/${encodeURIComponent(key)}`);
+}
+
+export function getReplaySteps(
+  table: string,
+  match: number,
+  pass: ReplayPass,
+  seat: number | null,
+  start: number,
+  count: number,
+  knowledge = false,
+): Promise<ReplayPage> {
+  const extra: Record<string, string> = { start: String(start), count: String(count) };
+  if (seat !== null) extra.seat = String(seat);
+  if (knowledge) extra.knowledge = "true";
+  return call(`${matchPath(table, match)}/steps${replayQuery(pass, extra)}`, {}, pass.key ? null : pass.token);
+}
+
+export function exportUrl(table: string, match: number, key: string): string {
+  return `${matchPath(table, match)}/export${replayQuery({ token: null, key })}`;
+}
+
+/** The share link of a table's latest match (for its players). */
+export function shareTableMatch(code: string, token: string): Promise<ShareLink> {
+  return call(`/api/tables/${encodeURIComponent(code)}/share`, { method: "POST" }, token);
 }

@@ -3,7 +3,7 @@
 import { getPresets } from "./api";
 import { initialLocale, translate, type Locale, type Params } from "./i18n";
 import type { Ruleset } from "./protocol";
-import { parseRoute, routePath, type Route } from "./router";
+import { parseReplay, parseRoute, routePath, type Route } from "./router";
 import { browserStore, LOCALE_KEY, seatToken } from "./session";
 
 export const store = browserStore();
@@ -15,7 +15,10 @@ export const app = $state<{
 }>({
   locale: initialLocale(store.getItem(LOCALE_KEY), typeof navigator === "undefined" ? [] : navigator.languages),
   presets: null,
-  route: parseRoute(typeof location === "undefined" ? "/" : location.pathname),
+  route: parseRoute(
+    typeof location === "undefined" ? "/" : location.pathname,
+    typeof location === "undefined" ? "" : location.hash,
+  ),
 });
 
 /** The text for ``key`` in the current language (reactive in templates). */
@@ -39,12 +42,13 @@ export function navigate(route: Route, replace = false): void {
 
 export function listenToHistory(): void {
   window.addEventListener("popstate", () => {
-    app.route = parseRoute(location.pathname);
+    app.route = parseRoute(location.pathname, location.hash);
   });
   // A seat link pasted into the address bar of an open table changes only the fragment (no
   // page load): load the page, which takes the seat from the fragment as any opening does.
   window.addEventListener("hashchange", () => {
     if (seatToken(location.hash)) location.reload();
+    else if (parseReplay(location.hash)) app.route = parseRoute(location.pathname, location.hash);
   });
 }
 

@@ -5,9 +5,28 @@ export type Route =
   | { page: "new"; preset: string | null }
   | { page: "howto"; preset: string }
   | { page: "table"; code: string }
-  | { page: "profile" };
+  | { page: "profile" }
+  | { page: "replay"; table: string; match: number }
+  | { page: "shared"; key: string };
 
-export function parseRoute(path: string): Route {
+const TABLE_ID = /^[A-Za-z0-9]{1,64}$/;
+const REPLAY_KEY = /^[A-Za-z0-9_.-]{1,200}$/;
+
+/** A replay route in a fragment: ``#/replay/<table_id>/<match_no>`` or ``#/replay/shared/<key>``. */
+export function parseReplay(hash: string): Route | null {
+  if (!hash.startsWith("#/replay/")) return null;
+  const parts = hash.slice("#/replay/".length).split("/").map(decodeURIComponent);
+  if (parts.length !== 2) return null;
+  if (parts[0] === "shared") return REPLAY_KEY.test(parts[1]) ? { page: "shared", key: parts[1] } : null;
+  const match = Number(parts[1]);
+  if (!TABLE_ID.test(parts[0]) || !/^\d{1,7}$/.test(parts[1]) || match < 1) return null;
+  return { page: "replay", table: parts[0], match };
+}
+
+/** The route of a path (and of its fragment: the replay routes live there). */
+export function parseRoute(path: string, hash = ""): Route {
+  const replay = parseReplay(hash);
+  if (replay) return replay;
   const parts = path.split(/[?#]/)[0].split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "t" && parts[1]) return { page: "table", code: parts[1].toUpperCase() };
   if (parts[0] === "howto" && parts[1]) return { page: "howto", preset: parts[1].toLowerCase() };
@@ -26,6 +45,10 @@ export function routePath(route: Route): string {
       return "/profile";
     case "new":
       return route.preset ? `/new/${encodeURIComponent(route.preset)}` : "/new";
+    case "replay":
+      return `/#/replay/${encodeURIComponent(route.table)}/${route.match}`;
+    case "shared":
+      return `/#/replay/shared/${encodeURIComponent(route.key)}`;
     default:
       return "/";
   }

@@ -125,6 +125,57 @@ export interface RemoveSeat {
   seat: number;
 }
 
+/** A finished match: who played, how many steps, where each round starts. */
+export interface ReplayInfo {
+  /** the match id, <table_id>/<match_no> */
+  match: string;
+  table_id: string;
+  match_no: number;
+  preset: string;
+  players: number;
+  /** each seat's display name */
+  names: string[];
+  /** steps 0 (the deal) to steps - 1 (the last action) */
+  steps: number;
+  rounds: ReplayRound[];
+  winners: number[];
+  /** every round's reveal, in order */
+  results: Reveal[];
+  /** the match's file can be downloaded (export) */
+  exportable: boolean;
+}
+
+export interface ReplayPage {
+  match: string;
+  seat: number | null;
+  start: number;
+  steps: ReplayStep[];
+}
+
+export interface ReplayRound {
+  round: number;
+  /** the step of the round's deal */
+  step: number;
+}
+
+/** One step: face up (seat null: hands, held, draw_top, and events with every card any player was shown) or through one seat's eyes (view, legal, sets, and the events as that seat was sent them). */
+export interface ReplayStep {
+  step: number;
+  round: number;
+  /** the action that led here (null: the deal) */
+  action: ActionJson | null;
+  /** that action in its text form */
+  text: string | null;
+  seat: number | null;
+  view: View;
+  events: SeenEvent[];
+  hands?: ((string | null)[])[] | null;
+  held?: string | null;
+  draw_top?: string | null;
+  legal?: ActionJson[] | null;
+  sets?: number | null;
+}
+
 /** A round's reveal: every hand by card name, the scores and why, the totals after it. */
 export interface Reveal {
   round: number;
@@ -238,6 +289,14 @@ export interface SeenEvent {
 }
 
 export type ServerMessage = Welcome | TableMessage | EventMessage | SnapshotMessage | Missed | Ack | ErrorMessage | Pong;
+
+/** The link that lets anyone watch one finished match. */
+export interface ShareLink {
+  match: string;
+  /** the signed replay key (in the link) */
+  key: string;
+  url: string;
+}
 
 /** On (re)connection or after a refusal: your view and legal actions, and the scoreboard. */
 export interface SnapshotMessage {
