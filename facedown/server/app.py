@@ -16,9 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
 from ..store.base import Store
+from .apidocs import api_docs_page
 from .auth import Tokens
 from .clock import SystemClock
 from .context import TableContext, TableError
+from .crashhook import ENV as CRASH_ENV
+from .crashhook import CrashAt
 from .guards import BodyLimit, SecurityHeaders, invalid_request
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
@@ -112,6 +115,7 @@ def create_app(
     """Build the app.  ``store`` and ``hub`` default to SQLite in the data folder and LocalHub."""
     settings = settings or ServerSettings()
     state = ServerState(settings, Tokens(settings.resolved_secret(), settings.token_lifetime))
+    crash = _crash_hook(settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -120,10 +124,13 @@ def create_app(
         if store is None:
             from ..store.sql import open_store
 
-            used = await open_store(settings.resolved_database_url())
+            dies = crash.before_commit if crash is not None else None
+            used = await open_store(settings.resolved_database_url(), before_commit=dies)
         else:
             used = store
-        ctx = TableContext(used, hub or LocalHub(), bot_for_seat, settings.table, SystemClock())
+        ctx = TableContext(
+            used, hub or LocalHub(), bot_for_seat, settings.table, SystemClock(), crash
+        )
         state.live_lobby = Lobby(ctx)
         await state.live_lobby.recover()
         yield
@@ -136,14 +143,21 @@ def create_app(
         title="Facedown",
         version="1",
         lifespan=lifespan,
-        docs_url="/docs" if docs else None,
-        redoc_url="/redoc" if docs else None,
+        # FastAPI's Swagger UI and ReDoc pages load their scripts from a CDN (blank offline):
+        # /docs is our own page instead (server/apidocs.py), made from /openapi.json.
+        docs_url=None,
+        redoc_url=None,
         openapi_url="/openapi.json" if docs else None,
     )
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
-    app.add_middleware(SecurityHeaders, api_docs=docs)  # outermost: every answer has them
+    app.add_middleware(SecurityHeaders)  # outermost: every answer has them
     _api_routes(app, state)
+    if docs:
+
+        @app.get("/docs", include_in_schema=False)
+        async def api_docs() -> HTMLResponse:
+            return HTMLResponse(api_docs_page(app.openapi()))
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
@@ -152,6 +166,15 @@ def create_app(
     _serve_client(app, WEB_DIST)
     app.state.lobby = state.lobby
     return app
+
+
+def _crash_hook(settings: ServerSettings) -> CrashAt | None:
+    """The crash test hook (server/crashhook.py), only on a server with test hooks."""
+    if settings.crash_at is None:
+        return None
+    if not settings.test_hooks:
+        raise ValueError(f"{CRASH_ENV} is a test hook: it needs --test-hooks")
+    return CrashAt.parse(settings.crash_at)
 
 
 def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat: one small nested handler per route

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..bots import Bot
 from ..store.base import Store
 from .clock import Clock, SystemClock
+from .crashhook import CrashAt
 from .hub import Hub
 
 BotFactory = Callable[[str, int], Bot]
@@ -42,3 +43,4 @@ class TableContext:
     bot_factory: BotFactory
     config: TableConfig = field(default_factory=TableConfig)
     clock: Clock = field(default_factory=SystemClock)
+    crash: CrashAt | None = None  # a test hook: die inside a durability window (crashhook.py)

@@ -7,7 +7,7 @@ returns only once committed.  Reads go through the ORM for typed rows.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, cast
@@ -41,13 +41,22 @@ from .migrate import upgrade_engine
 from .models import LogRow, SeatRow, TableRow
 from .writer import GroupCommit, Write
 
+# Called inside the transaction of a log write, after its statements and before its commit,
+# with the table id and the entry's seq (a test hook: server/crashhook.py).
+BeforeCommit = Callable[[str, int], None]
 
-async def open_store(url: str) -> SqlStore:
+
+def _nothing(_table_id: str, _seq: int) -> None:
+    return None
+
+
+async def open_store(url: str, *, before_commit: BeforeCommit | None = None) -> SqlStore:
     """Open the database at ``url``, migrated to the newest schema first.
 
     ``url`` is ``sqlite:///path/to/facedown.db`` (the folder is created) or
     ``postgresql://user:password@host:port/database``; the async drivers are filled in.
-    Raise StoreError when the database cannot be reached or migrated.
+    Raise StoreError when the database cannot be reached or migrated.  ``before_commit`` is
+    for tests only (see :data:`BeforeCommit`).
     """
     engine = make_engine(url)
     try:
@@ -55,15 +64,16 @@ async def open_store(url: str) -> SqlStore:
     except BaseException:
         await engine.dispose()
         raise
-    return SqlStore(engine)
+    return SqlStore(engine, before_commit=before_commit)
 
 
 class SqlStore:
     """The Store on an async SQLAlchemy engine; made by :func:`open_store`."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, *, before_commit: BeforeCommit | None = None) -> None:
         self._engine = engine
         self._closed = False
+        self._before_commit = before_commit or _nothing
         # SQLite has one writer at a time: writes queue for group commit.  PostgreSQL commits
         # concurrent transactions together by itself, so each write has its own connection.
         sqlite = engine.url.get_backend_name() == "sqlite"
@@ -111,12 +121,14 @@ class SqlStore:
 
     async def append(self, table_id: str, entry: LogEntry) -> None:
         check_entry(entry)
-        await self._write(partial(_append, table_id=table_id, entry=entry))
+        write = partial(_append, table_id=table_id, entry=entry, hook=self._before_commit)
+        await self._write(write)
 
     async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
         check_entry(entry)
         check_table(record)
-        await self._write(partial(_append_and_update, record=record, entry=entry))
+        write = partial(_append_and_update, record=record, entry=entry, hook=self._before_commit)
+        await self._write(write)
 
     async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:
         # Columns, not ORM objects: a restart replays every log, so this read is the bulk one.
@@ -197,7 +209,9 @@ def _update_table(connection: Connection, record: TableRecord) -> None:
 _INSERT_LOG = insert(LogRow)  # built once: append is the hot path
 
 
-def _append(connection: Connection, table_id: str, entry: LogEntry) -> None:
+def _append(
+    connection: Connection, table_id: str, entry: LogEntry, hook: BeforeCommit = _nothing
+) -> None:
     try:
         connection.execute(
             _INSERT_LOG,
@@ -217,13 +231,17 @@ def _append(connection: Connection, table_id: str, entry: LogEntry) -> None:
         if kind == "foreign_key":
             raise StoreError(f"no table {table_id!r}") from None
         raise
+    hook(table_id, entry.seq)
 
 
-def _append_and_update(connection: Connection, record: TableRecord, entry: LogEntry) -> None:
+def _append_and_update(
+    connection: Connection, record: TableRecord, entry: LogEntry, hook: BeforeCommit
+) -> None:
     # The append first: it refuses (taken seq, no table) before anything has changed, as the
     # group commit requires; once it is in, the table exists and the update cannot refuse.
     _append(connection, record.id, entry)
     _update_table(connection, record)
+    hook(record.id, entry.seq)
 
 
 def _mutable_fields(record: TableRecord) -> dict[str, Any]:
