@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
-from ..store.base import Store
+from ..store.base import Store, StoreError
 from .apidocs import api_docs_page
 from .auth import Tokens
 from .clock import SystemClock
@@ -131,6 +131,7 @@ def create_app(
         ctx = TableContext(
             used, hub or LocalHub(), bot_for_seat, settings.table, SystemClock(), crash
         )
+        state.tokens.load_floors(await used.token_floors())  # rotations outlive a restart
         state.live_lobby = Lobby(ctx)
         await state.live_lobby.recover()
         yield
@@ -253,11 +254,18 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
     async def rotate_session(authorization: str | None = BEARER) -> Session:
         """A fresh session token for the one in ``Authorization: Bearer``, which stops working
         (as does every token issued to that guest before), say after a link was shared."""
-        rotated = tokens.rotate(state.bearer(authorization))
+        rotated = tokens.rotation(state.bearer(authorization))
         if rotated is None:
             message = "send a valid session token as Authorization: Bearer <token>"
             raise HTTPException(401, {"code": "bad_token", "message": message})
         guest, token = rotated
+        issued_ms = int(guest.issued * 1000)
+        try:  # stored before it is handed out: the rotation outlives a restart
+            await state.lobby().store.set_token_floor(guest.player_id, issued_ms)
+        except StoreError:
+            message = "the rotation could not be stored: try again (your token still works)"
+            raise HTTPException(503, {"code": "store_unavailable", "message": message}) from None
+        tokens.refuse_before(guest.player_id, issued_ms)
         return Session(token=token, expires=guest.expires(tokens.lifetime))
 
     async def _find(code: str, address: str) -> Table:

@@ -132,5 +132,14 @@ class Store(Protocol):
     async def broken_tables(self) -> list[TableRecord]:
         """Tables marked broken (status ``broken``), ordered as :meth:`active_tables`."""
 
+    async def token_floors(self) -> dict[str, int]:
+        """Every guest who rotated their session token, with the earliest issue time (unix
+        milliseconds) still valid for them: what a restarted server must keep refusing."""
+
+    async def set_token_floor(self, player_id: str, valid_from: int) -> None:
+        """Refuse the tokens of ``player_id`` issued before ``valid_from`` (ms), for good.
+
+        A floor only rises: a lower one than stored changes nothing."""
+
     async def close(self) -> None:
         """Release connections; any later call raises StoreError."""

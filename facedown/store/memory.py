@@ -19,7 +19,7 @@ from .base import (
     TableRecord,
     TableStatus,
 )
-from .checks import check_entry, check_table, json_text
+from .checks import check_entry, check_floor, check_table, json_text
 
 
 class MemoryStore:
@@ -29,6 +29,7 @@ class MemoryStore:
         self._tables: dict[str, TableRecord] = {}
         self._codes: dict[str, str] = {}  # upper-case code -> table id
         self._logs: dict[str, dict[int, LogEntry]] = {}
+        self._floors: dict[str, int] = {}  # player id -> earliest token issue (ms) valid
         self._closed = False
 
     def _check_open(self) -> None:
@@ -108,6 +109,15 @@ class MemoryStore:
         found = [record for record in self._tables.values() if record.status in statuses]
         found.sort(key=lambda record: (record.created_at, record.id))
         return [_stored(record) for record in found]
+
+    async def token_floors(self) -> dict[str, int]:
+        self._check_open()
+        return dict(self._floors)
+
+    async def set_token_floor(self, player_id: str, valid_from: int) -> None:
+        self._check_open()
+        check_floor(player_id, valid_from)
+        self._floors[player_id] = max(valid_from, self._floors.get(player_id, valid_from))
 
     async def close(self) -> None:
         self._closed = True

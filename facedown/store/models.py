@@ -1,9 +1,10 @@
-"""The database schema: three tables, declared once for the store and for the migrations.
+"""The database schema: the game tables, declared once for the store and for the migrations.
 
 ``tables`` holds a table's durable description, ``seats`` its seats, and ``table_log`` its
 append-only command log, whose primary key (table_id, seq) is what makes a second writer of the
 same sequence number fail instead of forking the game.  Times are unix seconds (floats), as in
-the records of :mod:`facedown.store.base`.
+the records of :mod:`facedown.store.base`.  ``store_meta`` counts commits (store/commits.py) and
+``token_floors`` keeps session-token rotations (server/auth.py).
 """
 
 from __future__ import annotations
@@ -71,3 +72,22 @@ class LogRow(Base):
     kind: Mapped[str] = mapped_column(String)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[float] = mapped_column(Float)
+
+
+class MetaRow(Base):
+    """A named counter of the store (``commits``: the SQLite writer's transactions)."""
+
+    __tablename__ = "store_meta"
+
+    key: Mapped[str] = mapped_column(String, primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger)
+
+
+class TokenFloorRow(Base):
+    """A guest who rotated their session token: tokens issued before ``valid_from`` (unix
+    milliseconds) are refused."""
+
+    __tablename__ = "token_floors"
+
+    player_id: Mapped[str] = mapped_column(String, primary_key=True)
+    valid_from: Mapped[int] = mapped_column(BigInteger)

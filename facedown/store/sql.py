@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, delete, insert, select, update
+from sqlalchemy import ColumnElement, case, delete, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -29,7 +29,7 @@ from .base import (
     TableRecord,
     TableStatus,
 )
-from .checks import check_entry, check_table
+from .checks import check_entry, check_floor, check_table
 from .database import (
     database_errors,
     integrity_kind,
@@ -38,7 +38,7 @@ from .database import (
     shown,
 )
 from .migrate import upgrade_engine
-from .models import LogRow, SeatRow, TableRow
+from .models import LogRow, SeatRow, TableRow, TokenFloorRow
 from .writer import GroupCommit, Write
 
 # Called inside the transaction of a log write, after its statements and before its commit,
@@ -157,6 +157,15 @@ class SqlStore:
         async with self._session() as session:
             return [_table_record(row) for row in await session.scalars(query)]
 
+    async def token_floors(self) -> dict[str, int]:
+        query = select(TokenFloorRow.player_id, TokenFloorRow.valid_from)
+        async with self._session() as session:
+            return {player: floor for player, floor in await session.execute(query)}
+
+    async def set_token_floor(self, player_id: str, valid_from: int) -> None:
+        check_floor(player_id, valid_from)
+        await self._write(partial(_set_token_floor, player_id=player_id, valid_from=valid_from))
+
     async def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -242,6 +251,23 @@ def _append_and_update(
     _append(connection, record.id, entry)
     _update_table(connection, record)
     hook(record.id, entry.seq)
+
+
+def _set_token_floor(connection: Connection, player_id: str, valid_from: int) -> None:
+    # An update that only raises the floor, else an insert: no upsert dialect needed, and the
+    # writes of one table of guests are never concurrent (the writer, or one PG transaction).
+    raised = connection.execute(
+        update(TokenFloorRow)
+        .where(TokenFloorRow.player_id == player_id)
+        .values(
+            valid_from=case(
+                (TokenFloorRow.valid_from < valid_from, valid_from),
+                else_=TokenFloorRow.valid_from,
+            )
+        )
+    )
+    if raised.rowcount == 0:
+        connection.execute(insert(TokenFloorRow).values(player_id=player_id, valid_from=valid_from))
 
 
 def _mutable_fields(record: TableRecord) -> dict[str, Any]:
