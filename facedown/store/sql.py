@@ -30,12 +30,14 @@ from .base import (
     TableStatus,
 )
 from .checks import check_entry, check_floor, check_table
+from .commits import CommitMarks, marks_path
 from .database import (
     database_errors,
     integrity_kind,
     make_engine,
     make_sqlite_writer_engine,
     shown,
+    sqlite_file,
 )
 from .migrate import upgrade_engine
 from .models import LogRow, SeatRow, TableRow, TokenFloorRow
@@ -77,7 +79,11 @@ class SqlStore:
         # SQLite has one writer at a time: writes queue for group commit.  PostgreSQL commits
         # concurrent transactions together by itself, so each write has its own connection.
         sqlite = engine.url.get_backend_name() == "sqlite"
-        self._writer = GroupCommit(make_sqlite_writer_engine(engine)) if sqlite else None
+        self._writer = None
+        if sqlite:
+            path = sqlite_file(engine.url)  # a file's commits are counted (store/commits.py)
+            marks = CommitMarks(marks_path(path.resolve())) if path is not None else None
+            self._writer = GroupCommit(make_sqlite_writer_engine(engine), marks)
 
     @property
     def url(self) -> str:
