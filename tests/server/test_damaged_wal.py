@@ -22,12 +22,14 @@ import httpx
 import pytest
 
 from benchmarks.serverproc import free_port, start_server, stop_server, wait_healthy
+from facedown.store.backup import backup_sqlite
 from facedown.store.commits import marks_path, recorded
 
 SECRET = "damaged-wal"  # noqa: S105 - signs the test server's tokens
 ADDRESS = "127.0.22.1"  # this test's own loopback address (per-address limits)
 WAL_HEADER, FRAME_HEADER = 32, 24  # bytes (sqlite.org/fileformat.html, the WAL format)
 TABLES = 12
+BACKED_UP = 4  # tables made before the backup
 
 
 @pytest.fixture
@@ -56,7 +58,9 @@ def killed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
             try:
                 await wait_healthy(server, http)
                 codes = []
-                for _ in range(TABLES):
+                for n in range(TABLES):
+                    if n == BACKED_UP:  # a backup of the live database, halfway
+                        backup_sqlite(f"sqlite:///{data / 'facedown.db'}", data / "backup.db")
                     r = await http.post("/api/tables", json={"preset": "kivo", "seats": 2})
                     codes.append(r.json()["code"])
                 server.proc.send_signal(signal.SIGKILL)
@@ -176,3 +180,22 @@ def test_a_wal_with_its_header_overwritten_is_refused(
     with (data / "facedown.db-wal").open("r+b") as f:
         f.write(b"\0" * WAL_HEADER)  # SQLite ignores the whole log
     assert "lost acknowledged writes" in _serve_refuses(data)
+
+
+@pytest.mark.anyio
+async def test_restoring_a_backup_as_documented_serves_it(
+    killed: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """docs/server.md: stop, put the copy in place, remove the -wal, -shm and count files."""
+    data = _copy(killed, tmp_path / "data")
+    with (data / "facedown.db-wal").open("r+b") as f:
+        f.truncate(WAL_HEADER)
+    _serve_refuses(data)
+    shutil.copy(data / "backup.db", data / "facedown.db")
+    for name in ("facedown.db-wal", "facedown.db-shm"):
+        (data / name).unlink(missing_ok=True)
+    # The count file kept, the copy holds fewer commits than were made: refused, and said so.
+    assert "lost acknowledged writes" in _serve_refuses(data)
+    marks_path(data / "facedown.db").unlink()
+    served = await _serves(data, killed[1])
+    assert served == [200] * BACKED_UP + [404] * (TABLES - BACKED_UP)
