@@ -62,7 +62,8 @@ SERVER_CODES: dict[str, str] = {
 
 def _illegal_codes() -> dict[str, str]:
     """``illegal:<code>`` for the engine's refusal and each kind of it."""
-    kinds = [engine_errors.IllegalAction, *engine_errors.IllegalAction.__subclasses__()]
+    base = engine_errors.IllegalAction
+    kinds: list[type[engine_errors.IllegalAction]] = [base, *base.__subclasses__()]
     return {
         f"{ILLEGAL}{kind.code}": (kind.__doc__ or "").strip().split("\n")[0].rstrip(".")
         for kind in kinds
