@@ -27,6 +27,9 @@ describe("error texts", () => {
     expect(errorText("de", "rate_limited", server)).toBe(de["error.rate_limited"]);
     expect(errorText("en", "rate_limited", server)).toMatch(/wait/);
     expect(errorText("de", "illegal:not_your_turn", "it is not your turn")).toBe("Du bist nicht am Zug.");
+    // An English page shows the engine's specific reason; with none, the code's text.
+    expect(errorText("en", "illegal:not_in_rules", "turns end by themselves")).toBe("Refused: turns end by themselves");
+    expect(errorText("en", "illegal:not_your_turn", "")).toBe(en["error.illegal:not_your_turn"]);
     // A code a newer server sends and this client does not know: the server's message.
     expect(errorText("de", "brand_new", "something new")).toBe("something new");
     expect(errorText("en", "illegal:brand_new", "no")).toBe(translate("en", "error.refused", { message: "no" }));

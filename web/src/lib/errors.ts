@@ -27,11 +27,15 @@ export function retryKey(code: string): string | null {
   return null;
 }
 
-/** The text for an error: the client's own for its code, else the server's message. */
+/** The text for an error: the client's own for its code, else the server's message.  A move
+ * the engine refused comes with its specific reason in English ("turns on this table end by
+ * themselves"): an English page shows that, other languages their own text for the code. */
 export function errorText(locale: Locale, code: string, message: string): string {
   const key = `error.${code}`;
+  if (code.startsWith("illegal:") && (locale === "en" || !hasText(key)) && message) {
+    return translate(locale, "error.refused", { message });
+  }
   if (hasText(key)) return translate(locale, key, { message });
-  if (code.startsWith("illegal:")) return translate(locale, "error.refused", { message });
   if (code.startsWith("http_")) return translate(locale, "error.http", { message: code.slice(5) });
   return message;
 }
