@@ -70,7 +70,9 @@ EVENT_KEYS = frozenset(
     ]
 )
 FRAME_KEYS = {
-    "event": frozenset(["type", "seq", "view", "legal", "sets", "deadline", "now", "events"]),
+    "event": frozenset(
+        ["type", "seq", "view", "legal", "sets", "deadline", "now", "events", "timed_out"]
+    ),
     "snapshot": frozenset(["type", "seq", "view", "legal", "sets", "deadline", "now", "rounds"]),
     "missed": frozenset(["type", "seq", "events"]),
 }
@@ -244,6 +246,7 @@ def check_frame(
     extra = set(frame) - FRAME_KEYS.get(str(kind), frozenset())
     if extra:
         problems.append(f"leak: unknown fields {sorted(extra)} in a {kind} frame")
+    problems += _check_timed_out(frame.get("timed_out"))
     now = sight(game, seat)
     sights = [now] if before is None else [sight(before, seat), now]
     if "view" in frame:
@@ -254,6 +257,24 @@ def check_frame(
     for event in frame.get("events") or []:
         problems += check_event(event, seat, sights)
     return problems
+
+
+TIMED_OUT_ACTION_KEYS = frozenset(["by", "do", "slots", "slot", "target", "target_slot"])
+
+
+def _check_timed_out(timed_out: Any) -> list[str]:
+    """A move a timer played, named in an event frame: the seat, and an action of that seat
+    (an action's fields only: no card)."""
+    if timed_out is None:
+        return []
+    if not isinstance(timed_out, dict) or set(timed_out) != {"seat", "action"}:
+        return [f"leak: a timed_out of unknown shape {timed_out!r}"]
+    action = timed_out["action"]
+    if not isinstance(action, dict) or set(action) - TIMED_OUT_ACTION_KEYS:
+        return [f"leak: unknown fields in a timed-out action {action!r}"]
+    if action.get("by") != timed_out["seat"]:
+        return [f"a timed-out action {action!r} is not seat {timed_out['seat']}'s"]
+    return []
 
 
 @dataclass

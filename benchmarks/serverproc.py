@@ -16,7 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,11 +48,13 @@ def start_server(
     profile: Path | None = None,
     extra: Sequence[str] = (),
     secret: str | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Server:
     """``facedown serve`` on ``HOST:port`` with its data in ``data``; ``extra`` are more
     arguments (``--test-hooks``, ``--bot-delay``); ``secret`` signs the session tokens (pass
-    the same one to a restarted server, or every token is refused)."""
-    env = {**os.environ, "FACEDOWN_SECRET": secret or secrets.token_hex(32)}
+    the same one to a restarted server, or every token is refused); ``env`` adds variables
+    (``FACEDOWN_CRASH_AT``)."""
+    env = {**os.environ, "FACEDOWN_SECRET": secret or secrets.token_hex(32), **(env or {})}
     command = [sys.executable]
     if profile is not None:
         command += ["-m", "cProfile", "-o", str(profile)]

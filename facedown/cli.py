@@ -182,13 +182,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
         request_timeout=args.request_timeout,
         max_connections=args.max_connections,
         table=TableConfig() if args.bot_delay is None else TableConfig(bot_delay=args.bot_delay),
+        crash_at=os.environ.get("FACEDOWN_CRASH_AT") or None,  # a test hook: crashhook.py
     )
     try:  # a damaged SQLite file is refused here, before anything is served
         check_database(settings.resolved_database_url())
     except StoreError as e:
         print(f"facedown serve: {e}", file=sys.stderr)
         return 1
-    app = create_app(settings)
+    try:
+        app = create_app(settings)
+    except ValueError as e:  # FACEDOWN_CRASH_AT without --test-hooks, or not a window
+        print(f"facedown serve: {e}", file=sys.stderr)
+        return 2
     if settings.test_hooks:
         print("Facedown: test hooks are on: tables may be dealt as their creator says", flush=True)
     # Fewer, later cyclic-GC passes: a full pass over hundreds of live tables stalls every table
@@ -440,7 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--api-docs",
         action="store_true",
-        help="serve the interactive API pages /docs, /redoc and /openapi.json (off by default)",
+        help="serve /openapi.json and a page describing it at /docs (off by default)",
     )
     p.add_argument(
         "--behind-proxy",

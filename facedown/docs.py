@@ -86,6 +86,14 @@ resyncs when it reconnects.
 Nothing sent to a seat holds a card that seat may not know; the deck order and the table's seed
 never leave the server.
 
+## Error codes
+
+Every `code` the server sends, in an `error` message or in an HTTP answer's
+`{{"detail": {{"code": ..., "message": ...}}}}` (from `facedown/server/errors.py`; the web client
+has a text of its own in each language for each). The codes are stable; messages may change.
+
+{codes}
+
 ## Client messages (JSON Schema)
 
 ```json
@@ -103,8 +111,11 @@ never leave the server.
 def protocol_markdown() -> str:
     """``docs/protocol.md``: the conversation and the JSON Schema of every message."""
     from .server import protocol
+    from .server.errors import ERROR_CODES
 
+    codes = "\n".join(f"- `{code}`: {when}." for code, when in ERROR_CODES.items())
     return _PROTOCOL.format(
+        codes=codes,
         version=protocol.VERSION,
         max_frame=protocol.MAX_FRAME,
         client=json.dumps(protocol.client_schema(), indent=2, sort_keys=True),

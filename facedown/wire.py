@@ -138,6 +138,7 @@ def _one_line(text: str) -> str:
 def typescript() -> str:
     """The text of ``web/src/lib/wire.ts``."""
     from .bots.registry import LEVELS
+    from .server.errors import ERROR_CODES
 
     writer = _Writer()
     tops = schemas()
@@ -156,4 +157,8 @@ def typescript() -> str:
     out.append("/** The bot levels, weakest first (facedown/bots/registry.py). */")
     out.append(f"export const BOT_LEVELS = [{levels}] as const;")
     out.append("export type BotLevel = (typeof BOT_LEVELS)[number];\n")
+    codes = ", ".join(json.dumps(code) for code in ERROR_CODES)
+    out.append("/** Every error code the server sends (facedown/server/errors.py). */")
+    out.append(f"export const ERROR_CODES = [{codes}] as const;")
+    out.append("export type ErrorCode = (typeof ERROR_CODES)[number];\n")
     return "\n".join(out)

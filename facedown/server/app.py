@@ -15,12 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
-from ..store.base import Store
+from ..store.base import Store, StoreError
 from .account_routes import account_routes, signed_in
 from .accounts import Accounts
+from .apidocs import api_docs_page
 from .auth import Tokens
 from .clock import SystemClock
 from .context import TableContext, TableError
+from .crashhook import ENV as CRASH_ENV
+from .crashhook import CrashAt
 from .guards import BodyLimit, SecurityHeaders, invalid_request
 from .history import History
 from .hub import Hub, LocalHub
@@ -118,6 +121,7 @@ def create_app(
     """Build the app.  ``store`` and ``hub`` default to SQLite in the data folder and LocalHub."""
     settings = settings or ServerSettings()
     state = ServerState(settings, Tokens(settings.resolved_secret(), settings.token_lifetime))
+    crash = _crash_hook(settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -126,12 +130,20 @@ def create_app(
         if store is None:
             from ..store.sql import open_store
 
-            used = await open_store(settings.resolved_database_url())
+            dies = crash.before_commit if crash is not None else None
+            used = await open_store(settings.resolved_database_url(), before_commit=dies)
         else:
             used = store
         ctx = TableContext(
-            used, hub or LocalHub(), bot_for_seat, settings.table, SystemClock(), state.metrics
+            used,
+            hub or LocalHub(),
+            bot_for_seat,
+            settings.table,
+            SystemClock(),
+            metrics=state.metrics,
+            crash=crash,
         )
+        state.tokens.load_floors(await used.token_floors())  # rotations outlive a restart
         state.live_lobby = lobby = Lobby(ctx)
         state.metrics.watch_tables(lambda: (t.record.status for t in lobby.tables.values()))
         state.accounts = Accounts(
@@ -153,17 +165,24 @@ def create_app(
         title="Facedown",
         version="1",
         lifespan=lifespan,
-        docs_url="/docs" if docs else None,
-        redoc_url="/redoc" if docs else None,
+        # FastAPI's Swagger UI and ReDoc pages load their scripts from a CDN (blank offline):
+        # /docs is our own page instead (server/apidocs.py), made from /openapi.json.
+        docs_url=None,
+        redoc_url=None,
         openapi_url="/openapi.json" if docs else None,
     )
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
-    app.add_middleware(SecurityHeaders, api_docs=docs)  # outermost: every answer has them
+    app.add_middleware(SecurityHeaders)  # outermost: every answer has them
     ops_routes(app, state)
     _api_routes(app, state)
     account_routes(app, state)
     replay_routes(app, state)
+    if docs:
+
+        @app.get("/docs", include_in_schema=False)
+        async def api_docs() -> HTMLResponse:
+            return HTMLResponse(api_docs_page(app.openapi()))
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
@@ -172,6 +191,15 @@ def create_app(
     _serve_client(app, WEB_DIST)
     app.state.lobby = state.lobby
     return app
+
+
+def _crash_hook(settings: ServerSettings) -> CrashAt | None:
+    """The crash test hook (server/crashhook.py), only on a server with test hooks."""
+    if settings.crash_at is None:
+        return None
+    if not settings.test_hooks:
+        raise ValueError(f"{CRASH_ENV} is a test hook: it needs --test-hooks")
+    return CrashAt.parse(settings.crash_at)
 
 
 def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat: one small nested handler per route
@@ -250,11 +278,18 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
     async def rotate_session(authorization: str | None = BEARER) -> Session:
         """A fresh session token for the one in ``Authorization: Bearer``, which stops working
         (as does every token issued to that guest before), say after a link was shared."""
-        rotated = tokens.rotate(state.bearer(authorization))
+        rotated = tokens.rotation(state.bearer(authorization))
         if rotated is None:
             message = "send a valid session token as Authorization: Bearer <token>"
             raise HTTPException(401, {"code": "bad_token", "message": message})
         guest, token = rotated
+        issued_ms = int(guest.issued * 1000)
+        try:  # stored before it is handed out: the rotation outlives a restart
+            await state.lobby().store.set_token_floor(guest.player_id, issued_ms)
+        except StoreError:
+            message = "the rotation could not be stored: try again (your token still works)"
+            raise HTTPException(503, {"code": "store_unavailable", "message": message}) from None
+        tokens.refuse_before(guest.player_id, issued_ms)
         return Session(token=token, expires=guest.expires(tokens.lifetime))
 
     async def _player_at(table: Table, request: Request, authorization: str | None) -> str | None:

@@ -2,8 +2,14 @@
 
 A token carries the player's id, their name and when it was issued; it is valid for a
 lifetime (30 days by default) from then.  Rotating a token gives a fresh one and makes every
-token issued to that player before it invalid (a leaked link stops working).  The rotations are
-remembered by this process: after a restart only the lifetime bounds an old token.
+token issued to that player before it invalid (a leaked link stops working).  A rotation is
+kept in the store (``Store.set_token_floor``) before the fresh token is handed out, and a
+starting server loads them all (:meth:`Tokens.load_floors`): it survives a restart.
+
+A token without an issue time (the format from before tokens expired) is refused like a forged
+one: read with an issue time of 0 it would be long expired anyway, and accepted as new it would
+never expire.  Seats are bound to the player id inside the token, so such a holder gets
+``bad_token`` and cannot take their old seat back (docs/server.md).
 """
 
 from __future__ import annotations
@@ -65,14 +71,33 @@ class Tokens:
 
     def rotate(self, token: str | None) -> tuple[Guest, str] | None:
         """A fresh token for the guest ``token`` names, and every earlier token of that guest
-        no longer valid; None when ``token`` is not valid itself."""
+        no longer valid; None when ``token`` is not valid itself.  (In this process only: the
+        server stores the floor first, see :meth:`rotation`.)"""
+        rotated = self.rotation(token)
+        if rotated is None:
+            return None
+        guest, fresh = rotated
+        self.refuse_before(guest.player_id, int(guest.issued * 1000))
+        return guest, fresh
+
+    def rotation(self, token: str | None) -> tuple[Guest, str] | None:
+        """A fresh token for the guest ``token`` names, changing nothing yet: once the fresh
+        token's issue time is stored as the guest's floor, :meth:`refuse_before` it."""
         guest = self.check(token)
         if guest is None:
             return None
         # Issued strictly later than the token it replaces, even within one millisecond.
         issued_ms = max(int(self._clock() * 1000), int(guest.issued * 1000) + 1)
-        self._valid_from[guest.player_id] = issued_ms
         return self._issue(guest.player_id, guest.name, issued_ms)
+
+    def refuse_before(self, player_id: str, issued_ms: int) -> None:
+        """Tokens of ``player_id`` issued before ``issued_ms`` are no longer valid."""
+        self._valid_from[player_id] = max(issued_ms, self._valid_from.get(player_id, 0))
+
+    def load_floors(self, floors: dict[str, int]) -> None:
+        """The rotations a store kept (player id -> earliest issue in ms still valid)."""
+        for player_id, issued_ms in floors.items():
+            self.refuse_before(player_id, issued_ms)
 
     def _read(self, token: str | None) -> tuple[str, str, int] | None:
         """The player id, name and issue time (ms) a well-signed token holds."""

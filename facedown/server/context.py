@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..bots import Bot
 from ..store.base import Store
 from .clock import Clock, SystemClock
+from .crashhook import CrashAt
 from .hub import Hub
 from .metrics import Metrics
 
@@ -44,3 +45,4 @@ class TableContext:
     config: TableConfig = field(default_factory=TableConfig)
     clock: Clock = field(default_factory=SystemClock)
     metrics: Metrics = field(default_factory=Metrics)
+    crash: CrashAt | None = None  # a test hook: die inside a durability window (crashhook.py)

@@ -108,10 +108,6 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "frame-ancestors 'none'",
     ]
 )
-# FastAPI's /docs and /redoc pages (only with --api-docs) load their scripts from a CDN and run
-# inline code: those pages keep only what no page of ours needs to allow.
-API_DOCS_POLICY = "frame-ancestors 'none'"
-API_DOCS_PATHS = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
 
 
 class SecurityHeaders:
@@ -121,18 +117,16 @@ class SecurityHeaders:
     ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``, and
     ``Cache-Control: no-store`` on the API, whose answers carry session tokens."""
 
-    def __init__(self, app: ASGIApp, api_docs: bool = False) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.api_docs = api_docs  # the API's pages are served: relax the policy for them
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         path: str = scope["path"]
-        docs = self.api_docs and path in API_DOCS_PATHS
         extra = {
-            "content-security-policy": API_DOCS_POLICY if docs else CONTENT_SECURITY_POLICY,
+            "content-security-policy": CONTENT_SECURITY_POLICY,
             "x-content-type-options": "nosniff",
             "referrer-policy": "no-referrer",
             "x-frame-options": "DENY",

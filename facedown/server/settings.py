@@ -45,9 +45,11 @@ class ServerSettings:
     max_header_bytes: int = 16 * 1024
     flood_log_interval: float = 60.0
     metrics: bool = False  # serve Prometheus metrics at /metrics (facedown serve --metrics)
-    api_docs: bool = False  # serve /docs, /redoc and /openapi.json (facedown serve --api-docs)
+    api_docs: bool = False  # serve /openapi.json and a plain /docs page (facedown serve --api-docs)
     # Tables with a chosen seed or a stacked deal (server/testhooks.py): for tests, never in play.
     test_hooks: bool = False
+    # With test hooks only: FACEDOWN_CRASH_AT, a window to die in by SIGKILL (crashhook.py).
+    crash_at: str | None = None
 
     def resolved_database_url(self) -> str:
         if self.database_url:

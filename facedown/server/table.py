@@ -171,12 +171,19 @@ class Table:
         await self.store.update_table(record)
 
     async def _log(
-        self, kind: str, payload: dict[str, Any], record: TableRecord | None = None
+        self,
+        kind: str,
+        payload: dict[str, Any],
+        record: TableRecord | None = None,
+        window: str | None = None,
     ) -> None:
         """Write the next log entry (durable on return); the caller then takes its seq.
 
-        With ``record``, the table's record changes to it in the same transaction."""
+        With ``record``, the table's record changes to it in the same transaction.  ``window``
+        names the change for the crash test hook (server/crashhook.py)."""
         entry = LogEntry(self.seq + 1, kind, payload, self.now())
+        if self.ctx.crash is not None:
+            self.ctx.crash.arm(window, self.record.id, entry.seq)
         if record is None:
             await self.store.append(self.record.id, entry)
         else:
@@ -217,7 +224,8 @@ class Table:
             payload[DEAL] = deal
         # The entry and the status change are one write: a crash leaves both or neither.
         playing = replace(self.record, status="playing", updated_at=self.now())
-        await self._log("start", payload, record=playing)
+        window = "first_start" if match_no == 1 else "rematch"
+        await self._log("start", payload, record=playing, window=window)
         self.seq += 1
         self.match_no = match_no
         self.action_ids.clear()  # ids are unique within a match
@@ -284,10 +292,13 @@ class Table:
             payload["auto"] = True
         if timed_out:
             payload["timed_out"] = True
-        finished = None
+        finished, window = None, None
         if after.is_match_over:  # the last action and the end of the match are one write
             finished = replace(self.record, status="finished", updated_at=self.now())
-        await self._log("action", payload, record=finished)
+            window = "match_end"
+        elif after.is_round_over and not game.is_round_over:
+            window = "round_end"
+        await self._log("action", payload, record=finished, window=window)
         self.seq += 1
         self.game = after
         self.deadline = deadline

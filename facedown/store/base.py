@@ -235,5 +235,14 @@ class Store(Protocol):
     async def delete_sessions(self, user_id: str, keep: str | None = None) -> int:
         """End every session of the account but ``keep``; how many ended."""
 
+    async def token_floors(self) -> dict[str, int]:
+        """Every guest who rotated their session token, with the earliest issue time (unix
+        milliseconds) still valid for them: what a restarted server must keep refusing."""
+
+    async def set_token_floor(self, player_id: str, valid_from: int) -> None:
+        """Refuse the tokens of ``player_id`` issued before ``valid_from`` (ms), for good.
+
+        A floor only rises: a lower one than stored changes nothing."""
+
     async def close(self) -> None:
         """Release connections; any later call raises StoreError."""

@@ -35,3 +35,10 @@ def check_entry(entry: LogEntry) -> None:
     if not 1 <= entry.seq <= SEQ_MAX:
         raise StoreError(f"seq {entry.seq} is out of range (1 to {SEQ_MAX})")
     json_text(entry.payload, f"the payload of entry {entry.seq}")
+
+
+def check_floor(player_id: str, valid_from: int) -> None:
+    if not player_id:
+        raise StoreError("a token floor needs a player id")
+    if not 0 <= valid_from <= SEED_MAX:
+        raise StoreError(f"token floor {valid_from} is out of range (0 to {SEED_MAX})")

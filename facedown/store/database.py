@@ -20,6 +20,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemy
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from .base import DatabaseDamaged, StoreError
+from .commits import check_commits
 
 ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
 CONNECT_TIMEOUT = 10.0  # seconds before an unreachable PostgreSQL is reported
@@ -110,6 +111,7 @@ def _check_sqlite_file(path: Path, url: URL) -> None:
         raise StoreError(f"database unreachable at {shown(url)}: cannot open {path}: {e}") from None
     try:
         check_sqlite_integrity(connection, path)
+        check_commits(connection, path.resolve())  # commits lost with a damaged WAL
     finally:
         connection.close()
 

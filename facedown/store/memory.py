@@ -24,7 +24,7 @@ from .base import (
     UserExists,
     UserRecord,
 )
-from .checks import check_entry, check_table, json_text
+from .checks import check_entry, check_floor, check_table, json_text
 
 
 class MemoryStore:
@@ -38,6 +38,7 @@ class MemoryStore:
         self._names: dict[str, str] = {}  # name_key -> user id
         self._players: dict[str, str] = {}  # player id -> user id (in link order)
         self._sessions: dict[str, SessionRecord] = {}
+        self._floors: dict[str, int] = {}  # player id -> earliest token issue (ms) valid
         self._closed = False
 
     def _check_open(self) -> None:
@@ -243,6 +244,15 @@ class MemoryStore:
         for session_id in ended:
             del self._sessions[session_id]
         return len(ended)
+
+    async def token_floors(self) -> dict[str, int]:
+        self._check_open()
+        return dict(self._floors)
+
+    async def set_token_floor(self, player_id: str, valid_from: int) -> None:
+        self._check_open()
+        check_floor(player_id, valid_from)
+        self._floors[player_id] = max(valid_from, self._floors.get(player_id, valid_from))
 
     async def close(self) -> None:
         self._closed = True

@@ -5,8 +5,9 @@ append-only command log, whose primary key (table_id, seq) is what makes a secon
 same sequence number fail instead of forking the game.  Accounts (revision 0003): ``users``
 (a name, an argon2 hash, the player id the account sits with), ``user_players`` (every player
 id the account holds: its own and the guest ids it took over) and ``sessions`` (only the
-SHA-256 of each session token).  Times are unix seconds (floats), as in the records of
-:mod:`facedown.store.base`.
+SHA-256 of each session token).  ``store_meta`` counts commits (store/commits.py) and
+``token_floors`` keeps session-token rotations (server/auth.py), revision 0004.  Times are unix
+seconds (floats), as in the records of :mod:`facedown.store.base`.
 """
 
 from __future__ import annotations
@@ -116,3 +117,22 @@ class SessionRow(Base):
 
 # The seats of a player: what the match history looks up.
 Index("ix_seats_player_id", SeatRow.player_id)
+
+
+class MetaRow(Base):
+    """A named counter of the store (``commits``: the SQLite writer's transactions)."""
+
+    __tablename__ = "store_meta"
+
+    key: Mapped[str] = mapped_column(String, primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger)
+
+
+class TokenFloorRow(Base):
+    """A guest who rotated their session token: tokens issued before ``valid_from`` (unix
+    milliseconds) are refused."""
+
+    __tablename__ = "token_floors"
+
+    player_id: Mapped[str] = mapped_column(String, primary_key=True)
+    valid_from: Mapped[int] = mapped_column(BigInteger)

@@ -7,12 +7,12 @@ returns only once committed.  Reads go through the ORM for typed rows.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, delete, insert, select, text, update
+from sqlalchemy import ColumnElement, case, delete, insert, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -32,25 +32,36 @@ from .base import (
     TableStatus,
     UserRecord,
 )
-from .checks import check_entry, check_table
+from .checks import check_entry, check_floor, check_table
+from .commits import CommitMarks, marks_path
 from .database import (
     database_errors,
     integrity_kind,
     make_engine,
     make_sqlite_writer_engine,
     shown,
+    sqlite_file,
 )
 from .migrate import upgrade_engine
-from .models import LogRow, SeatRow, SessionRow, TableRow, UserPlayerRow, UserRow
+from .models import LogRow, SeatRow, SessionRow, TableRow, TokenFloorRow, UserPlayerRow, UserRow
 from .writer import GroupCommit, Write
 
+# Called inside the transaction of a log write, after its statements and before its commit,
+# with the table id and the entry's seq (a test hook: server/crashhook.py).
+BeforeCommit = Callable[[str, int], None]
 
-async def open_store(url: str) -> SqlStore:
+
+def _nothing(_table_id: str, _seq: int) -> None:
+    return None
+
+
+async def open_store(url: str, *, before_commit: BeforeCommit | None = None) -> SqlStore:
     """Open the database at ``url``, migrated to the newest schema first.
 
     ``url`` is ``sqlite:///path/to/facedown.db`` (the folder is created) or
     ``postgresql://user:password@host:port/database``; the async drivers are filled in.
-    Raise StoreError when the database cannot be reached or migrated.
+    Raise StoreError when the database cannot be reached or migrated.  ``before_commit`` is
+    for tests only (see :data:`BeforeCommit`).
     """
     engine = make_engine(url)
     try:
@@ -58,19 +69,24 @@ async def open_store(url: str) -> SqlStore:
     except BaseException:
         await engine.dispose()
         raise
-    return SqlStore(engine)
+    return SqlStore(engine, before_commit=before_commit)
 
 
 class SqlStore:
     """The Store on an async SQLAlchemy engine; made by :func:`open_store`."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, *, before_commit: BeforeCommit | None = None) -> None:
         self._engine = engine
         self._closed = False
+        self._before_commit = before_commit or _nothing
         # SQLite has one writer at a time: writes queue for group commit.  PostgreSQL commits
         # concurrent transactions together by itself, so each write has its own connection.
         sqlite = engine.url.get_backend_name() == "sqlite"
-        self._writer = GroupCommit(make_sqlite_writer_engine(engine)) if sqlite else None
+        self._writer = None
+        if sqlite:
+            path = sqlite_file(engine.url)  # a file's commits are counted (store/commits.py)
+            marks = CommitMarks(marks_path(path.resolve())) if path is not None else None
+            self._writer = GroupCommit(make_sqlite_writer_engine(engine), marks)
 
     @property
     def url(self) -> str:
@@ -114,12 +130,14 @@ class SqlStore:
 
     async def append(self, table_id: str, entry: LogEntry) -> None:
         check_entry(entry)
-        await self._write(partial(_append, table_id=table_id, entry=entry))
+        write = partial(_append, table_id=table_id, entry=entry, hook=self._before_commit)
+        await self._write(write)
 
     async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
         check_entry(entry)
         check_table(record)
-        await self._write(partial(_append_and_update, record=record, entry=entry))
+        write = partial(_append_and_update, record=record, entry=entry, hook=self._before_commit)
+        await self._write(write)
 
     async def ping(self) -> None:
         async with self._session() as session:
@@ -261,6 +279,15 @@ class SqlStore:
         await self._write(write)
         return sum(ended)
 
+    async def token_floors(self) -> dict[str, int]:
+        query = select(TokenFloorRow.player_id, TokenFloorRow.valid_from)
+        async with self._session() as session:
+            return {player: floor for player, floor in await session.execute(query)}
+
+    async def set_token_floor(self, player_id: str, valid_from: int) -> None:
+        check_floor(player_id, valid_from)
+        await self._write(partial(_set_token_floor, player_id=player_id, valid_from=valid_from))
+
     async def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -313,7 +340,9 @@ def _update_table(connection: Connection, record: TableRecord) -> None:
 _INSERT_LOG = insert(LogRow)  # built once: append is the hot path
 
 
-def _append(connection: Connection, table_id: str, entry: LogEntry) -> None:
+def _append(
+    connection: Connection, table_id: str, entry: LogEntry, hook: BeforeCommit = _nothing
+) -> None:
     try:
         connection.execute(
             _INSERT_LOG,
@@ -333,13 +362,34 @@ def _append(connection: Connection, table_id: str, entry: LogEntry) -> None:
         if kind == "foreign_key":
             raise StoreError(f"no table {table_id!r}") from None
         raise
+    hook(table_id, entry.seq)
 
 
-def _append_and_update(connection: Connection, record: TableRecord, entry: LogEntry) -> None:
+def _append_and_update(
+    connection: Connection, record: TableRecord, entry: LogEntry, hook: BeforeCommit
+) -> None:
     # The append first: it refuses (taken seq, no table) before anything has changed, as the
     # group commit requires; once it is in, the table exists and the update cannot refuse.
     _append(connection, record.id, entry)
     _update_table(connection, record)
+    hook(record.id, entry.seq)
+
+
+def _set_token_floor(connection: Connection, player_id: str, valid_from: int) -> None:
+    # An update that only raises the floor, else an insert: no upsert dialect needed, and the
+    # writes of one table of guests are never concurrent (the writer, or one PG transaction).
+    raised = connection.execute(
+        update(TokenFloorRow)
+        .where(TokenFloorRow.player_id == player_id)
+        .values(
+            valid_from=case(
+                (TokenFloorRow.valid_from < valid_from, valid_from),
+                else_=TokenFloorRow.valid_from,
+            )
+        )
+    )
+    if raised.rowcount == 0:
+        connection.execute(insert(TokenFloorRow).values(player_id=player_id, valid_from=valid_from))
 
 
 def _mutable_fields(record: TableRecord) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from sqlalchemy.engine import Connection, Engine
 
 from .base import StoreError
+from .commits import CommitMarks
 
 Write = Callable[[Connection], None]
 Outcome = BaseException | None
@@ -34,8 +35,9 @@ MAX_BATCH = 256  # writes per transaction: bounds how long one commit holds the 
 class GroupCommit:
     """The single writer of one SQLite database (see the module docstring)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, marks: CommitMarks | None = None) -> None:
         self._engine = engine
+        self._marks = marks  # counts each transaction (store/commits.py)
         self._queue: asyncio.Queue[_Queued | None] = asyncio.Queue()
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="facedown-sqlite-writer")
         self._task: asyncio.Task[None] | None = None
@@ -60,6 +62,8 @@ class GroupCommit:
             self._task = None
         self._thread.shutdown(wait=True)
         self._engine.dispose()
+        if self._marks is not None:
+            self._marks.close()
 
     async def _serve(self) -> None:
         loop = asyncio.get_running_loop()
@@ -105,6 +109,7 @@ class GroupCommit:
 
     def _transaction(self, writes: list[Write]) -> list[Outcome]:
         outcomes: list[Outcome] = []
+        count = None
         with self._engine.begin() as connection:
             for write in writes:
                 try:
@@ -113,4 +118,8 @@ class GroupCommit:
                     outcomes.append(refused)
                 else:
                     outcomes.append(None)
+            if self._marks is not None:
+                count = self._marks.count(connection)
+        if self._marks is not None:
+            self._marks.committed(count)  # only once the commit has returned
         return outcomes

@@ -94,6 +94,14 @@ class DyingStore:
         self._alive()
         return await self.inner.broken_tables()
 
+    async def token_floors(self) -> dict[str, int]:
+        self._alive()
+        return await self.inner.token_floors()
+
+    async def set_token_floor(self, player_id: str, valid_from: int) -> None:
+        self._alive()
+        await self.inner.set_token_floor(player_id, valid_from)
+
     async def close(self) -> None:
         self.dead = True
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,8 @@ from facedown.server.settings import ServerSettings
 from facedown.store import MemoryStore
 
 from .harness import RunningServer, client, run_server
+
+ROOT = Path(__file__).resolve().parents[2]
 
 JSON = {"content-type": "application/json"}
 
@@ -248,15 +251,36 @@ def test_the_api_pages_are_off_unless_asked_for(server: RunningServer, tmp_path:
         for page in ("/docs", "/redoc"):
             assert "swagger" not in http.get(page).text.lower()  # the client's page, if any
             assert "redoc.standalone" not in http.get(page).text
-    settings = ServerSettings(data_dir=tmp_path, secret="docs", api_docs=True)
-    with run_server(settings, MemoryStore()) as documented, documented.http() as http:
-        assert http.get("/openapi.json").json()["info"]["title"] == "Facedown"
-        docs = http.get("/docs")
-        assert "swagger" in docs.text.lower()
-        assert docs.headers["content-security-policy"] == "frame-ancestors 'none'"
-        assert http.get("/").headers["content-security-policy"].startswith("default-src")
+            assert "HTTP API" not in http.get(page).text
     assert build_parser().parse_args(["serve"]).api_docs is False
     assert build_parser().parse_args(["serve", "--api-docs"]).api_docs is True
+
+
+def test_the_api_pages_load_nothing_from_another_origin(tmp_path: Path) -> None:
+    """With --api-docs: /openapi.json is the document in docs/, and /docs is a page of this
+    server's own (no script, no CDN: it works offline, under the ordinary policy)."""
+    settings = ServerSettings(data_dir=tmp_path, secret="docs", api_docs=True)
+    with run_server(settings, MemoryStore()) as documented, documented.http() as http:
+        served = http.get("/openapi.json")
+        assert served.status_code == 200
+        shipped = json.loads((ROOT / "docs" / "openapi.json").read_text(encoding="utf-8"))
+        assert served.json() == shipped
+        docs = http.get("/docs")
+        assert docs.status_code == 200
+        assert docs.headers["content-type"].startswith("text/html")
+        page = docs.text
+        assert "<script" not in page.lower()
+        assert "<link" not in page.lower()
+        assert re.search(r"(src|href)=[\"']?(https?:)?//", page) is None, "another origin"
+        assert 'href="/openapi.json"' in page
+        for path, item in shipped["paths"].items():
+            for method in item:
+                assert f"{method.upper()} {path}" in page
+        assert docs.headers["content-security-policy"].startswith("default-src 'self'")
+        assert "unsafe-inline" not in docs.headers["content-security-policy"]
+        # FastAPI's CDN pages are gone: /redoc is the client's own route, no ReDoc.
+        assert "redoc.standalone" not in http.get("/redoc").text
+        assert "swagger" not in http.get("/docs").text.lower()
 
 
 def test_session_tokens_expire() -> None:

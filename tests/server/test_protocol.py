@@ -236,7 +236,9 @@ def test_the_frame_limit_counts_bytes_not_characters() -> None:
 # ---------------------------------------------------------------- fuzz
 
 # The decoder is cheap: fuzz it harder than the profile's default (a thorough profile goes further).
-fuzz = settings(max_examples=max(80, settings().max_examples))
+# No per-example deadline: a loaded machine (pytest -n auto beside server processes) once took
+# 729 ms for one parse that takes 2 ms, and hypothesis failed it as flaky; speed is not tested.
+fuzz = settings(max_examples=max(80, settings().max_examples), deadline=None)
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -395,3 +395,17 @@ async def test_broken_tables_keep_why_and_are_not_active(store: Store) -> None:
     assert [t.id for t in broken] == ["t8", "t7", "t6"]
     assert broken[1].damage == damage
     assert broken[0].damage is None
+
+
+async def test_token_floors_are_kept_and_only_rise(store: Store) -> None:
+    assert await store.token_floors() == {}
+    await store.set_token_floor("guest-1", 1_700_000_000_123)
+    await store.set_token_floor("guest-2", 5)
+    await store.set_token_floor("guest-1", 1_700_000_000_100)  # lower: changes nothing
+    assert await store.token_floors() == {"guest-1": 1_700_000_000_123, "guest-2": 5}
+    await store.set_token_floor("guest-2", 2**62)
+    assert (await store.token_floors())["guest-2"] == 2**62
+    for player, floor in (("", 1), ("guest-3", -1), ("guest-3", 2**63)):
+        with pytest.raises(StoreError):
+            await store.set_token_floor(player, floor)
+    assert set(await store.token_floors()) == {"guest-1", "guest-2"}

@@ -18,13 +18,20 @@ from __future__ import annotations
 import json
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from ..server.harness import RunningServer
+from facedown.server.addresses import ClientLimits
+from facedown.server.settings import ServerSettings
+from facedown.server.table import TableConfig
+
+from ..server.harness import RunningServer, run_server, start
 from .conftest import Shots
 
 WAIT = 20_000  # ms for anything the server or a bot has to do first
@@ -776,3 +783,38 @@ def test_a_table_link_shows_the_game_before_you_sit_down(
     expect(page.get_by_test_id("join-game")).to_have_count(0)
     no_js_errors(page)
     context.close()
+
+
+def test_an_idle_spectator_is_told_why_and_watches_again_with_one_tap(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The server closes a spectator that sent nothing for spectator_idle seconds (here 3: less
+    than the page's 20 s ping): the page stops reconnecting, says why in words of its own, and
+    one tap on Watch again brings the table back."""
+    settings = ServerSettings(
+        data_dir=tmp_path,
+        secret="browser-test-secret",
+        table=TableConfig(bot_delay=0.25, grace_seconds=600),
+        clients=ClientLimits(spectator_idle=3.0),
+    )
+    with run_server(settings) as server:
+        created = open_table(
+            server, {"preset": "kivo", "seats": 2, "name": "Rosa", "bots": ["easy"]}
+        )
+        # The host starts the match (on a thread of its own: Playwright's loop runs on this one).
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(anyio.run, start, server, created["code"], created["token"]).result(30)
+        context, page = new_page(browser)
+        page.goto(server.url + f"/t/{created['code']}")  # no seat here: the page watches
+        expect(page.get_by_text("You are watching")).to_be_visible()
+        net = page.get_by_test_id("net")
+        expect(net).to_have_attribute("data-code", "idle", timeout=15_000)
+        expect(net).to_contain_text("the table stopped sending to you")
+        expect(page.get_by_test_id("error")).to_have_count(0)  # said once, not twice
+        page.wait_for_timeout(1_500)  # the page does not reconnect by itself
+        expect(net).to_have_attribute("data-code", "idle")
+        page.get_by_test_id("net-restart").click()
+        expect(net).to_have_count(0)  # connected again: no line about the connection
+        expect(page.get_by_text("You are watching")).to_be_visible()
+        no_js_errors(page)
+        context.close()

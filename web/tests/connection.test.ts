@@ -104,6 +104,31 @@ describe("Connection", () => {
     expect(h.timers.filter((t) => t.ms !== 20_000)).toHaveLength(0);
   });
 
+  it("stops on an idle close or a full gallery, and start() watches again", () => {
+    for (const code of ["idle", "too_many_spectators", "table_closed", "table_unavailable"]) {
+      const h = harness(() => 7);
+      h.conn.start();
+      h.sockets[0].open();
+      h.sockets[0].receive({ type: "error", code, message: "closing" });
+      h.sockets[0].close(); // the server closes too: no reconnect by itself
+      expect(h.statuses.at(-1)).toEqual({ state: "closed", code });
+      expect(h.sockets).toHaveLength(1);
+      h.conn.start(); // the page's "Watch again" / "Try again"
+      h.sockets[1].open();
+      expect(h.sockets[1].sent[0]).toMatchObject({ type: "hello", last_seq: 7 });
+    }
+  });
+
+  it("keeps the connection on rate_limited (the page says to wait)", () => {
+    const h = harness(() => null);
+    h.conn.start();
+    h.sockets[0].open();
+    h.sockets[0].receive({ type: "error", code: "rate_limited", message: "slow down" });
+    expect(h.statuses.some((s) => s.state === "closed")).toBe(false);
+    expect(h.sockets[0].readyState).toBe(1); // still open
+    expect(h.messages.at(-1)).toMatchObject({ code: "rate_limited" }); // shown by the page
+  });
+
   it("does not reconnect after stop()", () => {
     const h = harness(() => null);
     h.conn.start();

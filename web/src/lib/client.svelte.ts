@@ -77,6 +77,13 @@ export class TableClient {
     this.conn.retryNow();
   }
 
+  /** After the connection stopped on an error that says so (an idle spectator, a full
+   * gallery: lib/errors.ts ``retryKey``): connect again, as the page did at first. */
+  restart(): void {
+    this.s = clearError(this.s);
+    this.conn.start();
+  }
+
   /** Drop the socket as a network failure would (the browser tests use this). */
   drop(): void {
     this.conn.drop();

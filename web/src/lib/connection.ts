@@ -1,14 +1,15 @@
 // The WebSocket to a table: says hello with the seat's token and the last seq seen, and
 // reconnects by itself with exponential backoff after a dropped connection.
 
+import { STOP_CODES } from "./errors";
 import type { ClientMessage, ServerMessage } from "./protocol";
 
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_MAX_MS = 15_000;
 export const PING_MS = 20_000;
 
-/** Errors after which trying again cannot help: the connection stops. */
-export const FATAL_CODES = new Set(["bad_token", "unknown_table"]);
+/** Errors after which trying again by itself cannot help: the connection stops (lib/errors.ts). */
+export const FATAL_CODES = STOP_CODES;
 
 /**
  * The wait before reconnect attempt ``attempt`` (0, 1, 2, ...): doubling from 0.5 s up to 15 s,

@@ -394,3 +394,7 @@ export interface Welcome {
 /** The bot levels, weakest first (facedown/bots/registry.py). */
 export const BOT_LEVELS = ["random", "easy", "medium", "hard", "expert"] as const;
 export type BotLevel = (typeof BOT_LEVELS)[number];
+
+/** Every error code the server sends (facedown/server/errors.py). */
+export const ERROR_CODES = ["frame_too_large", "malformed_json", "malformed_message", "unknown_type", "invalid_message", "no_hello", "already_hello", "hello_timeout", "idle", "rate_limited", "unknown_table", "table_closed", "table_unavailable", "table_full", "table_started", "too_many_spectators", "bad_token", "not_host", "not_seated", "host_seat", "no_open_seat", "no_such_seat", "open_seats", "too_few_seats", "match_running", "not_playing", "stale", "bad_action", "bad_rules", "bad_seats", "bad_bot_level", "bad_deal", "test_hooks_off", "invalid_request", "too_large", "not_found", "store_unavailable", "illegal:illegal", "illegal:wrong_phase", "illegal:not_your_turn", "illegal:invalid_slot", "illegal:invalid_target", "illegal:power_unavailable", "illegal:call_not_allowed", "illegal:not_in_rules"] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
