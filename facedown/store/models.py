@@ -1,7 +1,7 @@
-"""The database schema: three tables, declared once for the store and for the migrations.
+"""The database schema: four tables, declared once for the store and for the migrations.
 
 ``tables`` holds a table's durable description, ``seats`` its seats, and ``table_log`` its
-append-only command log, whose primary key (table_id, seq) is what makes a second writer of the
+append-only command log (and ``scoreboards`` the paper games' scoreboards), whose primary key (table_id, seq) is what makes a second writer of the
 same sequence number fail instead of forking the game.  Times are unix seconds (floats), as in
 the records of :mod:`facedown.store.base`.
 """
@@ -71,3 +71,20 @@ class LogRow(Base):
     kind: Mapped[str] = mapped_column(String)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[float] = mapped_column(Float)
+
+
+class ScoreboardRow(Base):
+    """A paper game's scoreboard; ``id`` is the hash of its edit key, ``rounds`` as entered."""
+
+    __tablename__ = "scoreboards"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    view_key: Mapped[str] = mapped_column(String, unique=True)
+    names: Mapped[list[str]] = mapped_column(JSON)
+    preset: Mapped[str] = mapped_column(String)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    placement: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    rounds: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    revision: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)

@@ -137,7 +137,7 @@ async def _empty_tables(url: str) -> None:
     engine = make_engine(url)
     try:
         async with engine.begin() as connection:
-            await connection.execute(text("TRUNCATE table_log, seats, tables"))
+            await connection.execute(text("TRUNCATE table_log, seats, tables, scoreboards"))
     finally:
         await engine.dispose()
 
