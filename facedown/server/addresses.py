@@ -3,7 +3,8 @@
 The per-connection limits (:class:`~facedown.server.connection.RateLimit`) do not stop one
 machine that opens many connections, creates tables by the thousand or guesses codes.  Here each
 client address has token buckets for table creation, joins, lookups of codes that name no table
-(HTTP and WebSocket hello) and WebSocket frames (all its connections together), and a cap on its
+(HTTP and WebSocket hello; scoreboard keys that name no board too), scoreboards created and
+edited, and WebSocket frames (all its connections together), and a cap on its
 open WebSocket connections; each table has a cap on its spectators.
 
 The address is the peer of the TCP connection.  ``X-Forwarded-For`` is read only when the server
@@ -37,6 +38,8 @@ class ClientLimits:
     joins: Rate = Rate(0.5, 30)  # seats taken over HTTP
     lookups: Rate = Rate(1 / 3, 20)  # lookups of codes that name no table (HTTP and hello)
     frames: Rate = Rate(60.0, 120.0)  # WebSocket frames, over all of an address's connections
+    boards: Rate = Rate(1 / 60, 20)  # scoreboards created
+    board_edits: Rate = Rate(1.0, 60)  # rounds added, edited or undone
     connections: int = 16  # open WebSocket connections per address
     spectators: int = 50  # spectators per table
     spectator_idle: float = 600.0  # seconds a spectator may send nothing (pings count) before close
@@ -122,6 +125,8 @@ class Limits:
         self.joins = AddressLimiter(limits.joins, now)
         self.lookups = AddressLimiter(limits.lookups, now)
         self.frames = AddressLimiter(limits.frames, now)
+        self.boards = AddressLimiter(limits.boards, now)
+        self.board_edits = AddressLimiter(limits.board_edits, now)
         self.connections: dict[str, int] = {}  # address -> open WebSocket connections
         self.spectators: dict[str, int] = {}  # table id -> spectator connections
 

@@ -23,6 +23,7 @@ from .guards import BodyLimit, SecurityHeaders, invalid_request
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
+from .scoreboards import scoreboard_routes
 from .settings import ServerSettings
 from .sockets import serve_socket
 from .state import ServerState
@@ -144,6 +145,7 @@ def create_app(
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
     app.add_middleware(SecurityHeaders, api_docs=docs)  # outermost: every answer has them
     _api_routes(app, state)
+    scoreboard_routes(app, state)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:

@@ -158,6 +158,15 @@ class Store(Protocol):
     async def broken_tables(self) -> list[TableRecord]:
         """Tables marked broken (status ``broken``), ordered as :meth:`active_tables`."""
 
+    async def close(self) -> None:
+        """Release connections; any later call raises StoreError."""
+
+
+class ScoreboardStore(Protocol):
+    """Async persistence of the scoreboards of paper games (``sql.SqlStore`` and
+    ``memory.MemoryStore`` are both a Store and a ScoreboardStore).  Atomic and durable on
+    return, like :class:`Store`; anything refused raises StoreError and changes nothing."""
+
     async def create_scoreboard(self, record: ScoreboardRecord) -> None:
         """Insert a new scoreboard; raise TableExists when its id or view key is taken."""
 
@@ -169,6 +178,3 @@ class Store(Protocol):
     async def update_scoreboard(self, record: ScoreboardRecord, base: int) -> None:
         """Replace the board's names, rounds and revision, only if its stored revision is still
         ``base``: raise RevisionConflict when it is not, StoreError when there is no board."""
-
-    async def close(self) -> None:
-        """Release connections; any later call raises StoreError."""

@@ -1,8 +1,9 @@
 """The database schema: four tables, declared once for the store and for the migrations.
 
 ``tables`` holds a table's durable description, ``seats`` its seats, and ``table_log`` its
-append-only command log (and ``scoreboards`` the paper games' scoreboards), whose primary key (table_id, seq) is what makes a second writer of the
-same sequence number fail instead of forking the game.  Times are unix seconds (floats), as in
+append-only command log, whose primary key (table_id, seq) is what makes a second writer of the
+same sequence number fail instead of forking the game; ``scoreboards`` holds the scoreboards of
+paper games.  Times are unix seconds (floats), as in
 the records of :mod:`facedown.store.base`.
 """
 

@@ -1,4 +1,4 @@
-"""The scoreboard part of the Store contract, on every implementation (memory, SQLite, PostgreSQL)."""
+"""The scoreboard store contract, on every implementation (memory, SQLite, PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ from dataclasses import replace
 import anyio
 import pytest
 
-from facedown.store import RevisionConflict, ScoreboardRecord, Store, StoreError, TableExists
+from facedown.store import (
+    RevisionConflict,
+    ScoreboardRecord,
+    ScoreboardStore,
+    StoreError,
+    TableExists,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -27,7 +33,7 @@ def board(board_id: str = "b" * 64, view_key: str = "view-1") -> ScoreboardRecor
     )
 
 
-async def test_a_board_comes_back_by_id_and_by_view_key(store: Store) -> None:
+async def test_a_board_comes_back_by_id_and_by_view_key(store: ScoreboardStore) -> None:
     record = board()
     await store.create_scoreboard(record)
     assert await store.get_scoreboard(record.id) == record
@@ -36,7 +42,7 @@ async def test_a_board_comes_back_by_id_and_by_view_key(store: Store) -> None:
     assert await store.find_scoreboard("VIEW-1") is None  # view keys are case-sensitive
 
 
-async def test_a_taken_id_or_view_key_is_refused(store: Store) -> None:
+async def test_a_taken_id_or_view_key_is_refused(store: ScoreboardStore) -> None:
     await store.create_scoreboard(board())
     with pytest.raises(TableExists):
         await store.create_scoreboard(board(view_key="view-2"))
@@ -45,7 +51,7 @@ async def test_a_taken_id_or_view_key_is_refused(store: Store) -> None:
     assert await store.find_scoreboard("view-2") is None
 
 
-async def test_an_update_needs_the_revision_it_was_based_on(store: Store) -> None:
+async def test_an_update_needs_the_revision_it_was_based_on(store: ScoreboardStore) -> None:
     record = board()
     await store.create_scoreboard(record)
     first = replace(record, rounds=(ROUND,), revision=1, updated_at=1_700_000_100.0)
@@ -61,7 +67,7 @@ async def test_an_update_needs_the_revision_it_was_based_on(store: Store) -> Non
     assert got.created_at == record.created_at
 
 
-async def test_racing_edits_of_one_revision_have_one_winner(store: Store) -> None:
+async def test_racing_edits_of_one_revision_have_one_winner(store: ScoreboardStore) -> None:
     record = board()
     await store.create_scoreboard(record)
     results: list[str] = []
@@ -80,6 +86,6 @@ async def test_racing_edits_of_one_revision_have_one_winner(store: Store) -> Non
     assert sorted(results) == ["conflict"] * 7 + ["ok"]
 
 
-async def test_updating_an_unknown_board_fails(store: Store) -> None:
+async def test_updating_an_unknown_board_fails(store: ScoreboardStore) -> None:
     with pytest.raises(StoreError):
         await store.update_scoreboard(board(), base=0)
