@@ -164,8 +164,10 @@ def test_a_paper_evening_in_the_terminal(tmp_path: Path) -> None:
     answers = "1 2 3\n7 12\nAna\n9 5\n1\n"
     out_file = tmp_path / "evening.csv"
     done = subprocess.run(
-        [sys.executable, "-m", "facedown", "scoreboard", "--preset", "kivo", "--rounds", "2"]
-        + ["--players", "Ana,Bo", "--csv", str(out_file)],
+        [
+            *[sys.executable, "-m", "facedown", "scoreboard", "--preset", "kivo", "--rounds", "2"],
+            *["--players", "Ana,Bo", "--csv", str(out_file)],
+        ],
         input=answers,
         capture_output=True,
         text=True,
