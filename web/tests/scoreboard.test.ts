@@ -82,10 +82,12 @@ describe("scoreboard changes", () => {
     let up = false;
     const s = server(2, () => up);
     let kept = queue(queue(empty(2), { kind: "add", round }), { kind: "edit", number: 1, round });
-    kept = await sync(s.fetcher, KEY, kept, () => {});
+    const get = () => kept;
+    const save = (k: Kept) => (kept = k);
+    await sync(s.fetcher, KEY, get, save);
     expect(kept.pending).toHaveLength(2); // nothing was lost while offline
     up = true;
-    kept = await sync(s.fetcher, KEY, kept, () => {});
+    await sync(s.fetcher, KEY, get, save);
     expect(kept.pending).toHaveLength(0);
     expect(kept.answer?.revision).toBe(4);
     expect(s.seen).toEqual([`POST /api/scoreboards/${KEY}/rounds`, `PUT /api/scoreboards/${KEY}/rounds/1`]);
@@ -94,7 +96,8 @@ describe("scoreboard changes", () => {
   it("sets changes aside when another device changed the board first", async () => {
     const s = server(2);
     s.bump(); // the other device's round
-    const kept = await sync(s.fetcher, KEY, queue(empty(2), { kind: "add", round }), () => {});
+    let kept = queue(empty(2), { kind: "add", round });
+    kept = await sync(s.fetcher, KEY, () => kept, (k) => (kept = k));
     expect(kept.pending).toHaveLength(0);
     expect(kept.refused).toHaveLength(1);
     expect(kept.message).toContain("another device");

@@ -153,32 +153,37 @@ export function queue(kept: Kept, change: NewChange): Kept {
   return { ...kept, pending: [...kept.pending, full] };
 }
 
-/** Send the pending changes in order.  A network failure keeps the rest for later; a refusal
- * (a conflict, or a round the rules refuse) sets the refused changes aside with the reason and
- * reloads the board as the server has it. */
-export async function sync(fetcher: Fetch, editKey: string, kept: Kept, save: (k: Kept) => void): Promise<Kept> {
-  let now = kept;
-  while (now.pending.length) {
-    const [first, ...rest] = now.pending;
+/** Send the pending changes in order, reading the latest ``Kept`` before each (changes
+ * queued meanwhile are sent too).  A network failure keeps the rest for later; a refusal (a
+ * conflict, or a round the rules refuse) sets the refused changes aside with the reason and
+ * reloads the board as the server has it.  Only one sync may run at a time. */
+export async function sync(
+  fetcher: Fetch,
+  editKey: string,
+  get: () => Kept,
+  save: (k: Kept) => void,
+): Promise<Kept> {
+  for (;;) {
+    const first = get().pending[0];
+    if (!first) return get();
     try {
       const answer = await send(fetcher, editKey, first);
-      now = { ...now, answer, pending: rest };
-      save(now);
+      const now = get();
+      save({ ...now, answer, pending: now.pending.slice(1) });
     } catch (e) {
-      if (e instanceof ApiError && e.code === "network") return now;
+      if (e instanceof ApiError && e.code === "network") return get();
       const message = e instanceof Error ? e.message : String(e);
-      let answer = now.answer;
+      let answer = get().answer;
       try {
         answer = await getBoard(fetcher, editKey);
       } catch {
-        // keep the last answer; the next sync reloads it
+        // keep the last answer; the next load reloads it
       }
-      now = { answer, pending: [], refused: [...now.refused, ...now.pending], message };
-      save(now);
-      return now;
+      const now = get();
+      save({ answer, pending: [], refused: [...now.refused, ...now.pending], message });
+      return get();
     }
   }
-  return now;
 }
 
 /** The lines of the chart: each player's total after each round, from 0 before the first. */
