@@ -32,3 +32,10 @@ def test_a_wrong_expectation_fails() -> None:
     assert not outcome.passed
     assert outcome.failure is not None
     assert "round 1: scores" in outcome.failure
+
+
+def test_the_example_in_the_docs_passes() -> None:
+    text = (ROOT.parent / "docs" / "scoreboard.md").read_text(encoding="utf-8")
+    example = text.split("```json", 1)[1].split("```", 1)[0]
+    outcome = run_case(json.loads(example))
+    assert outcome.passed, outcome.failure

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from typing import Any
 
 from playwright.sync_api import Browser, Page, expect
@@ -134,11 +135,17 @@ def test_rounds_entered_offline_are_kept_and_synced(
     expect(page.get_by_test_id("board-offline")).to_contain_text("2 changes are kept")
     # Nothing was scored in the browser: the totals are still the server's of round 1.
     assert totals(page, 2) == ["14", "0"]
-    stored = page.evaluate("() => Object.keys(localStorage).filter((k) => k.startsWith('facedown.board.'))")
-    assert len(stored) == 1
+    # The changes are in the browser's storage, each with the revision it was made on.
+    kept = page.evaluate(
+        "() => Object.entries(localStorage).filter(([k]) => k.startsWith('facedown.board.'))"
+    )
+    assert len(kept) == 1
+    pending = json.loads(kept[0][1])["pending"]
+    assert [(c["kind"], c["base"]) for c in pending] == [("add", 1), ("add", 2)]
     shots.take(page, "offline")
     with server.http() as http:
-        assert len(http.get(f"/api/scoreboards/view/{made['view_key']}").json()["board"]["rounds"]) == 1
+        seen = http.get(f"/api/scoreboards/view/{made['view_key']}").json()
+    assert len(seen["board"]["rounds"]) == 1
 
     context.set_offline(False)
     expect(page.get_by_test_id("board-pending")).to_have_count(0)
