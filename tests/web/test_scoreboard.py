@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from playwright.sync_api import Browser, Page, expect
@@ -15,7 +16,7 @@ from .conftest import Shots
 from .test_browser import new_page, no_js_errors
 
 
-def enter_round(page: Page, hands: list[int | None], caller: int, moon: int = -1) -> None:
+def enter_round(page: Page, hands: Sequence[int | None], caller: int, moon: int = -1) -> None:
     if moon >= 0:
         page.get_by_test_id(f"moon-{moon}").click()  # one tap: the hand total is filled in
     for p, total in enumerate(hands):
