@@ -35,12 +35,12 @@ from .errors import (
 from .events import EVERYONE, SPECTATOR, Event, EventKind
 from .game import Game
 from .observer import Observation, Reveal, SeenEvent, View, observe, place, seen_event, view
+from .paper import PaperRound, Placement, ScoredRound, Tally, TallyError, tally
 from .phases import PLAY_PHASES, Phase
 from .presets import PRESETS, find_preset, make_ruleset
 from .results import RoundResult
 from .rules import Ruleset, RulesetError
 from .state import EMPTY, MAX_PLAYERS, MAX_SET, MIN_PLAYERS
-from .tally import PaperRound, Placement, ScoredRound, Tally, TallyError, tally
 
 __all__ = [
     "EMPTY",

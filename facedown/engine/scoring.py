@@ -63,7 +63,7 @@ def score_totals(
 
     Returns the round scores, the new match totals (the 100 rule applied), each player's
     reasons and who has used the 100 rule.  The engine's rounds and the paper scoreboard
-    (:func:`facedown.engine.tally.tally`) are both scored here.
+    (:func:`facedown.engine.tally`) are both scored here.
     """
     n = len(hand_totals)
     reasons: list[list[str]] = [[] for _ in range(n)]

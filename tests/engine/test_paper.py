@@ -17,7 +17,8 @@ from facedown.engine import (
     make_ruleset,
     tally,
 )
-from facedown.engine.results import MOON
+
+MOON = "shot_the_moon"  # the reason a round result gives the player who shot the moon
 
 
 def random_match(preset: str, players: int, seed: int) -> Game:
