@@ -276,6 +276,54 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names(text: str) -> list[str]:
+    from .engine import MAX_PLAYERS, MIN_PLAYERS
+    from .server.text import NAME_LENGTH, clean
+
+    try:
+        names = [clean(name, NAME_LENGTH) for name in text.split(",")]
+    except ValueError as e:
+        raise CommandError(f"--players: a name {e}") from None
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        count = f"{MIN_PLAYERS} to {MAX_PLAYERS}"
+        raise CommandError(f"--players names {count} players, not {len(names)}")
+    if len({n.casefold() for n in names}) != len(names):
+        raise CommandError("--players: each player needs a name of their own")
+    return names
+
+
+def _points(text: str) -> list[int]:
+    try:
+        return [int(p) for p in text.split(",")]
+    except ValueError:
+        raise CommandError(f"--placement {text!r} is not whole numbers split by commas") from None
+
+
+def cmd_scoreboard(args: argparse.Namespace) -> int:
+    from .engine import RulesetError, TallyError
+    from .paperboard import Board
+    from .scoresheet import run
+
+    names = _names(args.players)
+    options: dict[str, object] = {}
+    if args.rounds is not None:
+        options["rounds"] = args.rounds
+    if args.sudden_death:
+        options["sudden_death"] = True
+    placement: dict[str, object] | None = None
+    if args.placement is not None:
+        placement = {"points": _points(args.placement), "rounds": args.placement_rounds}
+    if args.csv is not None:
+        if not args.csv.endswith(".csv"):
+            raise CommandError(f"cannot write {args.csv}: the board is written as .csv")
+        _writable(Path(args.csv))
+    try:
+        Board.make(names, args.preset, options, placement)
+    except (RulesetError, TallyError) as e:
+        raise CommandError(str(e)) from None
+    return run(args.preset, names, options, placement, Path(args.csv) if args.csv else None)
+
+
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -511,6 +559,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_sim)
+
+    p = sub.add_parser("scoreboard", help="score a paper game round by round in the terminal")
+    p.add_argument("--preset", default="cabo", choices=["boyo", "cabo", "kivo", "kaboom"])
+    p.add_argument("--players", required=True, help="the names in seating order: Ana,Bo,Cy")
+    p.add_argument("--rounds", type=_count(1, 100), default=None, help="rounds in the match")
+    p.add_argument("--sudden-death", action="store_true", help="one more round on a tie")
+    p.add_argument("--placement", default=None, help="placement points for 1st, 2nd, ...: 5,3,1")
+    p.add_argument(
+        "--placement-rounds", type=_count(1, 100), default=5, help="rounds of a placement match"
+    )
+    p.add_argument("--csv", default=None, help="write the board to this .csv file at the end")
+    p.set_defaults(func=cmd_scoreboard)
 
     p = sub.add_parser(
         "docs", help="regenerate docs/rulesets.md, protocol.md, openapi.json, web/src/lib/wire.ts"

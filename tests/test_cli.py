@@ -69,6 +69,16 @@ def test_play_help_lists_every_bot_level(capsys: pytest.CaptureFixture[str]) -> 
         (["serve", "--database-url", "nonsense://x"], "cannot use the database URL"),
         (["serve", "--bot-delay", "-1"], "-1 is not from 0 to 3600 seconds"),
         (["serve", "--bot-delay", "soon"], "'soon' is not a number of seconds"),
+        (["scoreboard", "--players", "Ana"], "--players names 2 to 8 players, not 1"),
+        (["scoreboard", "--players", "Ana,ana"], "each player needs a name of their own"),
+        (["scoreboard", "--players", "Ana,"], "--players: a name must not be blank"),
+        (["scoreboard", "--players", "Ana,B\u202eo"], "control and format characters"),
+        (["scoreboard", "--players", "Ana,Bo", "--preset", "poker"], "invalid choice: 'poker'"),
+        (["scoreboard", "--players", "Ana,Bo", "--rounds", "0"], "0 is not from 1 to 100"),
+        (["scoreboard", "--players", "Ana,Bo", "--placement", "5,x"], "not whole numbers"),
+        (["scoreboard", "--players", "Ana,Bo", "--placement", "5,3,1"], "points for each of the 2"),
+        (["scoreboard", "--players", "Ana,Bo", "--csv", "/nonexistent/x.csv"], "no folder"),
+        (["scoreboard", "--players", "Ana,Bo", "--csv", "board.txt"], "written as .csv"),
     ],
 )
 def test_bad_input_gets_one_line_and_status_2(
@@ -146,3 +156,29 @@ def test_bad_scenario_files_are_reported_and_the_rest_run(
     assert "'preset' is missing" in out
     assert "unknown preset 'None'" not in out
     assert "1 passed, 3 failed" in out
+
+
+def test_a_paper_evening_in_the_terminal(tmp_path: Path) -> None:
+    # Kivo, two rounds: Ana calls and is lowest (7), then calls and is not (9 + 10 penalty).
+    # A line with the wrong number of totals is explained and asked again.
+    answers = "1 2 3\n7 12\nAna\n9 5\n1\n"
+    out_file = tmp_path / "evening.csv"
+    done = subprocess.run(
+        [
+            *[sys.executable, "-m", "facedown", "scoreboard", "--preset", "kivo", "--rounds", "2"],
+            *["--players", "Ana,Bo", "--csv", str(out_file)],
+        ],
+        input=answers,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "give 2 hand totals, in the order Ana, Bo" in done.stdout
+    assert "9 → 19" in done.stdout
+    assert "The match is over: Bo wins." in done.stdout
+    rows = out_file.read_text(encoding="utf-8").splitlines()
+    assert rows[1] == "1,Ana,,7,7,7,12,12,12"
+    assert rows[2] == "2,Ana,,9,19,26,5,5,17"
+    assert rows[3] == "total,,,,,26,,,17,Bo"

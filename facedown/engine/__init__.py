@@ -13,6 +13,8 @@ order a newcomer needs it:
   actions).  Nothing outside the engine decides what a seat may see.
 - :class:`Action` and its kinds (:mod:`facedown.engine.actions`), :class:`Event` and
   :class:`EventKind`, :class:`Phase`, :class:`Ruleset` and the :data:`PRESETS`, the errors.
+- the paper scoreboard, :func:`tally` — a :class:`Tally` of :class:`PaperRound` s (hand totals,
+  caller, moon) scored by the same code as the engine's rounds, or by :class:`Placement` points.
 """
 
 from . import actions
@@ -33,6 +35,7 @@ from .errors import (
 from .events import EVERYONE, SPECTATOR, Event, EventKind
 from .game import Game
 from .observer import Observation, Reveal, SeenEvent, View, observe, place, seen_event, view
+from .paper import PaperRound, Placement, ScoredRound, Tally, TallyError, tally
 from .phases import PLAY_PHASES, Phase
 from .presets import PRESETS, find_preset, make_ruleset
 from .results import RoundResult
@@ -62,14 +65,19 @@ __all__ = [
     "NotAllowedByRules",
     "NotYourTurn",
     "Observation",
+    "PaperRound",
     "Phase",
+    "Placement",
     "PowerUnavailable",
     "Reveal",
     "RoundResult",
     "Ruleset",
     "RulesetError",
+    "ScoredRound",
     "SeenEvent",
     "StackedDeal",
+    "Tally",
+    "TallyError",
     "Timer",
     "View",
     "WrongPhase",
@@ -79,5 +87,6 @@ __all__ = [
     "observe",
     "place",
     "seen_event",
+    "tally",
     "view",
 ]

@@ -50,29 +50,40 @@ def _score_caller(
             reasons.append(CALL_PENALTY)
 
 
-def score_round(game: State, caller: int) -> RoundResult:
-    rules, deck, n = game.rules, game.deck, game.players
-    values = deck.values
-    totals = [sum([values[c] for c in hand if c >= 0]) for hand in game.hands]
+def score_totals(
+    rules: Ruleset,
+    hand_totals: Sequence[int],
+    caller: int,
+    moon: Sequence[int],
+    totals: Sequence[int],
+    hundred_used: Sequence[bool],
+) -> tuple[list[int], list[int], list[list[str]], list[bool]]:
+    """One round's scoring from what the reveal shows: each hand's total, the caller (-1: none),
+    who shot the moon (only when the rules have it), and the match totals before the round.
+
+    Returns the round scores, the new match totals (the 100 rule applied), each player's
+    reasons and who has used the 100 rule.  The engine's rounds and the paper scoreboard
+    (:func:`facedown.engine.tally`) are both scored here.
+    """
+    n = len(hand_totals)
     reasons: list[list[str]] = [[] for _ in range(n)]
-    moon = [p for p in range(n) if is_moon(deck, game.hands[p])] if rules.shoot_the_moon else []
     if moon:
         scores = [0 if p in moon else rules.moon_points for p in range(n)]
         for p in range(n):
             reasons[p].append(MOON if p in moon else MOON_OTHER)
     else:
-        scores = list(totals)
-        lowest = min(totals)
-        tied = [p for p in range(n) if totals[p] == lowest]
+        scores = list(hand_totals)
+        lowest = min(hand_totals)
+        tied = [p for p in range(n) if hand_totals[p] == lowest]
         if rules.lowest_scores_zero:
             zeroed = [caller] if rules.lowest_tie_caller_only and caller in tied else tied
             for p in zeroed:
                 scores[p] = 0
                 reasons[p].append(LOWEST)
         if caller >= 0:
-            _score_caller(rules, totals, caller, scores, reasons[caller])
-    new_totals = [game.totals[p] + scores[p] for p in range(n)]
-    used = list(game.hundred_used)
+            _score_caller(rules, list(hand_totals), caller, scores, reasons[caller])
+    new_totals = [totals[p] + scores[p] for p in range(n)]
+    used = list(hundred_used)
     for p in range(n):
         if new_totals[p] == 100 and (
             rules.hundred_rule == "always" or (rules.hundred_rule == "once" and not used[p])
@@ -80,6 +91,17 @@ def score_round(game: State, caller: int) -> RoundResult:
             new_totals[p] = rules.hundred_reset
             used[p] = True
             reasons[p].append(HUNDRED)
+    return scores, new_totals, reasons, used
+
+
+def score_round(game: State, caller: int) -> RoundResult:
+    rules, deck, n = game.rules, game.deck, game.players
+    values = deck.values
+    totals = [sum([values[c] for c in hand if c >= 0]) for hand in game.hands]
+    moon = [p for p in range(n) if is_moon(deck, game.hands[p])] if rules.shoot_the_moon else []
+    scores, new_totals, reasons, used = score_totals(
+        rules, totals, caller, moon, game.totals, game.hundred_used
+    )
     return RoundResult(
         round_no=game.round_no,
         hands=tuple(tuple(h) for h in game.hands),
@@ -92,23 +114,32 @@ def score_round(game: State, caller: int) -> RoundResult:
     )
 
 
-def match_winners(game: State) -> tuple[int, ...] | None:
-    """The winners once the match is over (ties share), or None while it goes on.
-
-    Also decides a sudden-death round: after the fixed rounds, a tie for the lowest total earns
-    exactly one more round, after which any tie stands as a draw.
-    """
-    rules, totals = game.rules, game.totals
+def match_end(
+    rules: Ruleset, totals: Sequence[int], round_no: int, sudden_death_played: bool
+) -> tuple[tuple[int, ...] | None, bool]:
+    """The winners once the match is over (ties share), or None while it goes on; and whether
+    a sudden-death round has been granted (after the fixed rounds, a tie for the lowest total
+    earns exactly one more round, after which any tie stands as a draw)."""
     lowest = min(totals)
     leaders = tuple(p for p, t in enumerate(totals) if t == lowest)
     if rules.score_limit is not None and max(totals) > rules.score_limit:
-        return leaders
-    if rules.rounds is not None and game.round_no >= rules.rounds:
-        if rules.sudden_death and len(leaders) > 1 and not game.sudden_death_played:
-            game.sudden_death_played = True
-            return None
-        return leaders
-    return None
+        return leaders, sudden_death_played
+    if rules.rounds is not None and round_no >= rules.rounds:
+        if rules.sudden_death and len(leaders) > 1 and not sudden_death_played:
+            return None, True
+        return leaders, sudden_death_played
+    return None, sudden_death_played
+
+
+def match_winners(game: State) -> tuple[int, ...] | None:
+    """The winners once the match is over (ties share), or None while it goes on.
+
+    Also decides a sudden-death round (see :func:`match_end`).
+    """
+    winners, game.sudden_death_played = match_end(
+        game.rules, game.totals, game.round_no, game.sudden_death_played
+    )
+    return winners
 
 
 def next_first(game: State) -> int:

@@ -3,7 +3,8 @@
 The per-connection limits (:class:`~facedown.server.connection.RateLimit`) do not stop one
 machine that opens many connections, creates tables by the thousand or guesses codes.  Here each
 client address has token buckets for table creation, joins, lookups of codes that name no table
-(HTTP and WebSocket hello) and WebSocket frames (all its connections together), and a cap on its
+(HTTP and WebSocket hello; scoreboard keys that name no board too), scoreboards created and
+edited, and WebSocket frames (all its connections together), and a cap on its
 open WebSocket connections; each table has a cap on its spectators.
 
 The address is the peer of the TCP connection.  ``X-Forwarded-For`` is read only when the server
@@ -38,6 +39,8 @@ class ClientLimits:
     lookups: Rate = Rate(1 / 3, 20)  # lookups of codes that name no table (HTTP and hello)
     replays: Rate = Rate(2.0, 120)  # replay requests (a page of steps, an export, a link)
     frames: Rate = Rate(60.0, 120.0)  # WebSocket frames, over all of an address's connections
+    boards: Rate = Rate(1 / 60, 20)  # scoreboards created
+    board_edits: Rate = Rate(1.0, 60)  # rounds added, edited or undone
     connections: int = 16  # open WebSocket connections per address
     spectators: int = 50  # spectators per table
     spectator_idle: float = 600.0  # seconds a spectator may send nothing (pings count) before close
@@ -132,6 +135,8 @@ class Limits:
         self.signins = AddressLimiter(limits.signins, now)
         self.account_signins = AddressLimiter(limits.account_signins, now)  # by folded name
         self.signups = AddressLimiter(limits.signups, now)
+        self.boards = AddressLimiter(limits.boards, now)
+        self.board_edits = AddressLimiter(limits.board_edits, now)
         self.connections: dict[str, int] = {}  # address -> open WebSocket connections
         self.spectators: dict[str, int] = {}  # table id -> spectator connections
 

@@ -32,6 +32,7 @@ from .lobby import Lobby
 from .ops import ops_routes
 from .passwords import Passwords
 from .replays import replay_routes
+from .scoreboards import scoreboard_routes
 from .settings import ServerSettings
 from .sockets import serve_socket
 from .state import ServerState
@@ -183,6 +184,8 @@ def create_app(
         @app.get("/docs", include_in_schema=False)
         async def api_docs() -> HTMLResponse:
             return HTMLResponse(api_docs_page(app.openapi()))
+
+    scoreboard_routes(app, state)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:

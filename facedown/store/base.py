@@ -73,6 +73,32 @@ class TableRecord:
     damage: str | None = None  # why a broken table could not be rebuilt (for operators only)
 
 
+class RevisionConflict(StoreError):
+    """A scoreboard changed since the revision an edit was based on (another device edited it)."""
+
+
+@dataclass(frozen=True)
+class ScoreboardRecord:
+    """A paper game's scoreboard: who plays, how it scores, and the rounds as entered.
+
+    ``id`` is the SHA-256 (hex) of the board's secret edit key, which is never stored;
+    ``view_key`` is the secret of its read-only link.  ``rounds`` are the paper rounds as
+    entered (``{"hand_totals": [...], "caller": -1, "moon": -1}``): the scores are the engine's
+    to compute, never stored.  ``revision`` counts the changes (0 when created).
+    """
+
+    id: str
+    view_key: str
+    names: tuple[str, ...]
+    preset: str
+    options: dict[str, Any] = field(default_factory=dict)  # ruleset fields changed
+    placement: dict[str, Any] | None = None  # {"points": [...], "rounds": n}
+    rounds: tuple[dict[str, Any], ...] = ()
+    revision: int = 0
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
 @dataclass(frozen=True)
 class LogEntry:
     """One command in a table's log, in the order it was applied."""
@@ -246,3 +272,21 @@ class Store(Protocol):
 
     async def close(self) -> None:
         """Release connections; any later call raises StoreError."""
+
+
+class ScoreboardStore(Protocol):
+    """Async persistence of the scoreboards of paper games (``sql.SqlStore`` and
+    ``memory.MemoryStore`` are both a Store and a ScoreboardStore).  Atomic and durable on
+    return, like :class:`Store`; anything refused raises StoreError and changes nothing."""
+
+    async def create_scoreboard(self, record: ScoreboardRecord) -> None:
+        """Insert a new scoreboard; raise TableExists when its id or view key is taken."""
+
+    async def get_scoreboard(self, board_id: str) -> ScoreboardRecord | None: ...
+
+    async def find_scoreboard(self, view_key: str) -> ScoreboardRecord | None:
+        """The scoreboard whose read-only link has this key (keys are case-sensitive)."""
+
+    async def update_scoreboard(self, record: ScoreboardRecord, base: int) -> None:
+        """Replace the board's names, rounds and revision, only if its stored revision is still
+        ``base``: raise RevisionConflict when it is not, StoreError when there is no board."""

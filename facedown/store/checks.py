@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import LogEntry, StoreError, TableRecord
+from .base import LogEntry, ScoreboardRecord, StoreError, TableRecord
 
 SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1  # a BIGINT column
 SEQ_MAX = 2**31 - 1  # an INTEGER column
@@ -42,3 +42,14 @@ def check_floor(player_id: str, valid_from: int) -> None:
         raise StoreError("a token floor needs a player id")
     if not 0 <= valid_from <= SEED_MAX:
         raise StoreError(f"token floor {valid_from} is out of range (0 to {SEED_MAX})")
+
+
+def check_scoreboard(record: ScoreboardRecord) -> None:
+    if not record.id or not record.view_key:
+        raise StoreError("a scoreboard needs an id and a view key")
+    if not 0 <= record.revision <= SEQ_MAX:
+        raise StoreError(f"revision {record.revision} is out of range (0 to {SEQ_MAX})")
+    json_text(list(record.names), "names")
+    json_text(record.options, "options")
+    json_text(record.placement, "placement")
+    json_text(list(record.rounds), "rounds")

@@ -15,6 +15,8 @@ from .base import (
     ACTIVE_STATUSES,
     LogEntry,
     PlayerTaken,
+    RevisionConflict,
+    ScoreboardRecord,
     SequenceConflict,
     SessionRecord,
     StoreError,
@@ -24,7 +26,7 @@ from .base import (
     UserExists,
     UserRecord,
 )
-from .checks import check_entry, check_floor, check_table, json_text
+from .checks import check_entry, check_floor, check_scoreboard, check_table, json_text
 
 
 class MemoryStore:
@@ -39,6 +41,8 @@ class MemoryStore:
         self._players: dict[str, str] = {}  # player id -> user id (in link order)
         self._sessions: dict[str, SessionRecord] = {}
         self._floors: dict[str, int] = {}  # player id -> earliest token issue (ms) valid
+        self._boards: dict[str, ScoreboardRecord] = {}
+        self._views: dict[str, str] = {}  # view key -> board id
         self._closed = False
 
     def _check_open(self) -> None:
@@ -254,6 +258,42 @@ class MemoryStore:
         check_floor(player_id, valid_from)
         self._floors[player_id] = max(valid_from, self._floors.get(player_id, valid_from))
 
+    async def create_scoreboard(self, record: ScoreboardRecord) -> None:
+        self._check_open()
+        check_scoreboard(record)
+        if record.id in self._boards or record.view_key in self._views:
+            raise TableExists("a scoreboard with this id or view key already exists")
+        self._boards[record.id] = _stored_board(record)
+        self._views[record.view_key] = record.id
+
+    async def get_scoreboard(self, board_id: str) -> ScoreboardRecord | None:
+        self._check_open()
+        record = self._boards.get(board_id)
+        return None if record is None else _stored_board(record)
+
+    async def find_scoreboard(self, view_key: str) -> ScoreboardRecord | None:
+        self._check_open()
+        board_id = self._views.get(view_key)
+        return None if board_id is None else _stored_board(self._boards[board_id])
+
+    async def update_scoreboard(self, record: ScoreboardRecord, base: int) -> None:
+        self._check_open()
+        check_scoreboard(record)
+        old = self._boards.get(record.id)
+        if old is None:
+            raise StoreError("no such scoreboard")
+        if old.revision != base:
+            raise RevisionConflict(f"the scoreboard is at revision {old.revision}, not {base}")
+        self._boards[record.id] = _stored_board(
+            replace(
+                old,
+                names=record.names,
+                rounds=record.rounds,
+                revision=record.revision,
+                updated_at=record.updated_at,
+            )
+        )
+
     async def close(self) -> None:
         self._closed = True
 
@@ -269,4 +309,15 @@ def _stored(record: TableRecord) -> TableRecord:
         rules=_json_copy(record.rules),
         settings=_json_copy(record.settings),
         seats=tuple(sorted(record.seats, key=lambda seat: seat.seat)),
+    )
+
+
+def _stored_board(record: ScoreboardRecord) -> ScoreboardRecord:
+    """A copy of ``record`` as a JSON round trip returns it (lists inside, no shared dicts)."""
+    return replace(
+        record,
+        names=tuple(record.names),
+        options=_json_copy(record.options),
+        placement=_json_copy(record.placement),
+        rounds=tuple(_json_copy(list(record.rounds))),
     )

@@ -6,7 +6,8 @@ same sequence number fail instead of forking the game.  Accounts (revision 0003)
 (a name, an argon2 hash, the player id the account sits with), ``user_players`` (every player
 id the account holds: its own and the guest ids it took over) and ``sessions`` (only the
 SHA-256 of each session token).  ``store_meta`` counts commits (store/commits.py) and
-``token_floors`` keeps session-token rotations (server/auth.py), revision 0004.  Times are unix
+``token_floors`` keeps session-token rotations (server/auth.py), revision 0004;
+``scoreboards`` holds the scoreboards of paper games (revision 0005).  Times are unix
 seconds (floats), as in the records of :mod:`facedown.store.base`.
 """
 
@@ -136,3 +137,20 @@ class TokenFloorRow(Base):
 
     player_id: Mapped[str] = mapped_column(String, primary_key=True)
     valid_from: Mapped[int] = mapped_column(BigInteger)
+
+
+class ScoreboardRow(Base):
+    """A paper game's scoreboard; ``id`` is the hash of its edit key, ``rounds`` as entered."""
+
+    __tablename__ = "scoreboards"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    view_key: Mapped[str] = mapped_column(String, unique=True)
+    names: Mapped[list[str]] = mapped_column(JSON)
+    preset: Mapped[str] = mapped_column(String)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    placement: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    rounds: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    revision: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)

@@ -22,6 +22,8 @@ from . import sql_accounts as accounts
 from .base import (
     ACTIVE_STATUSES,
     LogEntry,
+    RevisionConflict,
+    ScoreboardRecord,
     SeatKind,
     SeatRecord,
     SequenceConflict,
@@ -32,7 +34,7 @@ from .base import (
     TableStatus,
     UserRecord,
 )
-from .checks import check_entry, check_floor, check_table
+from .checks import check_entry, check_floor, check_scoreboard, check_table
 from .commits import CommitMarks, marks_path
 from .database import (
     database_errors,
@@ -43,7 +45,16 @@ from .database import (
     sqlite_file,
 )
 from .migrate import upgrade_engine
-from .models import LogRow, SeatRow, SessionRow, TableRow, TokenFloorRow, UserPlayerRow, UserRow
+from .models import (
+    LogRow,
+    ScoreboardRow,
+    SeatRow,
+    SessionRow,
+    TableRow,
+    TokenFloorRow,
+    UserPlayerRow,
+    UserRow,
+)
 from .writer import GroupCommit, Write
 
 # Called inside the transaction of a log write, after its statements and before its commit,
@@ -288,6 +299,25 @@ class SqlStore:
         check_floor(player_id, valid_from)
         await self._write(partial(_set_token_floor, player_id=player_id, valid_from=valid_from))
 
+    async def create_scoreboard(self, record: ScoreboardRecord) -> None:
+        check_scoreboard(record)
+        await self._write(partial(_create_scoreboard, record=record))
+
+    async def get_scoreboard(self, board_id: str) -> ScoreboardRecord | None:
+        return await self._board(ScoreboardRow.id == board_id)
+
+    async def find_scoreboard(self, view_key: str) -> ScoreboardRecord | None:
+        return await self._board(ScoreboardRow.view_key == view_key)
+
+    async def update_scoreboard(self, record: ScoreboardRecord, base: int) -> None:
+        check_scoreboard(record)
+        await self._write(partial(_update_scoreboard, record=record, base=base))
+
+    async def _board(self, where: ColumnElement[bool]) -> ScoreboardRecord | None:
+        async with self._session() as session:
+            row = await session.scalar(select(ScoreboardRow).where(where))
+            return None if row is None else _board_record(row)
+
     async def close(self) -> None:
         if not self._closed:
             self._closed = True
@@ -450,4 +480,63 @@ def _table_record(row: TableRow) -> TableRecord:
         created_at=row.created_at,
         updated_at=row.updated_at,
         damage=row.damage,
+    )
+
+
+def _create_scoreboard(connection: Connection, record: ScoreboardRecord) -> None:
+    try:
+        connection.execute(
+            insert(ScoreboardRow).values(
+                id=record.id,
+                view_key=record.view_key,
+                preset=record.preset,
+                options=record.options,
+                placement=record.placement,
+                created_at=record.created_at,
+                **_board_fields(record),
+            )
+        )
+    except IntegrityError as e:
+        if integrity_kind(e) != "unique":
+            raise
+        raise TableExists("a scoreboard with this id or view key already exists") from None
+
+
+def _update_scoreboard(connection: Connection, record: ScoreboardRecord, base: int) -> None:
+    result = connection.execute(
+        update(ScoreboardRow)
+        .where(ScoreboardRow.id == record.id, ScoreboardRow.revision == base)
+        .values(**_board_fields(record))
+    )
+    if result.rowcount == 0:
+        found = connection.execute(
+            select(ScoreboardRow.revision).where(ScoreboardRow.id == record.id)
+        ).scalar()
+        if found is None:
+            raise StoreError("no such scoreboard")
+        raise RevisionConflict(f"the scoreboard is at revision {found}, not {base}")
+
+
+def _board_fields(record: ScoreboardRecord) -> dict[str, Any]:
+    """What an edit may change: names, rounds and the revision."""
+    return {
+        "names": list(record.names),
+        "rounds": list(record.rounds),
+        "revision": record.revision,
+        "updated_at": record.updated_at,
+    }
+
+
+def _board_record(row: ScoreboardRow) -> ScoreboardRecord:
+    return ScoreboardRecord(
+        id=row.id,
+        view_key=row.view_key,
+        names=tuple(row.names),
+        preset=row.preset,
+        options=row.options,
+        placement=row.placement,
+        rounds=tuple(row.rounds),
+        revision=row.revision,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
     )

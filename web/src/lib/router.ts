@@ -7,7 +7,13 @@ export type Route =
   | { page: "table"; code: string }
   | { page: "profile" }
   | { page: "replay"; table: string; match: number }
-  | { page: "shared"; key: string };
+  | { page: "shared"; key: string }
+  | { page: "scoreboard-new" }
+  | { page: "scoreboard"; key: string }
+  | { page: "scoreboard-view"; key: string };
+
+// A scoreboard's keys are URL-safe base64 (the server's secrets.token_urlsafe).
+const BOARD_KEY = /^[A-Za-z0-9_-]{16,64}$/;
 
 const TABLE_ID = /^[A-Za-z0-9]{1,64}$/;
 const REPLAY_KEY = /^[A-Za-z0-9_.-]{1,200}$/;
@@ -31,6 +37,11 @@ export function parseRoute(path: string, hash = ""): Route {
   if (parts[0] === "t" && parts[1]) return { page: "table", code: parts[1].toUpperCase() };
   if (parts[0] === "howto" && parts[1]) return { page: "howto", preset: parts[1].toLowerCase() };
   if (parts[0] === "profile") return { page: "profile" };
+  if (parts[0] === "scoreboard") {
+    if (parts[1] === "view" && BOARD_KEY.test(parts[2] ?? "")) return { page: "scoreboard-view", key: parts[2] };
+    if (BOARD_KEY.test(parts[1] ?? "")) return { page: "scoreboard", key: parts[1] };
+    return { page: "scoreboard-new" };
+  }
   if (parts[0] === "new") return { page: "new", preset: parts[1]?.toLowerCase() ?? null };
   return { page: "home" };
 }
@@ -43,6 +54,12 @@ export function routePath(route: Route): string {
       return `/howto/${encodeURIComponent(route.preset)}`;
     case "profile":
       return "/profile";
+    case "scoreboard-new":
+      return "/scoreboard";
+    case "scoreboard":
+      return `/scoreboard/${encodeURIComponent(route.key)}`;
+    case "scoreboard-view":
+      return `/scoreboard/view/${encodeURIComponent(route.key)}`;
     case "new":
       return route.preset ? `/new/${encodeURIComponent(route.preset)}` : "/new";
     case "replay":
