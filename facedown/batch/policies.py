@@ -1,0 +1,138 @@
+"""Vectorised policies over a :class:`~facedown.batch.core.Batch`: one action index per game.
+
+- :func:`random_actions`: uniform among the legal actions of each game's actor, except that a
+  legal call is taken with probability ``call`` and otherwise left out (uniform play would call
+  at a third of all turn starts and end rounds at once).
+- :func:`easy_actions`: a simple heuristic in the spirit of the `easy` bot level (not the same
+  player): it draws unless the top discard is worth at most ``take_below``, keeps a card lower
+  than the highest card it knows in its hand (else replaces an unknown one when the card is
+  low), uses every power (peek an unknown own card, spy an unknown card, swap its highest known
+  card for an unknown one of another), and calls once the cards it knows sum to at most
+  ``call_below`` with none unknown, or with probability ``call``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from .core import (
+    HOLDING,
+    K_CALL,
+    K_DISCARD,
+    K_DRAW,
+    K_TAKE,
+    POWERS,
+    TAKEN,
+    TURN_START,
+    Batch,
+    IntArray,
+)
+
+
+def sample(mask: npt.NDArray[np.bool_], rng: np.random.Generator) -> IntArray:
+    """One index per row, uniform among the row's true entries (0 for an all-false row)."""
+    counts = mask.sum(axis=1)
+    pick = (rng.random(mask.shape[0]) * counts).astype(np.int64)
+    ranks = np.cumsum(mask, axis=1, dtype=np.int32)
+    out = (ranks <= pick[:, None]).sum(axis=1)
+    return np.where(counts > 0, out, 0)
+
+
+def random_actions(
+    batch: Batch,
+    rng: np.random.Generator,
+    *,
+    call: float = 0.05,
+    mask: npt.NDArray[np.bool_] | None = None,
+) -> IntArray:
+    """Random play that calls with probability ``call`` whenever a call is legal."""
+    if mask is None:
+        mask = batch.legal_mask()
+    index = batch.codes.simple[K_CALL]
+    can_call = mask[:, index].copy()
+    mask[:, index] = False
+    out = sample(mask, rng)
+    calls = can_call & ((rng.random(batch.games) < call) | ~mask.any(axis=1))
+    return np.where(calls, index, out)
+
+
+def easy_actions(
+    batch: Batch,
+    rng: np.random.Generator,
+    *,
+    take_below: int = 3,
+    call_below: int = 8,
+    call: float = 0.02,
+) -> IntArray:
+    """The heuristic of the module docstring; always one of the legal actions."""
+    mask = batch.legal_mask()
+    out = random_actions(batch, rng, call=0.0, mask=mask.copy())
+    codes, rows = batch.codes, np.arange(batch.games)
+    seat = np.maximum(batch.actor, 0)
+    hands = batch.hands[rows, seat]  # [g, h]
+    filled = hands >= 0
+    known = batch.knowledge(seat)[rows, seat] & filled  # own places known
+    values = np.where(filled, batch.values[np.maximum(hands, 0)], 0)
+    known_values = np.where(known, values, -(10**6))
+    highest_slot = known_values.argmax(axis=1)
+    highest = known_values.max(axis=1)
+    unknown = filled & ~known
+    first_unknown = np.where(unknown.any(axis=1), unknown.argmax(axis=1), -1)
+    phase = batch.phase
+    s = codes.simple
+    # Turn start: call, take a low discard, or draw.
+    top = batch.disc[rows, np.maximum(batch.ndisc - 1, 0)]
+    top_value = np.where(batch.ndisc > 0, batch.values[top], 99)
+    start = phase == TURN_START
+    sure = (~unknown.any(axis=1)) & (np.where(known, values, 0).sum(axis=1) <= call_below)
+    wants_call = start & mask[:, s[K_CALL]] & (sure | (rng.random(batch.games) < call))
+    take = start & mask[:, s[K_TAKE]] & (top_value <= take_below)
+    draw = start & mask[:, s[K_DRAW]]
+    out = np.where(draw, s[K_DRAW], out)
+    out = np.where(take, s[K_TAKE], out)
+    out = np.where(wants_call, s[K_CALL], out)
+    # Holding a card: keep it in place of a higher known card, or of an unknown one when low.
+    held = phase == HOLDING
+    holding = held | (phase == TAKEN)
+    held_value = np.where(batch.held >= 0, batch.values[np.maximum(batch.held, 0)], 99)
+    single = _single_replace(batch)
+    better = holding & (highest > held_value)
+    slot = np.where(better, highest_slot, np.where(held_value <= 4, first_unknown, -1))
+    replace = holding & (slot >= 0)
+    chosen = single[np.maximum(slot, 0)]
+    out = np.where(replace & mask[rows, chosen], chosen, out)
+    discard = holding & ~replace & mask[:, s[K_DISCARD]]
+    out = np.where(discard, s[K_DISCARD], out)
+    # Powers: the first legal one (random among legal ones already chose otherwise).
+    powers = phase == POWERS
+    out = np.where(powers, _first_power(batch, mask, first_unknown), out)
+    return out
+
+
+def _single_replace(batch: Batch) -> IntArray:
+    """The action index of the single replace of each slot."""
+    codes = batch.codes
+    rep = codes.replace[codes.count[codes.replace] == 1]
+    out = np.zeros(batch.hand_cap, dtype=np.int64)
+    out[codes.slots[rep, 0]] = rep
+    return out
+
+
+def _first_power(batch: Batch, mask: npt.NDArray[np.bool_], first_unknown: IntArray) -> IntArray:
+    """A peek at an unknown own card when there is one, else the first legal power action."""
+    codes = batch.codes
+    rows = np.arange(batch.games)
+    peek = codes.peek[np.maximum(first_unknown, 0)]
+    good_peek = (first_unknown >= 0) & mask[rows, peek]
+    powers = np.concatenate([codes.peek, codes.spy, codes.swap])
+    legal = mask[:, powers]
+    first = powers[legal.argmax(axis=1)]
+    fallback = np.where(legal.any(axis=1), first, codes.simple[_skip_kind()])
+    return np.where(good_peek, peek, fallback)
+
+
+def _skip_kind() -> int:
+    from .core import K_SKIP
+
+    return K_SKIP
