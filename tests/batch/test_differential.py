@@ -16,9 +16,12 @@ from hypothesis import strategies as st
 
 from facedown.batch import Batch, UnsupportedRules
 from facedown.batch.core import MATCH_OVER, PHASES, POWER_NAMES
+from facedown.batch.observe import encode
 from facedown.batch.policies import easy_actions, random_actions
+from facedown.bots import seat_info
 from facedown.engine import Action, Game, Ruleset, make_ruleset
 from facedown.engine import actions as A
+from facedown.rl.observation import ObservationEncoder
 
 
 def state_of(batch: Batch, g: int) -> dict[str, Any]:
@@ -92,6 +95,7 @@ def play_both(
     *,
     easy: bool = False,
     steps: int = 3000,
+    observations: bool = False,
 ) -> int:
     """Play a batch and the engine side by side; returns the steps played."""
     batch = Batch(rules, players, len(seeds), seeds=seeds)
@@ -125,7 +129,19 @@ def play_both(
                 assert batch.round_scores[g].tolist() == list(last.round_scores)
                 assert batch.hand_totals[g].tolist() == list(last.hand_totals)
             seat_knowledge(batch, g, game)
+        if observations:
+            same_observations(batch, games)
     return steps
+
+
+def same_observations(batch: Batch, games: list[Game]) -> None:
+    """Every seat's batch observation is facedown.rl's encoding of the engine's state."""
+    encoder = ObservationEncoder(batch.rules, batch.players, batch.rules.max_hand)
+    for p in range(batch.players):
+        got = encode(batch, np.full(batch.games, p))
+        for g, game in enumerate(games):
+            want = encoder.encode(seat_info(game, p))
+            assert got[g].tolist() == want.tolist(), (g, p)
 
 
 def check_mask(batch: Batch, mask: np.ndarray, game: Game, seat: int) -> None:
@@ -154,6 +170,11 @@ def test_presets_play_as_the_engine_does(preset: str, players: int) -> None:
 @pytest.mark.parametrize("preset", ["cabo", "kaboom"])
 def test_the_easy_policy_plays_as_the_engine_does(preset: str) -> None:
     play_both(make_ruleset(preset), 3, [1, 2, 3], policy_seed=5, easy=True)
+
+
+@pytest.mark.parametrize("preset", ["cabo", "kivo", "kaboom"])
+def test_observations_are_the_rl_encoding(preset: str) -> None:
+    play_both(make_ruleset(preset), 3, [4, 5], policy_seed=1, observations=True, steps=300)
 
 
 @st.composite
@@ -204,7 +225,7 @@ def test_random_rulesets_play_as_the_engine_does(
     table: tuple[Ruleset, int], seeds: list[int], policy_seed: int
 ) -> None:
     rules, players = table
-    play_both(rules, players, seeds, policy_seed, steps=400)
+    play_both(rules, players, seeds, policy_seed, steps=400, observations=len(seeds) == 1)
 
 
 def test_boyo_is_refused_by_name() -> None:
