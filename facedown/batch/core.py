@@ -171,6 +171,7 @@ class Batch:
         self.winners = np.zeros((g, n), dtype=np.bool_)
         self.round_scores = np.zeros((g, n), dtype=np.int64)  # the last round's
         self.hand_totals = np.zeros((g, n), dtype=np.int64)
+        self.round_caller = np.full(g, -1, dtype=np.int64)  # the last round's caller
         self.rounds_played = np.zeros(g, dtype=np.int64)
         # What the last step did, per game (rewards are read from these).
         self.round_ended = np.zeros(g, dtype=np.bool_)
@@ -530,6 +531,7 @@ class Batch:
         self.totals[gi] = new
         self.round_scores[gi] = scores
         self.hand_totals[gi] = hand_totals
+        self.round_caller[gi] = self.caller[gi]
         self.rounds_played[gi] += 1
         self.held[gi] = -1
         self.pending[gi] = False
