@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 from pettingzoo.test import parallel_api_test
 
 from facedown.batch.env import BatchParallelEnv
@@ -50,6 +51,7 @@ def test_same_encoding_as_facedown_rl() -> None:
     observations, _ = env.reset(seed=1)
     encoder = ObservationEncoder(env.rules, 3, env.rules.max_hand)
     space = env.observation_space("game_0_seat_0")
+    assert isinstance(space, spaces.Dict)
     assert observations["game_0_seat_0"]["observation"].shape == (encoder.size,)
     assert space["observation"].shape == (encoder.size,)
     assert space["action_mask"].shape == (env.batch.codec.size,)
