@@ -178,6 +178,7 @@ class Batch:
         self.match_ended = np.zeros(g, dtype=np.bool_)
         self.turns = np.zeros(g, dtype=np.int64)  # turns begun, as the engine's events count
         self._rows = np.arange(g)
+        self._ending: list[IntArray] = []
         self._deal(self._rows, np.zeros(g, dtype=np.int64))
 
     # ------------------------------------------------------------------ who acts
@@ -344,10 +345,13 @@ class Batch:
         self.match_ended[:] = False
         kind = np.where(live, self.codes.kind[np.clip(act, 0, None)], K_PASS)
         actor = self.actor
+        self._ending = []  # games whose turn the handlers ended: ended together below
         for k, handler in self._handlers():
             gi = np.flatnonzero(kind == k)
             if gi.size:
                 handler(gi, actor[gi], act[gi])
+        if self._ending:
+            self._end_turn(np.concatenate(self._ending))
 
     def _handlers(self) -> list[tuple[int, Any]]:
         return [
@@ -372,7 +376,7 @@ class Batch:
         done = gi[self.peeked[gi].all(axis=1)]
         self.phase[done] = TURN_START
         self.turns[done] += 1
-        self._end_turn(self._stuck(done))
+        self._ending.append(self._stuck(done))
 
     def _draw(self, gi: IntArray, p: IntArray, act: IntArray) -> None:
         empty = gi[self.ndraw[gi] == 0]
@@ -425,7 +429,7 @@ class Batch:
                 self.hands[g[has], pp[has], sl[has, j]] = -1
             if has.size:
                 self._push(g[has], out[has, j])
-        self._end_turn(g)
+        self._ending.append(g)
 
     def _fail_set(
         self, gi: IntArray, p: IntArray, slots: IntArray, here: IntArray, card: IntArray
@@ -443,7 +447,7 @@ class Batch:
         lost = np.flatnonzero(~room) if keep else np.arange(gi.size)
         if lost.size:
             self._push(gi[lost], card[lost])
-        self._end_turn(gi)
+        self._ending.append(gi)
 
     def _discard(self, gi: IntArray, p: IntArray, act: IntArray) -> None:
         card = self.held[gi]
@@ -453,11 +457,11 @@ class Batch:
         has = gives.any(axis=1)
         self.pending[gi] = gives
         self.phase[gi[has]] = POWERS
-        self._end_turn(gi[~has])
+        self._ending.append(gi[~has])
 
     def _use_power(self, gi: IntArray, power: int) -> None:
         self.pending[gi, power] = False
-        self._end_turn(gi[~self.pending[gi].any(axis=1)])
+        self._ending.append(gi[~self.pending[gi].any(axis=1)])
 
     def _peek(self, gi: IntArray, p: IntArray, act: IntArray) -> None:
         card = self.hands[gi, p, self.codes.slots[act, 0]]
@@ -480,12 +484,12 @@ class Batch:
 
     def _skip(self, gi: IntArray, p: IntArray, act: IntArray) -> None:
         self.pending[gi] = False
-        self._end_turn(gi)
+        self._ending.append(gi)
 
     def _call(self, gi: IntArray, p: IntArray, act: IntArray) -> None:
         self.caller[gi] = p
         self.finals[gi] = self.players
-        self._end_turn(gi)
+        self._ending.append(gi)
 
     # ------------------------------------------------------------------ turns and rounds
     def _end_turn(self, gi: IntArray) -> None:
