@@ -3,7 +3,9 @@
 The random player chooses uniformly among every legal action of every seat (out-of-turn TAPs
 included where the preset has them; opening peeks and next_round count as actions too).
 Prints actions, turns and rounds per second for 2 and 4 players, mean actions per round, and
-the memory of one game state.  Run: ``python benchmarks/engine.py [--seconds S]``.
+the memory of one game state.  ``--trusted`` applies the chosen actions with
+``Game.apply_trusted`` (no legality check: they come from the legal lists) instead of ``apply``.
+Run: ``python benchmarks/engine.py [--seconds S] [--trusted]``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ class Figures:
     seconds: float = 0.0
 
 
-def play(rules: Ruleset, players: int, seconds: float, seed: int) -> Figures:
+def play(
+    rules: Ruleset, players: int, seconds: float, seed: int, *, trusted: bool = False
+) -> Figures:
     """Play whole matches with a uniform random policy for about ``seconds`` (timed)."""
     rng = random.Random(seed)
     choice = rng.choice
@@ -39,7 +43,8 @@ def play(rules: Ruleset, players: int, seconds: float, seed: int) -> Figures:
     while time.perf_counter() < deadline:
         match += 1
         game = Game(rules, players, seed * 100_000 + match)
-        every, apply = game.all_legal_actions, game.apply
+        every = game.all_legal_actions
+        apply = game.apply_trusted if trusted else game.apply
         while not game.is_match_over:
             apply(choice(every()))
             actions += 1
@@ -80,15 +85,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="per preset and table size")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--presets", default=",".join(PRESETS))
+    parser.add_argument("--trusted", action="store_true", help="apply without checking")
     args = parser.parse_args(argv)
-    print(f"Python {sys.version.split()[0]}, one core, uniform random legal play")
+    how = "apply_trusted" if args.trusted else "apply (checked)"
+    print(f"Python {sys.version.split()[0]}, one core, uniform random legal play, {how}")
     print(f"actions counted: {', '.join(KINDS)} (every legal action of every seat)")
     header = f"{'preset':8} {'players':>7} {'actions/s':>10} {'turns/s':>9} {'rounds/s':>9}"
     print(header + f" {'actions/round':>13} {'state bytes':>11}")
     for name in args.presets.split(","):
         rules = PRESETS[name]
         for players in (2, 4):
-            f = play(rules, players, args.seconds, args.seed)
+            f = play(rules, players, args.seconds, args.seed, trusted=args.trusted)
             per_round = f.actions / max(f.rounds, 1)
             rate = f.actions / f.seconds
             print(

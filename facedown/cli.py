@@ -258,7 +258,14 @@ def cmd_sim(args: argparse.Namespace) -> int:
     show = not args.quiet and sys.stderr.isatty()
     start = time.perf_counter()
     try:
-        results = run(config, jobs=args.jobs, progress=ProgressBar(args.games) if show else None)
+        if args.batch:
+            from .batch.tournament import play_batch
+
+            results = play_batch(config)
+        else:
+            results = run(
+                config, jobs=args.jobs, progress=ProgressBar(args.games) if show else None
+            )
         if args.out:
             write_results(Path(args.out), config, results)
     except (SimError, ValueError) as e:
@@ -558,6 +565,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=float, default=5.0, help="seconds a cmd: bot may take to decide"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="play on the vectorised batch (facedown.batch): its random and easy players, "
+        "rulesets without TAP, powers while holding or END TURN (not boyo)",
+    )
     p.set_defaults(func=cmd_sim)
 
     p = sub.add_parser("scoreboard", help="score a paper game round by round in the terminal")

@@ -190,6 +190,20 @@ def test_the_engine_has_no_import_cycle() -> None:
         visit(module, [])
 
 
+def test_the_server_never_applies_unchecked() -> None:
+    # Game.apply_trusted skips the legality check: for simulations that take their actions from
+    # the legal lists.  Everything the server applies comes from outside, so it uses apply.
+    found = [
+        where(path, node)
+        for path in python_files(PACKAGE / "server")
+        for node in ast.walk(tree(path))
+        if (isinstance(node, ast.Attribute) and node.attr == "apply_trusted")
+        or (isinstance(node, ast.Name) and node.id == "apply_trusted")
+        or (isinstance(node, ast.Constant) and node.value == "apply_trusted")
+    ]
+    assert not found, f"the server uses the unchecked apply: {found}"
+
+
 def test_game_py_holds_only_the_game() -> None:
     # The engine is split by concern: game.py puts the pieces together and holds no rules.
     lines = (ENGINE / "game.py").read_text(encoding="utf-8").count("\n")

@@ -1,11 +1,14 @@
 """Dealing a round: from the seed, or stacked in advance for scenarios and tests.
 
 Shuffles take their order from ``random.Random`` seeded by (seed, round, reshuffle count), never
-from global randomness, so a game is deterministic from its ruleset, seed and actions.
+from global randomness, so a game is deterministic from its ruleset, seed and actions.  Each game
+keeps one generator and reseeds it for every shuffle (the same stream as a new ``Random`` with
+that seed, without building one).
 """
 
 from __future__ import annotations
 
+import _random
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,12 +63,20 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
             raise ValueError(f"first player {first} is not a seat")
         state.first = first
     order = list(range(len(state.deck)))
-    rng = shuffle_rng(state.seed, state.round_no, 0)
+    rng = reseeded(state, state.round_no, 0)
     size = state.rules.hand_size
     if deal is None:
         shuffle(rng, order)
-        state.hands = [[order.pop() for _ in range(size)] for _ in range(n)]
-        discard = order.pop()
+        # Each hand takes the next cards off the end of the order, the last first (the deck
+        # always has a card left for the discard, so a slice never reaches the start).
+        end = len(order)
+        hands = []
+        for _ in range(n):
+            hands.append(order[end - 1 : end - 1 - size : -1])
+            end -= size
+        state.hands = hands
+        discard = order[end - 1]
+        del order[end - 1 :]
         state.draw_pile = order
     else:
         state.hands, discard, state.draw_pile = _stack(deal, n, size, order, rng)
@@ -84,7 +95,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.shown = None
     state.turn = state.first
     state.version += 1
-    state._legal_cache = {}
+    state._legal_cache.clear()
     events = [E.round_started(state.first, state.round_no)]
     if state.rules.opening_peek == 0:
         state.phase = TURN_START
@@ -94,15 +105,42 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     return events
 
 
+def shuffle_seed(seed: int, round_no: int, reshuffle: int) -> int:
+    """The seed of one shuffle: a distinct stream per (seed, round, reshuffle)."""
+    return (seed << 40) ^ (round_no << 20) ^ reshuffle
+
+
 def shuffle_rng(seed: int, round_no: int, reshuffle: int) -> random.Random:
-    """The generator for one shuffle: a distinct stream per (seed, round, reshuffle)."""
-    return random.Random((seed << 40) ^ (round_no << 20) ^ reshuffle)
+    """A new generator for one shuffle (what :func:`reseeded` gives, for code without a game)."""
+    return random.Random(shuffle_seed(seed, round_no, reshuffle))
+
+
+# The C generator's own seed: for an int it sets the same state as ``Random.seed``, without the
+# Python wrapper (which only also clears the cached ``gauss`` value, never used here).
+_seed = _random.Random.seed
+
+
+def new_rng() -> random.Random:
+    """A generator for a new match (its state is set by :func:`reseeded` before every use)."""
+    return random.Random(0)  # an int seed: no read of the system's entropy
+
+
+def reseeded(state: State, round_no: int, reshuffle: int) -> random.Random:
+    """The game's own generator, reseeded for one shuffle: the stream of :func:`shuffle_rng`."""
+    rng = state._rng
+    _seed(rng, shuffle_seed(state.seed, round_no, reshuffle))
+    return rng
 
 
 def shuffle(rng: random.Random, cards: list[int]) -> list[int]:
-    """A uniformly random order of ``cards`` (sorting by random keys: quicker than shuffle)."""
-    keys = {c: rng.random() for c in cards}
-    cards.sort(key=keys.__getitem__)
+    """A uniformly random order of ``cards`` (sorting by random keys: quicker than shuffle).
+
+    Card ``i`` gets the ``i``-th number of the stream as its key; the sort is stable.
+    """
+    draw = rng.random
+    keys = [draw() for _ in cards]
+    order = sorted(range(len(cards)), key=keys.__getitem__)
+    cards[:] = [cards[i] for i in order]
     return cards
 
 

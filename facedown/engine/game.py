@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import legality, snapshot
-from .actions import Action
+from .actions import REPLACE, Action
 from .arbiter import Awaiting, awaiting
-from .deal import StackedDeal, deal_round
+from .deal import StackedDeal, deal_round, new_rng
 from .errors import InvalidTarget
 from .events import Event
 from .interning import tables_for
@@ -64,6 +64,7 @@ class Game(State):
         self.version = 0
         self._tables = tables_for(players, rules)
         self._legal_cache = {}
+        self._rng = new_rng()
         self._events = []
         deal_round(self, deal, first)
 
@@ -89,6 +90,7 @@ class Game(State):
         other.history = list(self.history)
         other._legal_cache = {}
         other._events = []
+        # ``_rng`` is shared: it is reseeded before every shuffle, so no stream leaks across.
         return other
 
     # Who must act, and what is legal: the arbiter and the legality tables.
@@ -111,15 +113,38 @@ class Game(State):
                 raise InvalidTarget(f"there is no seat {p!r} at this table")
             legal = legality.legal_actions(self, p)
         if action not in legal:
-            action = legality.canonical(action)
-            if action not in legal and not legality.is_set_replace(self, action):
-                raise legality.refusal(self, action)
+            if action.kind == REPLACE and len(action.slots) > 1:
+                # A set is a rule, not a list entry: check it without searching the list again.
+                if not legality.is_set_replace(self, action):
+                    raise legality.refusal(self, action)
+                action = legality.canonical(action)
+            else:
+                action = legality.canonical(action)
+                if action not in legal:
+                    raise legality.refusal(self, action)
         events: list[Event] = []
         self._events = events
         self.shown = None
         HANDLERS[action.kind](self, action)
         self.version += 1
-        self._legal_cache = {}
+        self._legal_cache.clear()
+        return events
+
+    def apply_trusted(self, action: Action) -> list[Event]:
+        """Apply an action taken unchanged from this state's legal lists, without checking it.
+
+        For simulations and search only: ``action`` must be one of :meth:`legal_actions`,
+        :meth:`all_legal_actions` or :meth:`set_replaces` (slots in order) of this very state;
+        anything else leaves the game corrupt.  Code that takes actions from outside (the game
+        server, every player's input) uses :meth:`apply`, which checks (an architecture test
+        holds the server to it).
+        """
+        events: list[Event] = []
+        self._events = events
+        self.shown = None
+        HANDLERS[action.kind](self, action)
+        self.version += 1
+        self._legal_cache.clear()
         return events
 
     def next_first(self) -> int:

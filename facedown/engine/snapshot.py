@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from .deal import new_rng
 from .interning import tables_for
 from .phases import Phase
 from .results import RoundResult
@@ -85,6 +86,7 @@ def restore(cls: type[S], data: dict[str, Any]) -> S:
     g.version = 0
     g._tables = tables_for(players, rules)
     g._legal_cache = {}
+    g._rng = new_rng()
     g._events = []
     cards = sorted(
         [c for h in g.hands for c in h if c >= 0]

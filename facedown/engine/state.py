@@ -8,6 +8,7 @@ the legal actions, :mod:`.transitions` applies them, :mod:`.arbiter` says who mu
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING
 
 from .actions import Action
@@ -35,6 +36,7 @@ class State:
     __slots__ = (
         "_events",
         "_legal_cache",
+        "_rng",
         "_tables",
         "caller",
         "deck",
@@ -98,6 +100,7 @@ class State:
     version: int  # bumped by every change: a cheap "has anything happened" for callers
     _tables: Tables
     _legal_cache: dict[int, Actions]
+    _rng: random.Random  # the one generator of the match, reseeded for every shuffle
     _events: list[Event]
 
     @property

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from . import actions as A
 from . import events as E
 from .actions import Action
-from .deal import deal_round, shuffle, shuffle_rng
+from .deal import deal_round, reseeded, shuffle
 from .phases import HOLDING, MATCH_OVER, POWERS, ROUND_OVER, TAKEN, TURN_END, TURN_START
 from .scoring import match_winners, next_first, score_round
 from .state import EMPTY, State
@@ -26,7 +26,7 @@ def pop_draw(g: State) -> int | None:
         top = g.discard_pile.pop()
         recycled = g.discard_pile
         g.reshuffles += 1
-        recycled = shuffle(shuffle_rng(g.seed, g.round_no, g.reshuffles), recycled)
+        recycled = shuffle(reseeded(g, g.round_no, g.reshuffles), recycled)
         mask = 0
         for c in recycled:
             mask |= 1 << c
@@ -44,13 +44,14 @@ def _opening_peek(g: State, a: Action) -> None:
     p = a.player
     g.peeked[p] = True
     hand = g.hands[p]
-    seen = tuple([hand[s] for s in a.slots])
-    mask = 0
+    slots = a.slots
+    seen = tuple([hand[s] for s in slots])
+    mask = g.known[p]
     for c in seen:
         mask |= 1 << c
-    g.known[p] |= mask
-    g.shown = (p, tuple([(p, s, hand[s]) for s in a.slots]))
-    g._events.append(E.opening_peeked(p, a.slots, seen))
+    g.known[p] = mask
+    g.shown = (p, tuple([(p, s, hand[s]) for s in slots]))
+    g._events.append(E.opening_peeked(p, slots, seen))
     if False not in g.peeked:
         g.phase = TURN_START
         g._events.append(E.play_started(g.turn))
@@ -96,27 +97,35 @@ def _replace(g: State, a: Action) -> None:
     card = g.held
     g.held = EMPTY
     g.pending = ()
-    ranks = g.deck.ranks
-    if len(slots) > 1 and len({ranks[hand[s]] for s in slots}) > 1:
-        _fail_set(g, p, slots, card)
-        return
-    out = tuple(hand[s] for s in slots)
-    hand[slots[0]] = card
-    for s in slots[1:]:
-        hand[s] = EMPTY
-    if len(slots) > 1:
+    if len(slots) == 1:  # the common case: one card out, one in
+        s = slots[0]
+        out: tuple[int, ...] = (hand[s],)
+        hand[s] = card
+        g.discard_pile.append(out[0])
+    else:
+        ranks = g.deck.ranks
+        rank = ranks[hand[slots[0]]]
+        if any(ranks[hand[s]] != rank for s in slots):
+            _fail_set(g, p, slots, card)
+            return
+        out = tuple([hand[s] for s in slots])
+        hand[slots[0]] = card
+        for s in slots[1:]:
+            hand[s] = EMPTY
         g.set_occ(p)
-    g.discard_pile.extend(out)
+        g.discard_pile.extend(out)
     g._events.append(E.replaced(p, slots, out, () if g.held_from_discard else (card,)))
     _after_action(g, p)
 
 
 def _fail_set(g: State, p: int, slots: tuple[int, ...], card: int) -> None:
     hand = g.hands[p]
-    for s in slots:
-        g.public |= 1 << hand[s]
-    shown = tuple(hand[s] for s in slots)
-    g.shown = (E.EVERYONE, tuple((p, s, c) for s, c in zip(slots, shown, strict=True)))
+    shown = tuple([hand[s] for s in slots])
+    public = g.public
+    for c in shown:
+        public |= 1 << c
+    g.public = public
+    g.shown = (E.EVERYONE, tuple([(p, s, hand[s]) for s in slots]))
     g._events.append(E.set_failed(p, slots, shown))
     if g.rules.failed_set == "keep_taken" and len(hand) < g.rules.max_hand:
         hand.append(card)

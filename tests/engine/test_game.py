@@ -127,6 +127,41 @@ def test_same_seed_same_actions_same_state() -> None:
     assert games[0].reshuffles > 0 or games[0].round_no > 1
 
 
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_the_trusted_path_applies_as_apply_does(preset: str) -> None:
+    # apply_trusted, given actions from the legal lists (sets included), reaches exactly the
+    # state and events that the checked apply reaches, through reshuffles and new rounds.
+    rules = make_ruleset(preset)
+    checked, trusted = Game(rules, 4, 11), Game(rules, 4, 11)
+    rng = random.Random(3)
+    for _ in range(4000):
+        if checked.is_match_over:
+            break
+        legal = list(checked.all_legal_actions())
+        if checked.to_act is not None:
+            legal += checked.set_replaces(checked.to_act)
+        calls = [a for a in legal if a.kind == "call"]
+        action = calls[0] if calls and rng.random() < 0.03 else rng.choice(legal)
+        assert trusted.apply_trusted(action) == checked.apply(action)
+        assert trusted.snapshot() == checked.snapshot()
+        assert trusted.shown == checked.shown
+    assert checked.is_match_over
+
+
+def test_a_round_deals_the_stream_of_its_own_seed() -> None:
+    # One generator per match, reseeded for each shuffle, gives each round the order that a
+    # generator seeded with (seed, round, 0) gives: card i takes the i-th random key.
+    rules = make_ruleset("cabo")
+    game = Game(rules, 3, 21)
+    stream = random.Random((21 << 40) ^ (1 << 20))
+    keys = [stream.random() for _ in range(len(game.deck))]
+    order = sorted(range(len(game.deck)), key=keys.__getitem__)
+    assert game.hands[0] == order[-1:-5:-1]
+    assert game.hands[2] == order[-9:-13:-1]
+    assert game.discard_pile == [order[-13]]
+    assert game.draw_pile == order[:-13]
+
+
 def test_engine_uses_no_global_randomness() -> None:
     # Shuffles come from the seed only: reseeding or using the global generator changes nothing.
     rules = make_ruleset("cabo")

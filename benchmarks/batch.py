@@ -1,0 +1,105 @@
+"""The batch's speed: random play over many matches at once, beside the reference engine.
+
+Random play: uniform among the legal actions (sets included), except that a legal call is made
+with probability 0.05 and otherwise left out.  The batch deals with numpy shuffles and applies
+without checking (``RandomPlayer`` draws only legal actions); the engine, in the same run, plays
+the same policy with ``Game.apply``.  Turns are turns begun (as ``benchmarks/engine.py``
+counts them).  Prints turns/s by batch size and the memory of one game's arrays.
+Run: ``python -m benchmarks.batch [--preset cabo] [--players 4] [--seconds S]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+import numpy as np
+
+from facedown.batch import Batch
+from facedown.batch.policies import RandomPlayer
+from facedown.engine import EventKind, Game, Ruleset, make_ruleset
+
+SIZES = (1, 64, 1024, 4096, 8192)
+clock = time.perf_counter
+TURN_BEGINS = (EventKind.TURN_STARTED, EventKind.PLAY_STARTED)
+
+
+def batch_rate(rules: Ruleset, players: int, games: int, seconds: float) -> tuple[float, int]:
+    """Turns per second of a batch of ``games``, and its bytes per game (timed)."""
+    batch = Batch(rules, players, games, shuffles="numpy", rng=np.random.default_rng(games))
+    player = RandomPlayer(batch, call=0.05)
+    rng = np.random.default_rng(1)
+    step = batch.step
+    for _ in range(20):  # warm up: the tables fill, the games leave their first opening
+        step(player(rng), check=False)
+    start_turns = int(batch.turns.sum())
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        for _ in range(10):
+            step(player(rng), check=False)
+        over = np.flatnonzero(batch.over)
+        if over.size > games // 2:
+            start_turns -= int(batch.turns.sum())
+            batch = Batch(rules, players, games, shuffles="numpy", rng=np.random.default_rng(7))
+            player, step = RandomPlayer(batch, call=0.05), batch.step
+            start_turns += int(batch.turns.sum())
+    elapsed = clock() - start
+    turns = int(batch.turns.sum()) - start_turns
+    return turns / elapsed, batch.memory_bytes() // games
+
+
+def engine_rate(rules: Ruleset, players: int, seconds: float) -> float:
+    """Turns per second of the reference engine under the same policy (timed)."""
+    rng = random.Random(1)
+    turns = match = 0
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        match += 1
+        game = Game(rules, players, match)
+        while not game.is_match_over:
+            legal = game.all_legal_actions()
+            if game.to_act is not None:
+                legal += game.set_replaces(game.to_act)
+            calls = [a for a in legal if a.kind == "call"]
+            rest = [a for a in legal if a.kind != "call"]
+            action = calls[0] if calls and (not rest or rng.random() < 0.05) else rng.choice(rest)
+            turns += sum(e.kind in TURN_BEGINS for e in game.apply(action))
+    return turns / (clock() - start)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--preset", default="cabo")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="cpu: this process's CPU time (for a machine shared with other work)",
+    )
+    args = parser.parse_args(argv)
+    if args.clock == "cpu":
+        global clock
+        clock = time.process_time
+    rules = make_ruleset(args.preset)
+    print(
+        f"Python {sys.version.split()[0]}, numpy {np.__version__}, one process, {args.clock} clock"
+    )
+    print(f"{args.preset}, {args.players} players, random play calling with p=0.05")
+    engine = engine_rate(rules, args.players, args.seconds)
+    print(f"reference engine (Game.apply): {engine:,.0f} turns/s")
+    print(f"{'games':>6} {'turns/s':>11} {'bytes/game':>10}")
+    for size in (int(s) for s in args.sizes.split(",")):
+        rate, memory = batch_rate(rules, args.players, size, args.seconds)
+        print(f"{size:>6} {rate:>11,.0f} {memory:>10,}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,12 @@
+"""Many Facedown matches at once as numpy arrays: for research, tournaments and training.
+
+:class:`Batch` plays the rules of the reference engine vectorised over many games;
+:mod:`facedown.batch.policies` holds vectorised random and heuristic players;
+:mod:`facedown.batch.observe` encodes what each seat may know as :mod:`facedown.rl` does;
+:mod:`facedown.batch.env` is a PettingZoo parallel environment over a batch.  The reference engine
+stays the authority: the differential tests replay every batch game on it.  See docs/batch.md.
+"""
+
+from .core import Batch, UnsupportedRules, unsupported
+
+__all__ = ["Batch", "UnsupportedRules", "unsupported"]

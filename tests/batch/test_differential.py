@@ -1,0 +1,247 @@
+"""The batch against the reference engine: same rules, deals and actions, same everything.
+
+Every game of a batch is replayed on :class:`facedown.engine.Game` (the authority) action by
+action, and after every step the state, the scores and every seat's knowledge must be equal.
+Rulesets, seeds, table sizes and the random play that chooses the actions come from Hypothesis.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from facedown.batch import Batch, UnsupportedRules
+from facedown.batch.core import MATCH_OVER, PHASES, POWER_NAMES
+from facedown.batch.observe import encode
+from facedown.batch.policies import easy_actions, random_actions
+from facedown.bots import seat_info
+from facedown.engine import Action, Game, Ruleset, make_ruleset
+from facedown.engine import actions as A
+from facedown.rl.observation import ObservationEncoder
+
+
+def state_of(batch: Batch, g: int) -> dict[str, Any]:
+    """Game ``g`` of the batch in the terms of the engine's snapshot."""
+    n = batch.players
+    places = batch.places[g]
+    return {
+        "round": int(batch.round_no[g]),
+        "first": int(batch.first[g]),
+        "phase": PHASES[int(batch.phase[g])].value,
+        "turn": int(batch.turn[g]),
+        "hands": [batch.hands[g, p, : places[p]].tolist() for p in range(n)],
+        "draw_pile": batch.draw[g, : batch.ndraw[g]].tolist(),
+        "discard_pile": batch.disc[g, : batch.ndisc[g]].tolist(),
+        "held": int(batch.held[g]),
+        "pending": [POWER_NAMES[i] for i in range(3) if batch.pending[g, i]],
+        "caller": int(batch.caller[g]),
+        "finals_left": int(batch.finals[g]),
+        "passes": int(batch.passes[g]),
+        "peeked": batch.peeked[g].tolist(),
+        "known": [bits(batch.known[g, p]) for p in range(n)],
+        "public": bits(batch.public[g]),
+        "reshuffles": int(batch.reshuffles[g]),
+        "totals": batch.totals[g].tolist(),
+        "hundred_used": batch.hundred_used[g].tolist(),
+        "winners": [p for p in range(n) if batch.winners[g, p]],
+        "sudden_death_played": bool(batch.sudden_death_played[g]),
+    }
+
+
+def bits(row: np.ndarray) -> int:
+    return sum(1 << int(c) for c in np.flatnonzero(row))
+
+
+KEYS = (
+    "round",
+    "first",
+    "phase",
+    "turn",
+    "hands",
+    "draw_pile",
+    "discard_pile",
+    "held",
+    "caller",
+    "finals_left",
+    "passes",
+    "peeked",
+    "known",
+    "public",
+    "reshuffles",
+    "totals",
+    "hundred_used",
+    "winners",
+    "sudden_death_played",
+)
+
+
+def engine_state(game: Game) -> dict[str, Any]:
+    snap = game.snapshot()
+    out = {k: snap[k] for k in KEYS}
+    # The engine lists pending powers in the card's order; the batch holds them as a set.
+    out["pending"] = [p for p in POWER_NAMES if p in snap["pending"]]
+    return out
+
+
+def play_both(
+    rules: Ruleset,
+    players: int,
+    seeds: list[int],
+    policy_seed: int,
+    *,
+    easy: bool = False,
+    steps: int = 3000,
+    observations: bool = False,
+) -> int:
+    """Play a batch and the engine side by side; returns the steps played."""
+    batch = Batch(rules, players, len(seeds), seeds=seeds)
+    games = [Game(rules, players, s) for s in seeds]
+    rng = np.random.default_rng(policy_seed)
+    for g, game in enumerate(games):
+        assert state_of(batch, g) == engine_state(game)
+    for step in range(steps):
+        if batch.over.all():
+            return step
+        actions = easy_actions(batch, rng) if easy else random_actions(batch, rng, call=0.08)
+        actor = batch.actor
+        mask = batch.legal_mask()
+        for g, game in enumerate(games):
+            if game.is_match_over:
+                assert batch.phase[g] == MATCH_OVER
+                continue
+            check_mask(batch, mask[g], game, int(actor[g]))
+            action = batch.codec.decode(int(actions[g]), int(actor[g]))
+            assert action is not None
+            game.apply(action)
+            if game.is_round_over and not game.is_match_over:
+                first = game.awaiting().first
+                assert first is not None
+                game.apply(Action(first, A.NEXT_ROUND))
+        batch.step(actions)
+        for g, game in enumerate(games):
+            assert state_of(batch, g) == engine_state(game), (step, g)
+            if batch.round_ended[g]:
+                last = game.history[-1]
+                assert batch.round_scores[g].tolist() == list(last.round_scores)
+                assert batch.hand_totals[g].tolist() == list(last.hand_totals)
+            seat_knowledge(batch, g, game)
+        if observations:
+            same_observations(batch, games)
+    return steps
+
+
+def same_observations(batch: Batch, games: list[Game]) -> None:
+    """Every seat's batch observation is facedown.rl's encoding of the engine's state."""
+    encoder = ObservationEncoder(batch.rules, batch.players, batch.rules.max_hand)
+    for p in range(batch.players):
+        got = encode(batch, np.full(batch.games, p))
+        for g, game in enumerate(games):
+            want = encoder.encode(seat_info(game, p))
+            assert got[g].tolist() == want.tolist(), (g, p)
+
+
+def check_mask(batch: Batch, mask: np.ndarray, game: Game, seat: int) -> None:
+    """The batch's legal mask is the engine's legal list and sets, for the seat asked."""
+    assert game.awaiting().first == seat
+    legal = game.legal_actions(seat) + game.set_replaces(seat)
+    want = batch.codec.mask(legal, optional=False).astype(bool)
+    assert (mask == want).all(), (seat, game.phase)
+
+
+def seat_knowledge(batch: Batch, g: int, game: Game) -> None:
+    """Every seat knows exactly the places the engine says it knows."""
+    for p in range(batch.players):
+        knows = batch.knowledge(np.full(batch.games, p))[g]
+        places = {(o, int(s)) for o in range(batch.players) for s in np.flatnonzero(knows[o])}
+        assert places == set(game.knowledge(p)), (g, p)
+
+
+@pytest.mark.parametrize("preset", ["cabo", "kivo", "kaboom"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_presets_play_as_the_engine_does(preset: str, players: int) -> None:
+    rules = make_ruleset(preset)
+    assert play_both(rules, players, [7, 8, 9, 10], policy_seed=players) < 3000
+
+
+@pytest.mark.parametrize("preset", ["cabo", "kaboom"])
+def test_the_easy_policy_plays_as_the_engine_does(preset: str) -> None:
+    play_both(make_ruleset(preset), 3, [1, 2, 3], policy_seed=5, easy=True)
+
+
+@pytest.mark.parametrize("preset", ["cabo", "kivo", "kaboom"])
+def test_observations_are_the_rl_encoding(preset: str) -> None:
+    play_both(make_ruleset(preset), 3, [4, 5], policy_seed=1, observations=True, steps=300)
+
+
+@st.composite
+def rulesets(draw: st.DrawFn) -> tuple[Ruleset, int]:
+    """A ruleset the batch plays (powers by discard, no TAP, no END TURN), and a table size."""
+    players = draw(st.integers(2, 5))
+    hand = draw(st.integers(1, min(6, 51 // players)))
+    undo, give_back = draw(st.sampled_from([(False, False), (True, False), (False, True)]))
+    ranks = [str(v) for v in range(14)]
+    powers = {
+        r: draw(st.lists(st.sampled_from(POWER_NAMES), unique=True, max_size=3))
+        for r in draw(st.lists(st.sampled_from(ranks), unique=True, max_size=8))
+    }
+    rounds = draw(st.none() | st.integers(1, 3))
+    options: dict[str, Any] = {
+        "hand_size": hand,
+        "opening_peek": draw(st.integers(0, hand)),
+        "max_hand": draw(st.integers(hand, min(hand + 4, 12))),
+        "powers": {r: p for r, p in powers.items() if p},
+        "set_replace": draw(st.booleans()),
+        "failed_set": draw(st.sampled_from(["discard_taken", "keep_taken"])),
+        "undo_take_discard": undo,
+        "return_taken_discard": give_back,
+        "lowest_scores_zero": draw(st.booleans()),
+        "lowest_tie_caller_only": draw(st.booleans()),
+        "caller_strictly_lowest": draw(st.booleans()),
+        "caller_lowest_scores_zero": draw(st.booleans()),
+        "caller_penalty": draw(st.integers(0, 10)),
+        "caller_multiplier": draw(st.integers(1, 3)),
+        "shoot_the_moon": draw(st.booleans()),
+        "moon_points": draw(st.integers(0, 60)),
+        "hundred_rule": draw(st.sampled_from(["none", "once", "always"])),
+        "hundred_reset": draw(st.integers(0, 90)),
+        "rounds": rounds,
+        "score_limit": draw(st.integers(10, 100))
+        if rounds is None
+        else draw(st.none() | st.integers(10, 100)),
+        "sudden_death": draw(st.booleans()),
+        "first_player": draw(st.sampled_from(["rotate", "round_winner"])),
+    }
+    base = draw(st.sampled_from(["cabo", "kivo", "kaboom"]))
+    return make_ruleset(base, options), players
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rulesets(), st.lists(st.integers(0, 2**31), min_size=1, max_size=4), st.integers(0, 99))
+def test_random_rulesets_play_as_the_engine_does(
+    table: tuple[Ruleset, int], seeds: list[int], policy_seed: int
+) -> None:
+    rules, players = table
+    play_both(rules, players, seeds, policy_seed, steps=400, observations=len(seeds) == 1)
+
+
+def test_boyo_is_refused_by_name() -> None:
+    with pytest.raises(UnsupportedRules, match=r"tap.*holding.*explicit_end_turn"):
+        Batch(make_ruleset("boyo"), 4, 8)
+    with pytest.raises(UnsupportedRules, match="more than 64 cards"):
+        Batch(
+            make_ruleset(
+                "cabo",
+                {
+                    "deck": "standard",
+                    "decks": 2,
+                    "jokers": True,
+                    "values": {**make_ruleset("boyo").values},
+                },
+            ),
+            2,
+            1,
+        )

@@ -1,0 +1,55 @@
+"""The vectorised players choose legal actions, and the mask-free random player covers the mask."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from facedown.batch import Batch
+from facedown.batch.policies import RandomPlayer, easy_actions, random_actions
+from facedown.engine import make_ruleset
+
+
+@pytest.mark.parametrize("preset", ["cabo", "kivo", "kaboom"])
+def test_the_random_player_draws_from_exactly_the_legal_actions(preset: str) -> None:
+    # Many draws on one state: each is legal, and where a game has at most 12 legal actions
+    # 400 draws meet every one of them (uniform: a miss has odds below 1e-14).
+    batch = Batch(make_ruleset(preset), 3, 48, shuffles="numpy")
+    player = RandomPlayer(batch, call=0.5)
+    rng = np.random.default_rng(2)
+    covered = 0
+    for _ in range(30):
+        mask = batch.legal_mask()
+        live = ~batch.over
+        seen = np.zeros_like(mask)
+        for _ in range(400):
+            seen[np.arange(batch.games), player(rng)] = True
+        seen[~live] = False
+        assert not (seen & ~mask).any()
+        small = live & (mask.sum(axis=1) <= 12)
+        assert (seen[small] == mask[small]).all()
+        covered += int(small.sum())
+        batch.step(player(rng))
+    assert covered > 400
+
+
+@pytest.mark.parametrize("policy", ["random", "easy"])
+def test_the_mask_policies_choose_legal_actions(policy: str) -> None:
+    batch = Batch(make_ruleset("cabo"), 4, 32, shuffles="numpy")
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        actions = random_actions(batch, rng) if policy == "random" else easy_actions(batch, rng)
+        batch.step(actions)  # checks every action against the mask
+    assert batch.rounds_played.sum() > 32
+
+
+def test_easy_beats_random() -> None:
+    # Seats 0 and 2 play easy, 1 and 3 random, over whole matches: easy wins more.
+    batch = Batch(make_ruleset("cabo"), 4, 128, shuffles="numpy")
+    rng = np.random.default_rng(4)
+    while not batch.over.all():
+        easy = easy_actions(batch, rng)
+        rand = random_actions(batch, rng)
+        batch.step(np.where(batch.actor % 2 == 0, easy, rand))
+    wins = batch.winners.sum(axis=0)
+    assert wins[0] + wins[2] > 1.5 * (wins[1] + wins[3])
