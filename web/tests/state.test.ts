@@ -26,6 +26,8 @@ function view(over: Partial<View> = {}): View {
     peeked: [true, true, true],
     holding: false,
     held: null,
+    held_value: null,
+    held_powers: [],
     powers: [],
     shown: {},
     last_round: null,

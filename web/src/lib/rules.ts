@@ -2,7 +2,7 @@
 // "what is special" lines and the "how to play" pages.  Words only; no rule is decided here.
 
 import { translate, type Locale } from "./i18n";
-import type { Ruleset } from "./protocol";
+import type { Ruleset, View } from "./protocol";
 
 export interface RuleLine {
   /** The ruleset field(s) this line explains. */
@@ -116,17 +116,15 @@ export function changedOptions(preset: Ruleset, wanted: Partial<Ruleset>): Parti
   return out;
 }
 
-/** A card's rank: the name without its suit (standard decks), or the name itself (0-13). */
-function rankOf(card: string): string {
-  const last = card.slice(-1);
-  return card.length > 1 && "SHDC".includes(last) && !/^\d+$/.test(card) ? card.slice(0, -1) : card;
-}
-
-/** What a card is worth and the powers it gives when drawn, as the ruleset says (by name
- *  first, then by rank; a 0-13 card without an entry is worth its number). */
-export function cardFacts(rules: Ruleset, card: string): { value: number | null; powers: string[] } {
-  const rank = rankOf(card);
-  const value = rules.values[card] ?? rules.values[rank] ?? (/^\d+$/.test(card) ? Number(card) : null);
-  const powers = rules.powers[card] ?? rules.powers[rank] ?? [];
-  return { value, powers };
+/** What the card you hold is worth and the powers it gives (drawn from the deck), in words:
+ *  the engine sends both in the view (``held_value``, ``held_powers``); "" when the face is not
+ *  yours to see. */
+export function heldFacts(locale: Locale, view: View): string {
+  if (view.held === null) return "";
+  const t = (key: string, params = {}) => translate(locale, key, params);
+  const worth = view.held_value === null ? "" : t("table.worth", { n: view.held_value });
+  const powers = view.held_powers.length
+    ? t("table.gives", { powers: view.held_powers.map((p) => t(`power.${p}`)).join(", ") })
+    : "";
+  return [worth, powers].filter(Boolean).join(" · ");
 }
