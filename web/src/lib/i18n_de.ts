@@ -126,6 +126,7 @@ export const de: Record<string, string> = {
   "howto.scoring": "Wertung",
   "howto.match": "Das Spiel",
   "howto.back": "Zurück",
+  "howto.close": "Zurück zum Spiel",
   "howto.rules": "Die Regeln auf einen Blick",
 
   "lobby.title": "Tisch {code}",
@@ -151,6 +152,7 @@ export const de: Record<string, string> = {
   "lobby.join": "Platz nehmen",
 
   "table.round": "Runde {n}",
+  "table.rules": "Regeln",
   "table.yourMoves": "Deine Züge",
   "table.yourTurn": "Du bist dran",
   "table.theirTurn": "{name} ist dran",

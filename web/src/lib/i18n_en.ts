@@ -126,6 +126,7 @@ export const en: Record<string, string> = {
   "howto.scoring": "Scoring",
   "howto.match": "The match",
   "howto.back": "Back",
+  "howto.close": "Back to the game",
   "howto.rules": "The rules at a glance",
 
   "lobby.title": "Table {code}",
@@ -151,6 +152,7 @@ export const en: Record<string, string> = {
   "join.rules": "The rules at this table",
 
   "table.round": "Round {n}",
+  "table.rules": "Rules",
   "table.yourMoves": "Your moves",
   "table.yourTurn": "Your turn",
   "table.theirTurn": "{name}'s turn",
