@@ -1,7 +1,7 @@
 // Rules in words, from the ruleset fields the server sends (GET /api/presets): the host's
 // "what is special" lines and the "how to play" pages.  Words only; no rule is decided here.
 
-import { translate, type Locale } from "./i18n";
+import { hasText, translate, type Locale } from "./i18n";
 import type { Ruleset, View } from "./protocol";
 
 export interface RuleLine {
@@ -16,18 +16,23 @@ function powerList(locale: Locale, rules: Ruleset): string {
   for (const [card, powers] of Object.entries(rules.powers)) {
     if (!powers.length) continue;
     const label = powers.map((p) => translate(locale, `power.${p}`)).join(" + ");
-    groups.set(label, [...(groups.get(label) ?? []), cardLabel(card)]);
+    groups.set(label, [...(groups.get(label) ?? []), cardLabel(locale, card)]);
   }
   return [...groups.entries()]
     .map(([powers, cards]) => translate(locale, "power.list", { cards: cards.join(", "), powers }))
     .join("; ");
 }
 
-function cardLabel(card: string): string {
+/** A rank or card as the rules lines name it, in the reader's letters (German: B for Bube,
+ *  D for Dame), as the values line does: "J" and "B 11" never meet in one list. */
+function cardLabel(locale: Locale, card: string): string {
   const suits: Record<string, string> = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const last = card.slice(-1);
-  if (card.length > 1 && last in suits && !/^\d+$/.test(card)) return card.slice(0, -1) + suits[last];
-  return card;
+  const suited = card.length > 1 && last in suits && !/^\d+$/.test(card);
+  const rank = suited ? card.slice(0, -1) : card;
+  const key = `rank.short.${rank}`;
+  const letter = hasText(key) ? translate(locale, key) : rank;
+  return suited ? letter + suits[last] : letter;
 }
 
 function bool(locale: Locale, field: keyof Ruleset, value: boolean, params = {}): string {
@@ -72,7 +77,10 @@ export function ruleLines(locale: Locale, r: Ruleset): RuleLine[] {
   if (r.caller_multiplier === 1 && !r.caller_penalty) {
     add(["caller_penalty", "caller_multiplier"], t("rule.caller_none"));
   }
-  add(["shoot_the_moon", "moon_points"], bool(locale, "shoot_the_moon", r.shoot_the_moon, { n: r.moon_points }));
+  // Two 12s and two 13s exist only in the 0-13 deck: elsewhere the line would mean nothing.
+  if (r.shoot_the_moon || r.deck === "zero_to_thirteen") {
+    add(["shoot_the_moon", "moon_points"], bool(locale, "shoot_the_moon", r.shoot_the_moon, { n: r.moon_points }));
+  }
   add(["hundred_rule", "hundred_reset"], t(`rule.hundred_rule.${r.hundred_rule}`, { n: r.hundred_reset }));
   if (r.rounds !== null && r.score_limit !== null) {
     add(["rounds", "score_limit"], t("rule.length.both", { n: r.rounds, limit: r.score_limit }));
