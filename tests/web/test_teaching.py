@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, expect
 
 from ..server.harness import RunningServer
-from .conftest import Shots
+from .conftest import WEB, Shots
 from .test_browser import end_opening, new_page, no_js_errors, open_table, opening_peek
 
 # The host holds the Joker in slot 1 (the bot's cards do not matter).
@@ -69,5 +71,45 @@ def test_the_joker_has_its_own_face_and_the_rules_open_over_the_game(
     expect(page.get_by_test_id("held").locator("[data-face]")).to_have_attribute("data-face", "AS")
     expect(page.get_by_test_id("held-facts")).to_have_text("worth 1 point")
     assert sockets == []  # no new connection: the game never left the page
+    no_js_errors(page)
+    context.close()
+
+
+HOWTO = json.loads((WEB / "src" / "lib" / "howto.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("preset", ["boyo", "cabo", "kivo", "kaboom"])
+def test_the_how_to_page_walks_through_a_turn_and_scores_the_examples(
+    browser: Browser, server: RunningServer, shots: Shots, preset: str
+) -> None:
+    context, page = new_page(browser, 360, 740, reduced_motion=True)
+    page.goto(f"{server.url}/howto/{preset}")
+    howto = page.get_by_test_id("howto")
+    expect(howto).to_be_visible()
+    # One turn drawn step by step with the game's own cards: the drawn card face up.
+    walk = page.get_by_test_id("walk")
+    expect(walk.locator("li")).to_have_count(6)
+    drawn = HOWTO[preset]["turn"]["drawn"]
+    expect(walk.locator(f"[data-face='{drawn}']").first).to_be_attached()
+    # Every power in one line, and the TAP explained where the game has it.
+    expect(page.get_by_test_id("powers").locator("li").first).to_contain_text(":")
+    expect(page.get_by_test_id("tap")).to_have_count(1 if preset == "boyo" else 0)
+    if preset == "boyo":
+        expect(page.get_by_test_id("tap")).to_contain_text("penalty card")
+    # The worked examples show the numbers of lib/howto.json (scored by the engine in
+    # tests/test_howto_examples.py).
+    for n, example in enumerate(HOWTO[preset]["examples"], start=1):
+        for seat in range(len(example["hands"])):
+            row = page.get_by_test_id(f"example-{n}-row-{seat}")
+            expect(row.get_by_test_id("hand-total")).to_have_text(str(example["hand_totals"][seat]))
+            expect(row.get_by_test_id("round-score")).to_have_text(
+                str(example["round_scores"][seat])
+            )
+    text = howto.inner_text()
+    for meaningless in ("No shooting the moon", "No 100 rule", "(s)"):
+        assert meaningless not in text
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, width
+    shots.take(page, preset)
     no_js_errors(page)
     context.close()

@@ -10,16 +10,26 @@ export interface RuleLine {
   text: string;
 }
 
-function powerList(locale: Locale, rules: Ruleset): string {
-  // Group the cards by the powers they give: "7, 8: peek; 9, 10: spy; ...".
-  const groups = new Map<string, string[]>();
+/** The cards by the powers they give, in the ruleset's order: [["7, 8", ["peek"]], ...]. */
+export function powerGroups(locale: Locale, rules: Ruleset): { cards: string; powers: string[] }[] {
+  const groups = new Map<string, { cards: string[]; powers: string[] }>();
   for (const [card, powers] of Object.entries(rules.powers)) {
     if (!powers.length) continue;
-    const label = powers.map((p) => translate(locale, `power.${p}`)).join(" + ");
-    groups.set(label, [...(groups.get(label) ?? []), cardLabel(locale, card)]);
+    const key = powers.join("+");
+    const group = groups.get(key) ?? { cards: [], powers };
+    group.cards.push(cardLabel(locale, card));
+    groups.set(key, group);
   }
-  return [...groups.entries()]
-    .map(([powers, cards]) => translate(locale, "power.list", { cards: cards.join(", "), powers }))
+  return [...groups.values()].map((g) => ({ cards: g.cards.join(", "), powers: g.powers }));
+}
+
+function powerList(locale: Locale, rules: Ruleset): string {
+  // Group the cards by the powers they give: "7, 8: peek; 9, 10: spy; ...".
+  return powerGroups(locale, rules)
+    .map((g) => {
+      const powers = g.powers.map((p) => translate(locale, `power.${p}`)).join(" + ");
+      return translate(locale, "power.list", { cards: g.cards, powers });
+    })
     .join("; ");
 }
 
@@ -135,4 +145,16 @@ export function heldFacts(locale: Locale, view: View): string {
     ? t("table.gives", { powers: view.held_powers.map((p) => t(`power.${p}`)).join(", ") })
     : "";
   return [worth, powers].filter(Boolean).join(" · ");
+}
+
+/** A reason code of a round's scoring (the engine's, as in a reveal) in words, with the
+ *  ruleset's number in it ("called, not lowest: +5"). */
+export function reasonText(locale: Locale, rules: Ruleset, code: string): string {
+  const numbers: Record<string, number> = {
+    call_penalty: rules.caller_penalty,
+    call_multiplied: rules.caller_multiplier,
+    moon_against: rules.moon_points,
+    hundred_reset: rules.hundred_reset,
+  };
+  return translate(locale, `reason.${code}`, { n: numbers[code] ?? "" });
 }
