@@ -35,7 +35,7 @@ describe("German wording", () => {
   it("says 'Du beginnst' when you start", () => {
     expect(describeEvent(cast, { type: "play_started", by: 0 })).toBe("Los geht's: Du beginnst");
     expect(describeEvent(cast, { type: "play_started", by: 1 })).toBe("Los geht's: Maya beginnt");
-    expect(describeEvent({ ...cast, locale: "en" }, { type: "play_started", by: 0 })).toBe("Play starts: you go first");
+    expect(describeEvent({ ...cast, locale: "en" }, { type: "play_started", by: 0 })).toBe("Play starts: You first");
   });
 
   it("names bots in the player's language, and people as they are", () => {

@@ -121,9 +121,6 @@ export const de: Record<string, string> = {
   "howto.goalText": "Am Ende die wenigsten Punkte haben. Deine Karten liegen verdeckt: merk dir, was du siehst, gib hohe Karten ab und sag das Ende an, wenn deine Hand niedrig ist.",
   "howto.deal": "Das Austeilen",
   "howto.dealText": "Jeder Spieler erhält {hand} verdeckte Karten an festen Plätzen. Eine Karte beginnt den Ablagestapel, der Rest ist der Nachziehstapel.",
-  "howto.turn": "Dein Zug",
-  "howto.turnTake": "Nimm die oberste Karte vom Ablagestapel und ersetze damit eine eigene Karte: die alte kommt offen auf den Stapel.",
-  "howto.turnDraw": "Oder zieh vom Nachziehstapel (nur du siehst die Karte): ersetze damit eine eigene Karte oder wirf sie ab.",
   "howto.powers": "Kartenaktionen",
   "howto.powersText": "Nur eine vom Nachziehstapel gezogene Karte hat eine Aktion, und jede ist freiwillig. Welche Karte welche hat:",
   "howto.calling": "Das Rundenende",
@@ -157,7 +154,6 @@ export const de: Record<string, string> = {
   "howto.example": "Rechenbeispiel {n}",
   "howto.exampleCall": "{name} hat {call} angesagt; dann werden alle Karten aufgedeckt.",
   "howto.handTotal": "die Summe der Hand",
-  "howto.rules": "Die Regeln auf einen Blick",
 
   "lobby.title": "Tisch {code}",
   "lobby.invite": "Lade Freunde mit diesem Link oder dem Code {code} ein.",
