@@ -47,6 +47,8 @@ VIEW_KEYS = frozenset(
         "peeked",
         "holding",
         "held",
+        "held_value",
+        "held_powers",
         "powers",
         "shown",
         "last_round",
@@ -184,6 +186,8 @@ def check_view(view: dict[str, Any], seat: int | None, game: Game, now: Sight) -
     held = view.get("held")
     if held is not None and held != now.held:
         yield f"leak: held card {held} (may know {now.held})"
+    if held is None and (view.get("held_value") is not None or view.get("held_powers")):
+        yield "leak: the held card's value or powers without its face"
     if view.get("top_discard") != now.top:
         yield f"leak: top discard {view.get('top_discard')} (it is {now.top})"
     if view.get("last_round") is not None:

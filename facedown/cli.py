@@ -130,7 +130,13 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     from .terminal import play
 
-    return play(args.preset, players=args.players, seed=args.seed, bots=args.bots)
+    return play(
+        args.preset,
+        players=args.players,
+        seed=args.seed,
+        bots=args.bots,
+        recollection=args.recollection,
+    )
 
 
 def _levels() -> list[str]:
@@ -468,6 +474,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="medium",
         choices=_levels(),
         help="bot level of the other seats: %(choices)s",
+    )
+    p.add_argument(
+        "--recollection",
+        action="store_true",
+        help="a memory aid: the board keeps every card you have seen (marked *); without it "
+        "a card shown to you alone is cleared from the screen once its moment is over",
     )
     p.set_defaults(func=cmd_play)
 

@@ -1,5 +1,11 @@
 """A terminal game: you at seat 0 against bots.
 
+A card face shown to you alone (your opening look, a card you draw, a peek, a spy) is on the
+screen only for its moment, as at a real table: once the table moves on, you are asked to press
+Enter, the screen and its scrollback are cleared and the board is drawn again without it.
+Remembering is the game.  With Recollection (``recollection=True``, ``facedown play
+--recollection``) nothing is cleared and the board marks every card you know with ``*``.
+
 Who is asked to act is the engine's arbiter's answer (:meth:`Game.awaiting`): you, when the game
 waits for you; otherwise the bot it waits for, but first, whenever a new card lies on the
 discard pile and the rules let you TAP, you are offered the tap.
@@ -9,8 +15,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from .bots import make_bot, seat_info
+from .bots import Bot, make_bot, seat_info
 from .engine import (
     Action,
     Game,
@@ -23,7 +30,12 @@ from .engine import (
 )
 
 Reader = Callable[[str], str]
+Writer = Callable[[str], None]
 YOU = 0
+# Cursor home, clear the screen, clear the scrollback (xterm and its kin): the private face is
+# gone from the terminal, not just scrolled away.
+CLEAR = "\x1b[H\x1b[2J\x1b[3J"
+ACK_PROMPT = "Press Enter once you have it in mind (the screen is then cleared) > "
 
 
 def describe(game: Game, event: SeenEvent, seat: int) -> str | None:
@@ -125,7 +137,10 @@ def label(action: Action, game: Game) -> str:
 
 
 def render(game: Game, seat: int) -> str:
+    """The board as ``seat`` may see it now: the faces it is being shown, and (Recollection
+    only) the cards it knows, marked ``*``."""
     v = observe(game, seat).view
+    known = v.knowledge or {}
     rows = [
         f"-- round {v.round}, {v.phase}; draw {v.draw_size}, "
         f"discard top {v.top_discard}; totals {list(v.totals)}"
@@ -134,12 +149,116 @@ def render(game: Game, seat: int) -> str:
         cells = []
         for slot, filled in enumerate(hand):
             shown = v.shown.get(f"{owner}:{slot}")
-            cells.append(f"[{slot}:{shown}]" if shown else (f"[{slot}:??]" if filled else "[ ]"))
+            remembered = known.get(f"{owner}:{slot}")
+            if shown:
+                cells.append(f"[{slot}:{shown}]")
+            elif remembered and filled:
+                cells.append(f"[{slot}:{remembered}*]")
+            else:
+                cells.append(f"[{slot}:??]" if filled else "[ ]")
         mark = "you" if owner == seat else f"seat {owner}"
         rows.append(f"   {mark:>7} {' '.join(cells)}")
     if v.holding and v.held:
         rows.append(f"   holding {v.held}" + (f", powers {list(v.powers)}" if v.powers else ""))
     return "\n".join(rows)
+
+
+def secrets(event: SeenEvent, seat: int) -> set[str]:
+    """The places (``"owner:slot"``, or ``"held"``) whose faces a line about ``event`` shows
+    ``seat`` alone."""
+    if event.by != seat or not event.seen:
+        return set()
+    if event.type == "drew":
+        return {"held"}
+    if event.type == "spied":
+        return {f"{event.target}:{event.target_slot}"}
+    return {f"{seat}:{s}" for s in event.slots}
+
+
+def private_now(game: Game, seat: int) -> set[str]:
+    """The places whose faces ``seat`` alone is being shown right now."""
+    v = observe(game, seat).view
+    now = set(v.shown) if game.shown is not None and game.shown[0] == seat else set()
+    if v.holding and v.held is not None and not game.held_from_discard:
+        now.add("held")
+    return now
+
+
+@dataclass
+class Session:
+    """One terminal match: the game, the bots, the screen and what on it is private."""
+
+    game: Game
+    others: dict[int, Bot]
+    read: Reader
+    write: Writer
+    clear: Callable[[], None]
+    header: str
+    on_screen: set[str] = field(default_factory=set)  # private places shown since the clear
+    offered: int = -1  # the discard pile's top card when you were last offered a tap
+
+    def run(self) -> int:
+        self.write(self.header)
+        self.write("Type the number of an action, or q to quit.")
+        while not self.game.is_match_over:
+            answer = self._next()
+            if answer is _QUIT:
+                return 0
+            if answer is not None:
+                self._apply(answer)
+                if not self._forget():
+                    return 0
+        return 0
+
+    def _next(self) -> Action | None:
+        game = self.game
+        waiting = game.awaiting()
+        if waiting.must(YOU):  # at the reveal any seat may deal on: you, once you have read it
+            return self._ask(list(game.legal_actions(YOU)))
+        bot_seat = waiting.first
+        if bot_seat is None:  # never: the match is not over, so someone must act
+            raise RuntimeError("no seat may act")
+        if YOU in waiting.may_tap and game.top_discard != self.offered:
+            self.offered = game.top_discard
+            answer = self._ask(list(game.legal_actions(YOU)), wait=f"let seat {bot_seat} play on")
+            if answer is not None:
+                return answer
+        return self.others[bot_seat].choose(seat_info(game, bot_seat))
+
+    def _ask(self, legal: list[Action], wait: str = "") -> Action | None:
+        self.on_screen |= private_now(self.game, YOU)
+        return _ask(self.game, legal, self.read, self.write, wait)
+
+    def _apply(self, action: Action) -> None:
+        game = self.game
+        try:
+            events = game.apply(action)
+        except IllegalAction as e:
+            self.write(f"Refused: {e}")
+            return
+        for event in events:
+            seen = seen_event(event, game.deck, YOU)
+            line = describe(game, seen, YOU)
+            if line:
+                self.write(line)
+                self.on_screen |= secrets(seen, YOU)
+
+    def _forget(self) -> bool:
+        """Once a private face's moment is over, the player says so and the screen is cleared
+        (never with Recollection).  False: the player quit instead."""
+        if self.game.rules.recollection or not self.on_screen - private_now(self.game, YOU):
+            return True
+        try:
+            answer = self.read(ACK_PROMPT).strip()
+        except EOFError:
+            return False
+        if answer in ("q", "quit"):
+            return False
+        self.clear()
+        self.on_screen = set()
+        self.write(self.header)
+        self.write("(The screen was cleared: what you saw is yours to remember.)")
+        return True  # the board is drawn again when you are next asked
 
 
 def play(
@@ -148,44 +267,33 @@ def play(
     players: int = 3,
     seed: int | None = None,
     bots: str = "random",
+    recollection: bool = False,
     read: Reader = input,
-    write: Callable[[str], None] = print,
+    write: Writer = print,
+    clear: Callable[[], None] | None = None,
 ) -> int:
-    """Play one match in the terminal.  Returns the exit code."""
+    """Play one match in the terminal.  Returns the exit code.  ``clear`` wipes the screen
+    (by default the terminal's clear-screen-and-scrollback codes, written with ``write``)."""
     rules = find_preset(preset)
+    if recollection:
+        rules = rules.with_options({"recollection": True})
     seed = random.randrange(1 << 30) if seed is None else seed
     game = Game(rules, players, seed)
     others = {s: make_bot(bots, seed + s) for s in range(1, players)}
-    write(f"Facedown: {preset}, {players} players, you are seat 0 (bots: {bots}; seed {seed}).")
-    write("Type the number of an action, or q to quit.")
-    offered = -1  # the discard pile's top card when you were last offered a tap
-    while not game.is_match_over:
-        waiting = game.awaiting()
-        if waiting.must(YOU):  # at the reveal any seat may deal on: you, once you have read it
-            answer = _ask(game, list(game.legal_actions(YOU)), read, write)
-        else:
-            bot_seat = waiting.first
-            if bot_seat is None:  # never: the match is not over, so someone must act
-                raise RuntimeError("no seat may act")
-            answer = None
-            if YOU in waiting.may_tap and game.top_discard != offered:
-                offered = game.top_discard
-                taps = list(game.legal_actions(YOU))
-                answer = _ask(game, taps, read, write, wait=f"let seat {bot_seat} play on")
-            if answer is None:
-                answer = others[bot_seat].choose(seat_info(game, bot_seat))
-        if answer is _QUIT:
-            return 0
-        if answer is not None:
-            _apply(game, answer, write)
-    return 0
+    memory = ", Recollection on" if recollection else ""
+    header = (
+        f"Facedown: {preset}, {players} players, you are seat 0 "
+        f"(bots: {bots}; seed {seed}{memory})."
+    )
+    wipe = clear if clear is not None else (lambda: write(CLEAR))
+    return Session(game, others, read, write, wipe, header).run()
 
 
 _QUIT = Action(-1, "quit")
 
 
 def _ask(
-    game: Game, legal: list[Action], read: Reader, write: Callable[[str], None], wait: str = ""
+    game: Game, legal: list[Action], read: Reader, write: Writer, wait: str = ""
 ) -> Action | None:
     """Ask for one of ``legal`` (or, with ``wait``, for none: option 0 lets play go on)."""
     write(render(game, YOU))
@@ -222,15 +330,3 @@ def _set_answer(game: Game, answer: str) -> Action | None:
         return None
     action = Action(YOU, "replace", tuple(int(w) for w in words))
     return action if game.is_legal(action) and len(action.slots) >= 2 else None
-
-
-def _apply(game: Game, action: Action, write: Callable[[str], None]) -> None:
-    try:
-        events = game.apply(action)
-    except IllegalAction as e:
-        write(f"Refused: {e}")
-        return
-    for event in events:
-        line = describe(game, seen_event(event, game.deck, YOU), YOU)
-        if line:
-            write(line)

@@ -126,6 +126,15 @@ class View:
     held: str | None = field(
         metadata={"doc": "the held card: for its holder, or for all when taken from the discard"}
     )
+    held_value: int | None = field(
+        metadata={"doc": "what the held card is worth, wherever its face is given in held"}
+    )
+    held_powers: tuple[str, ...] = field(
+        metadata={
+            "doc": "the powers the held card gives (a card drawn from the deck; none for one "
+            "taken from the discard pile), wherever its face is given in held"
+        }
+    )
     powers: tuple[str, ...] = field(metadata={"doc": "powers the seat may use now"})
     shown: Mapping[str, str] = field(
         metadata={"doc": "cards this seat is being shown now, by place (or 'held')"}
@@ -254,6 +263,9 @@ def view(game: State, seat: int = SPECTATOR, *, knowledge: bool | None = None) -
         if holding and (game.held_from_discard or (mine and seat == game.turn))
         else None
     )
+    deck = game.deck
+    held_value = deck.values[game.held] if held is not None else None
+    held_powers = deck.powers[game.held] if held is not None and not game.held_from_discard else ()
     shown: Mapping[str, str] = _NO_KNOWLEDGE
     if game.shown is not None and mine and game.shown[0] in (seat, EVERYONE):
         shown = {(place(o, s) if o != EMPTY else "held"): names[c] for o, s, c in game.shown[1]}
@@ -276,6 +288,8 @@ def view(game: State, seat: int = SPECTATOR, *, knowledge: bool | None = None) -
         peeked=tuple(game.peeked),
         holding=holding,
         held=held,
+        held_value=held_value,
+        held_powers=held_powers,
         powers=game.pending if mine and seat == game.turn else (),
         shown=shown,
         last_round=Reveal.of(game.history[-1], game.deck) if game.history else None,

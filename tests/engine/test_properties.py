@@ -301,6 +301,8 @@ VIEW_KEYS = {
     "totals",
     "peeked",
     "held",
+    "held_value",
+    "held_powers",
     "powers",
     "shown",
     "last_round",
@@ -343,9 +345,16 @@ def check_view(game: Game, seat: int) -> None:
         sees_held = game.held_from_discard or (seat >= 0 and seat == game.turn)
         assert v["holding"]
         assert v["held"] == (names[game.held] if sees_held else None)
+        # The held card's worth and powers come with its face, never without it.
+        worth = game.deck.values[game.held] if sees_held else None
+        assert v["held_value"] == worth
+        drawn = sees_held and not game.held_from_discard
+        gives = list(game.deck.powers[game.held]) if drawn else []
+        assert v["held_powers"] == gives
     else:
         assert not v["holding"]
         assert v["held"] is None
+        assert (v["held_value"], v["held_powers"]) == (None, [])
     for key, name in v["shown"].items():
         if key == "held":
             assert seat == game.turn

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { toError } from "../src/lib/api";
-import type { Ruleset } from "../src/lib/protocol";
+import type { Ruleset, View } from "../src/lib/protocol";
 import { parseRoute, routePath } from "../src/lib/router";
-import { cardFacts, changedOptions, differingFields, ruleLines, specialLines } from "../src/lib/rules";
+import { changedOptions, differingFields, heldFacts, ruleLines, specialLines } from "../src/lib/rules";
 import { MemoryStore, loadSeats, parseCode, saveSeat, seatFor } from "../src/lib/session";
 
 describe("session", () => {
@@ -75,13 +75,16 @@ describe("rules in words", () => {
   });
 });
 
-describe("what a card is worth and gives", () => {
-  it("reads the ruleset: by name, then by rank, else the number", () => {
-    expect(cardFacts(base, "7")).toEqual({ value: 7, powers: ["peek"] });
-    expect(cardFacts(base, "0")).toEqual({ value: 0, powers: [] });
-    const boyo = { ...base, values: { K: 13, KH: -2, J: 11 }, powers: { J: ["swap"], KS: ["peek", "spy", "swap"] } };
-    expect(cardFacts(boyo, "KH")).toEqual({ value: -2, powers: [] });
-    expect(cardFacts(boyo, "KS")).toEqual({ value: 13, powers: ["peek", "spy", "swap"] });
-    expect(cardFacts(boyo, "JD")).toEqual({ value: 11, powers: ["swap"] });
+describe("what the card you hold is worth and gives", () => {
+  // The numbers and powers come from the engine (view.held_value, view.held_powers).
+  const held = (over: Partial<View>) => ({ held: "KS", held_value: 13, held_powers: ["peek", "spy", "swap"], ...over }) as View;
+  it("says the engine's value and powers in words", () => {
+    expect(heldFacts("en", held({}))).toBe("worth 13 points · gives peek, spy, swap");
+    expect(heldFacts("en", held({ held: "KH", held_value: -2, held_powers: [] }))).toBe("worth -2 points");
+    expect(heldFacts("en", held({ held_value: 1, held_powers: [] }))).toBe("worth 1 point");
+    expect(heldFacts("de", held({ held_value: 1, held_powers: [] }))).toBe("1 Punkt wert");
+  });
+  it("says nothing of a card whose face is not yours to see", () => {
+    expect(heldFacts("en", held({ held: null, held_value: null, held_powers: [] }))).toBe("");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ServerMessage, TableInfo, View } from "../src/lib/protocol";
+import type { GameEvent, ServerMessage, TableInfo, View } from "../src/lib/protocol";
 import { SHOW_MS, hideReveal, initialState, reduce, secondsLeft, visibleCards, withPending } from "../src/lib/state";
 
 // A view as engine/views.py renders it (shape taken from tests/goldens/boyo-3p-seed1.txt).
@@ -26,6 +26,8 @@ function view(over: Partial<View> = {}): View {
     peeked: [true, true, true],
     holding: false,
     held: null,
+    held_value: null,
+    held_powers: [],
     powers: [],
     shown: {},
     last_round: null,
@@ -134,6 +136,40 @@ describe("reduce", () => {
     expect(s.reveal?.opening).toBe(true);
     expect(Object.keys(visibleCards(s, now + 15_000))).toHaveLength(2);
     expect(visibleCards(hideReveal(s), now + 1)).toEqual({});
+  });
+
+  it("hides a card you were shown at your next move, not only after the moment", () => {
+    const ev = (seq: number, events: GameEvent[], over: Partial<View> = {}): ServerMessage => ({
+      type: "event", now: 0, sets: 0, seq, events, view: view(over), legal: [], deadline: null,
+    });
+    let s = reduce(initialState(), { type: "welcome", seat: 0 } as ServerMessage, 0);
+    s = reduce(s, ev(2, [{ type: "spied", by: 0, target: 1, target_slot: 2, seen: ["5C"] }], { shown: { "1:2": "5C" } }), 0);
+    expect(visibleCards(s, 10)).toEqual({ "1:2": "5C" });
+    // Another player's move, or your turn coming round, does not end the moment ...
+    s = reduce(s, ev(3, [{ type: "drew", by: 1 }, { type: "turn_started", by: 0 }]), 20);
+    expect(visibleCards(s, 30)).toEqual({ "1:2": "5C" });
+    // ... your own move does.
+    s = reduce(s, ev(4, [{ type: "discarded", by: 0, cards: ["9H"] }]), 40);
+    expect(visibleCards(s, 50)).toEqual({});
+  });
+
+  it("ends the opening look soon once play has started without READY", () => {
+    const now = 1_000_000_000;
+    const deadline = now / 1000 + 600;
+    let s = reduce(initialState(), { type: "table", seq: 1, seat: 0, table }, now);
+    s = reduce(s, {
+      type: "event", now: 0, sets: 0, seq: 2,
+      events: [{ type: "opening_peeked", by: 0, slots: [0, 1], seen: ["7H", "2C"] }],
+      view: view({ phase: "opening", to_act: null, shown: { "0:0": "7H", "0:1": "2C" } }),
+      legal: [], deadline,
+    }, now);
+    s = reduce(s, {
+      type: "event", now: 0, sets: 0, seq: 3,
+      events: [{ type: "opening_peeked", by: 1, slots: [0, 1] }, { type: "play_started", by: 1 }],
+      view: view({ phase: "turn_start", to_act: 1 }), legal: [], deadline: now / 1000 + 60,
+    }, now + 1000);
+    expect(Object.keys(visibleCards(s, now + 2000))).toHaveLength(2);
+    expect(visibleCards(s, now + 1000 + 3 * SHOW_MS + 1)).toEqual({});
   });
 
   it("forgets a shown card once it is swapped away", () => {

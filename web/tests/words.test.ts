@@ -42,6 +42,8 @@ describe("i18n", () => {
     expect(cardWords("en", "KH")).toBe("King of hearts");
     expect(cardWords("de", "QS")).toBe("Pik Dame");
     expect(cardWords("en", "JK")).toBe("Joker");
+    // Written out, never the star that marks the caller.
+    expect(cardFace("JK")).toBe("Joker");
   });
 });
 

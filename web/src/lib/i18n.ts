@@ -57,9 +57,13 @@ export function initialLocale(saved: string | null, languages: readonly string[]
 
 const SUITS: Record<string, string> = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
-/** A card's short face: "7♥", "10♣", "K♦", "Joker" ("JK"), "12" (0-13 deck). */
+/** The Joker's name on the card and in the log (the same word in English and German). */
+export const JOKER = "JK";
+
+/** A card's short face: "7♥", "10♣", "K♦", "Joker" ("JK"), "12" (0-13 deck).  The Joker is
+ *  written out: a star is the caller's mark on the table. */
 export function cardFace(name: string): string {
-  if (name === "JK") return "★";
+  if (name === JOKER) return "Joker";
   const suit = name.slice(-1);
   if (name.length > 1 && suit in SUITS) return name.slice(0, -1) + SUITS[suit];
   return name;

@@ -1,8 +1,8 @@
 // Rules in words, from the ruleset fields the server sends (GET /api/presets): the host's
 // "what is special" lines and the "how to play" pages.  Words only; no rule is decided here.
 
-import { translate, type Locale } from "./i18n";
-import type { Ruleset } from "./protocol";
+import { hasText, translate, type Locale } from "./i18n";
+import type { Ruleset, View } from "./protocol";
 
 export interface RuleLine {
   /** The ruleset field(s) this line explains. */
@@ -10,24 +10,39 @@ export interface RuleLine {
   text: string;
 }
 
-function powerList(locale: Locale, rules: Ruleset): string {
-  // Group the cards by the powers they give: "7, 8: peek; 9, 10: spy; ...".
-  const groups = new Map<string, string[]>();
+/** The cards by the powers they give, in the ruleset's order: [["7, 8", ["peek"]], ...]. */
+export function powerGroups(locale: Locale, rules: Ruleset): { cards: string; powers: string[] }[] {
+  const groups = new Map<string, { cards: string[]; powers: string[] }>();
   for (const [card, powers] of Object.entries(rules.powers)) {
     if (!powers.length) continue;
-    const label = powers.map((p) => translate(locale, `power.${p}`)).join(" + ");
-    groups.set(label, [...(groups.get(label) ?? []), cardLabel(card)]);
+    const key = powers.join("+");
+    const group = groups.get(key) ?? { cards: [], powers };
+    group.cards.push(cardLabel(locale, card));
+    groups.set(key, group);
   }
-  return [...groups.entries()]
-    .map(([powers, cards]) => translate(locale, "power.list", { cards: cards.join(", "), powers }))
+  return [...groups.values()].map((g) => ({ cards: g.cards.join(", "), powers: g.powers }));
+}
+
+function powerList(locale: Locale, rules: Ruleset): string {
+  // Group the cards by the powers they give: "7, 8: peek; 9, 10: spy; ...".
+  return powerGroups(locale, rules)
+    .map((g) => {
+      const powers = g.powers.map((p) => translate(locale, `power.${p}`)).join(" + ");
+      return translate(locale, "power.list", { cards: g.cards, powers });
+    })
     .join("; ");
 }
 
-function cardLabel(card: string): string {
+/** A rank or card as the rules lines name it, in the reader's letters (German: B for Bube,
+ *  D for Dame), as the values line does: "J" and "B 11" never meet in one list. */
+function cardLabel(locale: Locale, card: string): string {
   const suits: Record<string, string> = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const last = card.slice(-1);
-  if (card.length > 1 && last in suits && !/^\d+$/.test(card)) return card.slice(0, -1) + suits[last];
-  return card;
+  const suited = card.length > 1 && last in suits && !/^\d+$/.test(card);
+  const rank = suited ? card.slice(0, -1) : card;
+  const key = `rank.short.${rank}`;
+  const letter = hasText(key) ? translate(locale, key) : rank;
+  return suited ? letter + suits[last] : letter;
 }
 
 function bool(locale: Locale, field: keyof Ruleset, value: boolean, params = {}): string {
@@ -72,7 +87,10 @@ export function ruleLines(locale: Locale, r: Ruleset): RuleLine[] {
   if (r.caller_multiplier === 1 && !r.caller_penalty) {
     add(["caller_penalty", "caller_multiplier"], t("rule.caller_none"));
   }
-  add(["shoot_the_moon", "moon_points"], bool(locale, "shoot_the_moon", r.shoot_the_moon, { n: r.moon_points }));
+  // Two 12s and two 13s exist only in the 0-13 deck: elsewhere the line would mean nothing.
+  if (r.shoot_the_moon || r.deck === "zero_to_thirteen") {
+    add(["shoot_the_moon", "moon_points"], bool(locale, "shoot_the_moon", r.shoot_the_moon, { n: r.moon_points }));
+  }
   add(["hundred_rule", "hundred_reset"], t(`rule.hundred_rule.${r.hundred_rule}`, { n: r.hundred_reset }));
   if (r.rounds !== null && r.score_limit !== null) {
     add(["rounds", "score_limit"], t("rule.length.both", { n: r.rounds, limit: r.score_limit }));
@@ -116,17 +134,27 @@ export function changedOptions(preset: Ruleset, wanted: Partial<Ruleset>): Parti
   return out;
 }
 
-/** A card's rank: the name without its suit (standard decks), or the name itself (0-13). */
-function rankOf(card: string): string {
-  const last = card.slice(-1);
-  return card.length > 1 && "SHDC".includes(last) && !/^\d+$/.test(card) ? card.slice(0, -1) : card;
+/** What the card you hold is worth and the powers it gives (drawn from the deck), in words:
+ *  the engine sends both in the view (``held_value``, ``held_powers``); "" when the face is not
+ *  yours to see. */
+export function heldFacts(locale: Locale, view: View): string {
+  if (view.held === null) return "";
+  const t = (key: string, params = {}) => translate(locale, key, params);
+  const worth = view.held_value === null ? "" : t("table.worth", { n: view.held_value });
+  const powers = view.held_powers.length
+    ? t("table.gives", { powers: view.held_powers.map((p) => t(`power.${p}`)).join(", ") })
+    : "";
+  return [worth, powers].filter(Boolean).join(" · ");
 }
 
-/** What a card is worth and the powers it gives when drawn, as the ruleset says (by name
- *  first, then by rank; a 0-13 card without an entry is worth its number). */
-export function cardFacts(rules: Ruleset, card: string): { value: number | null; powers: string[] } {
-  const rank = rankOf(card);
-  const value = rules.values[card] ?? rules.values[rank] ?? (/^\d+$/.test(card) ? Number(card) : null);
-  const powers = rules.powers[card] ?? rules.powers[rank] ?? [];
-  return { value, powers };
+/** A reason code of a round's scoring (the engine's, as in a reveal) in words, with the
+ *  ruleset's number in it ("called, not lowest: +5"). */
+export function reasonText(locale: Locale, rules: Ruleset, code: string): string {
+  const numbers: Record<string, number> = {
+    call_penalty: rules.caller_penalty,
+    call_multiplied: rules.caller_multiplier,
+    moon_against: rules.moon_points,
+    hundred_reset: rules.hundred_reset,
+  };
+  return translate(locale, `reason.${code}`, { n: numbers[code] ?? "" });
 }

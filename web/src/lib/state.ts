@@ -94,8 +94,18 @@ function movedPlaces(ev: GameEvent): string[] | "all" {
   }
 }
 
-function forget(reveal: Reveal | null, events: GameEvent[]): Reveal | null {
+/** Events that are nobody's move: the table moving on by itself. */
+const NOT_MOVES = new Set(["round_started", "play_started", "turn_started", "reshuffled", "round_over", "match_over"]);
+
+/** Whether ``seat`` made a move among ``events``: a card you were shown is up until your next
+ *  move at the latest (the server stopped showing it then; it is yours to remember). */
+function movedBy(events: GameEvent[], seat: number | null): boolean {
+  return seat !== null && events.some((e) => e.by === seat && !NOT_MOVES.has(e.type));
+}
+
+function forget(reveal: Reveal | null, events: GameEvent[], seat: number | null = null): Reveal | null {
   if (!reveal) return null;
+  if (movedBy(events, seat)) return null;
   const cards = { ...reveal.cards };
   for (const ev of events) {
     const moved = movedPlaces(ev);
@@ -180,6 +190,12 @@ function takeView(
       };
     }
   }
+  // Once play has started, the opening look is up a little longer than a moment, not until
+  // the opening timer would have run out (READY is gone then).
+  if (state.reveal?.opening && msg.view.phase !== "opening") {
+    const end = now + 3 * SHOW_MS;
+    if (state.reveal.until > end) state.reveal = { ...state.reveal, until: end };
+  }
 }
 
 /** Fold one server message into the state (a new state object; the old one is unchanged). */
@@ -199,7 +215,7 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
     case "missed":
       if (state.seq === null || msg.seq > state.seq) {
         appendLog(state, msg.seq, msg.events);
-        state.reveal = forget(state.reveal, msg.events);
+        state.reveal = forget(state.reveal, msg.events, state.seat);
         state.seq = msg.seq;
       }
       return state;
@@ -216,7 +232,7 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
       if (isNew) {
         state.timedOut = msg.timed_out ?? null;
         appendLog(state, msg.seq, msg.events);
-        state.reveal = forget(state.reveal, msg.events);
+        state.reveal = forget(state.reveal, msg.events, state.seat);
         // Events seen live move cards; missed ones and snapshots just show where they are.
         state.motion = advance(state.motion, msg.seq, msg.events);
       }

@@ -372,6 +372,10 @@ export interface View {
   holding: boolean;
   /** the held card: for its holder, or for all when taken from the discard */
   held: string | null;
+  /** what the held card is worth, wherever its face is given in held */
+  held_value: number | null;
+  /** the powers the held card gives (a card drawn from the deck; none for one taken from the discard pile), wherever its face is given in held */
+  held_powers: string[];
   /** powers the seat may use now */
   powers: string[];
   /** cards this seat is being shown now, by place (or 'held') */

@@ -1,7 +1,7 @@
 // Events and actions in words: "Maya drew", "Sam tapped a 7: hit", the label of a button.
 
 import { cardFace, cardWords, translate, type Locale, type Params } from "./i18n";
-import type { Action, GameEvent } from "./protocol";
+import type { Action, GameEvent, SeatInfo } from "./protocol";
 
 /** Who is who at the table, for the words: seat names, which seat is "you", the call's name,
  *  and whether the table has Recollection (only then may the log keep a card you were shown). */
@@ -18,6 +18,18 @@ export function seatNames(names: string[]): string[] {
   return names.map((name, seat) =>
     name && names.filter((other) => other === name).length > 1 ? `${name} ${seat + 1}` : name,
   );
+}
+
+/** A seat's name as the player reads it: a bot the server named by its level ("Bot (easy)")
+ *  is named in the player's language ("Bot (leicht)"); a person's name as they gave it. */
+export function seatLabel(locale: Locale, seat: SeatInfo | undefined): string {
+  if (!seat) return "";
+  if (seat.kind === "bot" && seat.level && seat.name === `Bot (${seat.level})`) {
+    const key = `bot.${seat.level}`;
+    const text = translate(locale, key);
+    if (text !== key) return text;
+  }
+  return seat.name;
 }
 
 export function seatName(cast: Cast, seat: number): string {
