@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig
 
 from ..server.harness import RunningServer, run_server
 from .screens import PHONE, check_screen, inside_viewport
-from .test_browser import WAIT, new_page, no_js_errors, open_table, opening_peek
+from .test_browser import WAIT, end_opening, new_page, no_js_errors, open_table, opening_peek
 
 LONG_NAME = "Maximiliana Wolkenstein-Hartmann"
 
@@ -53,6 +54,20 @@ def expect_on_screen(page: Page, testid: str) -> None:
     )
 
 
+def press_first(page: Page, steps: tuple[str, ...]) -> bool:
+    """Press the first of these buttons that is on the page and not waiting; the table moves on
+    meanwhile (a bot plays), so one may go between the look and the press."""
+    for step in steps:
+        button = page.get_by_test_id(step)
+        try:
+            if button.is_visible() and button.get_attribute("aria-disabled", timeout=500) != "true":
+                button.click(timeout=2_000)
+                return True
+        except PlaywrightTimeoutError:
+            return False
+    return False
+
+
 def play_until_reveal(page: Page, seat: int, *, limit: int = 120) -> None:
     """Play this seat's turns the quickest way (call when it may, else draw and discard) until
     the round is over."""
@@ -60,12 +75,7 @@ def play_until_reveal(page: Page, seat: int, *, limit: int = 120) -> None:
     for _ in range(limit):
         if page.locator("[data-testid=reveal]:not([data-lingering])").count():
             return
-        for step in ("act-call", "act-draw", "act-discard", "act-end_turn", "act-skip"):
-            button = page.get_by_test_id(step)
-            if button.is_visible() and button.get_attribute("aria-disabled") != "true":
-                button.click()
-                break
-        else:
+        if not press_first(page, ("act-call", "act-draw", "act-discard", "act-end_turn", "act-skip")):
             time.sleep(0.15)
     expect(reveal).to_be_visible()
 
@@ -145,7 +155,7 @@ def test_eight_seats_from_the_opening_to_the_match_end(
     assert on_screen(page, "turn")
     check_screen(page, "table-8-opening")
     opening_peek(page, 0)
-    page.get_by_test_id("act-ready").click()
+    end_opening(page)
     expect(page.get_by_test_id("act-draw")).to_be_visible(timeout=WAIT)
     check_screen(page, "table-8-turn")
 
@@ -165,7 +175,7 @@ def test_eight_seats_from_the_opening_to_the_match_end(
         "() => document.activeElement?.getAttribute('data-testid') === 'card-0-0'"
     )
     opening_peek(page, 0)
-    page.get_by_test_id("act-ready").click()
+    end_opening(page)
 
     # The second round is the last: the match end, the scoreboard and the winner.
     play_until_reveal(page, 0)
@@ -279,11 +289,7 @@ def test_the_header_stays_put_over_bot_turns(browser: Browser, server: RunningSe
         if len(heights) >= 4 and sum("Bot" in s for s in heights) >= 2:
             break
         for p in (page, friend):
-            for step in ("act-draw", "act-discard", "act-end_turn", "act-skip"):
-                button = p.get_by_test_id(step)
-                if button.is_visible() and button.get_attribute("aria-disabled") != "true":
-                    button.click()
-                    break
+            press_first(p, ("act-draw", "act-discard", "act-end_turn", "act-skip"))
         time.sleep(0.05)
     assert any(LONG_NAME.split()[0] in s or "Wilhelmina" in s for s in heights), heights
     assert sum("Bot" in s for s in heights) >= 2, heights
