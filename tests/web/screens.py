@@ -117,16 +117,21 @@ def shoot(page: Page, screen: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
     assert size is not None
-    path = ARTIFACTS / f"{screen}-{size['width']}x{size['height']}.png"
-    page.screenshot(path=str(path), full_page=True)
+    # What the screen shows as it is scrolled now, and the whole page ("-full").
+    name = f"{screen}-{size['width']}x{size['height']}"
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    page.screenshot(path=str(ARTIFACTS / f"{name}-full.png"), full_page=True)
     return path
 
 
 def check_screen(page: Page, screen: str, *, axe: bool = True) -> None:
     """The screen as it is now, at the phone's size and the laptop's: it fits, its targets are
     large enough, axe-core is content; a screenshot of each.  Ends at the phone's size."""
+    scroll = page.evaluate("() => window.scrollY")
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
+        page.evaluate("y => window.scrollTo(0, y)", scroll)
         page.wait_for_function(
             "w => window.innerWidth === w && document.documentElement.clientWidth <= w", arg=width
         )
