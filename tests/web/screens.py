@@ -28,7 +28,9 @@ SMALL_TARGETS = """(least) => {
   )) {
     if (el.closest("[inert]") || el.closest(".sr-only")) continue;
     // A checkbox is tapped by its label.
-    const box = el.matches("input[type=checkbox], input[type=radio]") ? el.closest("label") || el : el;
+    const box = el.matches("input[type=checkbox], input[type=radio]")
+      ? el.closest("label") || el
+      : el;
     const r = box.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) continue;
     const style = getComputedStyle(el);
