@@ -21,7 +21,15 @@ from facedown.server.table import TableConfig
 
 from ..server.harness import RunningServer, run_server
 from .screens import PHONE, check_screen, inside_viewport
-from .test_browser import WAIT, end_opening, new_page, no_js_errors, open_table, opening_peek
+from .test_browser import (
+    WAIT,
+    end_opening,
+    new_page,
+    no_js_errors,
+    open_table,
+    opening_peek,
+    wait_turn,
+)
 
 LONG_NAME = "Maximiliana Wolkenstein-Hartmann"
 
@@ -118,6 +126,18 @@ def test_every_screen_fits_a_phone(browser: Browser, server: RunningServer) -> N
     check_screen(page, "table-2-opening")
     opening_peek(page, 0)
     check_screen(page, "table-2-peeked")
+
+    # A turn: the drawn card held, its powers offered; then the same in German.
+    opening_peek(friend, 1)  # the last look: play starts
+    turn = wait_turn([page, friend])
+    player = (page, friend)[turn]
+    player.get_by_test_id("act-draw").click()
+    expect(player.get_by_test_id("held")).to_be_visible()
+    check_screen(player, "table-2-holding")
+    player.get_by_test_id("language").click()
+    expect(player.get_by_test_id("act-discard")).to_have_text("Abwerfen")
+    check_screen(player, "table-2-holding-de")
+    player.get_by_test_id("language").click()
 
     page.goto(server.url + "/howto/boyo")
     expect(page.get_by_role("heading", level=1)).to_be_visible()
