@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextFocus, type Focusable, type FocusKind } from "../src/lib/focus";
+import { arrowTarget, nextFocus, type Focusable, type FocusKind } from "../src/lib/focus";
 
 const c = (kind: FocusKind | null, place: string | null = null): Focusable => ({ kind, place });
 const lostButton = c("action");
@@ -39,5 +39,30 @@ describe("where the focus goes when the focused control goes away", () => {
   it("finds nothing on a page without table controls (the caller then takes the first stop)", () => {
     expect(nextFocus(lostButton, [])).toBe(-1);
     expect(nextFocus(lostButton, [c(null), c("card", "0:0")])).toBe(-1);
+  });
+});
+
+describe("arrowTarget", () => {
+  const hands = [4, 0, 6, 4]; // the second hand has no card to focus
+
+  it("moves along a hand, and stops at its ends", () => {
+    expect(arrowTarget("ArrowRight", hands, { hand: 0, card: 1 })).toEqual({ hand: 0, card: 2 });
+    expect(arrowTarget("ArrowRight", hands, { hand: 0, card: 3 })).toEqual({ hand: 0, card: 3 });
+    expect(arrowTarget("ArrowLeft", hands, { hand: 0, card: 0 })).toEqual({ hand: 0, card: 0 });
+    expect(arrowTarget("Home", hands, { hand: 2, card: 4 })).toEqual({ hand: 2, card: 0 });
+    expect(arrowTarget("End", hands, { hand: 2, card: 1 })).toEqual({ hand: 2, card: 5 });
+  });
+
+  it("moves up and down to the same place, over an empty hand, to the last card of a shorter", () => {
+    expect(arrowTarget("ArrowDown", hands, { hand: 0, card: 2 })).toEqual({ hand: 2, card: 2 });
+    expect(arrowTarget("ArrowUp", hands, { hand: 2, card: 1 })).toEqual({ hand: 0, card: 1 });
+    expect(arrowTarget("ArrowDown", hands, { hand: 2, card: 5 })).toEqual({ hand: 3, card: 3 });
+    expect(arrowTarget("ArrowUp", hands, { hand: 0, card: 0 })).toBeNull();
+    expect(arrowTarget("ArrowDown", hands, { hand: 3, card: 0 })).toBeNull();
+  });
+
+  it("leaves other keys alone", () => {
+    expect(arrowTarget("Enter", hands, { hand: 0, card: 0 })).toBeNull();
+    expect(arrowTarget("a", hands, { hand: 0, card: 0 })).toBeNull();
   });
 });

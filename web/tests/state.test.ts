@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GameEvent, ServerMessage, TableInfo, View } from "../src/lib/protocol";
-import { SHOW_MS, hideReveal, initialState, reduce, secondsLeft, visibleCards, withPending } from "../src/lib/state";
+import { SHOW_MS, hideReveal, initialState, reduce, secondsLeft, showMissed, visibleCards, withPending } from "../src/lib/state";
 
 // A view as engine/views.py renders it (shape taken from tests/goldens/boyo-3p-seed1.txt).
 function view(over: Partial<View> = {}): View {
@@ -170,6 +170,38 @@ describe("reduce", () => {
     }, now + 1000);
     expect(Object.keys(visibleCards(s, now + 2000))).toHaveLength(2);
     expect(visibleCards(s, now + 1000 + 3 * SHOW_MS + 1)).toEqual({});
+  });
+
+  it("keeps a peek the timer played face down until the player looks, then shows it", () => {
+    const now = 1_000_000_000; // ms
+    let s = reduce(initialState(), { type: "table", seq: 1, seat: 0, table }, now);
+    const timedOut: ServerMessage & { type: "event" } = {
+      type: "event", now: 0, sets: 0,
+      seq: 2,
+      events: [{ type: "opening_peeked", by: 0, slots: [0, 1], seen: ["7H", "10C"] }],
+      view: view({ phase: "turn_start", to_act: 1, shown: { "0:0": "7H", "0:1": "10C" } }),
+      legal: [],
+      deadline: null,
+      timed_out: { seat: 0, action: { do: "opening_peek", by: 0, slots: [0, 1] } },
+    };
+    s = reduce(s, timedOut, now);
+    expect(s.reveal?.missed).toBe(true);
+    expect(visibleCards(s, now + 60_000)).toEqual({}); // held: not shown yet
+    // The next change still shows the same cards: they keep waiting.
+    s = reduce(s, { ...timedOut, seq: 3, events: [], timed_out: null }, now + 1000);
+    expect(visibleCards(s, now + 60_000)).toEqual({});
+    // The player looks: shown for the time given, then hidden again.
+    s = showMissed(s, now + 70_000, 20_000);
+    expect(visibleCards(s, now + 85_000)).toEqual({ "0:0": "7H", "0:1": "10C" });
+    expect(visibleCards(s, now + 91_000)).toEqual({});
+    // A peek the player made themselves is not held.
+    const own = reduce(
+      reduce(initialState(), { type: "table", seq: 1, seat: 0, table }, now),
+      { ...timedOut, timed_out: null },
+      now,
+    );
+    expect(own.reveal?.held).toBeFalsy();
+    expect(Object.keys(visibleCards(own, now + 1))).toHaveLength(2);
   });
 
   it("forgets a shown card once it is swapped away", () => {

@@ -3,7 +3,7 @@
 import { Connection, type Status } from "./connection";
 import { resendAfterStale } from "./moves";
 import { wireAction, type Action, type BotLevel, type ClientMessage } from "./protocol";
-import { clearError, hideReveal, initialState, reduce, withPending, type ClientState } from "./state";
+import { SHOW_MS, clearError, hideReveal, initialState, reduce, showMissed, withPending, type ClientState } from "./state";
 
 export function wsUrl(loc: { protocol: string; host: string } = location): string {
   return `${loc.protocol === "https:" ? "wss" : "ws"}://${loc.host}/ws`;
@@ -100,6 +100,13 @@ export class TableClient {
   private resend(): void {
     const p = this.s.pending;
     if (p) this.send({ type: "action", id: p.id, seq: p.seq, action: p.action });
+  }
+
+  /** The player is looking at the table: show the cards of a peek the timer played for them,
+   * for as long as an opening peek lasts (at least three moments). */
+  lookAtMissed(): void {
+    const seconds = Number(this.s.table?.settings.peek_seconds ?? 0);
+    this.s = showMissed(this.s, Date.now(), Math.max(seconds * 1000, 3 * SHOW_MS));
   }
 
   ready(): void {

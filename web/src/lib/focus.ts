@@ -122,3 +122,68 @@ export function keepFocus(root: HTMLElement): () => void {
     root.removeEventListener("focusout", onFocusOut);
   };
 }
+
+/** Where a key moves the focus among the table's cards: ``hands`` are the cards of each hand
+ * in page order (their counts), ``at`` the focused card.  Left and right (Home, End) move
+ * along the hand, up and down to the same place of the hand before or after (its last card
+ * when it is shorter).  Null: the key is not one of these, or there is nowhere to go. */
+export function arrowTarget(
+  key: string,
+  hands: number[],
+  at: { hand: number; card: number },
+): { hand: number; card: number } | null {
+  const count = hands[at.hand] ?? 0;
+  let hand = at.hand;
+  let card = at.card;
+  switch (key) {
+    case "ArrowLeft":
+      card = Math.max(0, card - 1);
+      break;
+    case "ArrowRight":
+      card = Math.min(count - 1, card + 1);
+      break;
+    case "Home":
+      card = 0;
+      break;
+    case "End":
+      card = count - 1;
+      break;
+    case "ArrowUp":
+    case "ArrowDown": {
+      const step = key === "ArrowUp" ? -1 : 1;
+      hand += step;
+      while (hand >= 0 && hand < hands.length && hands[hand] === 0) hand += step;
+      if (hand < 0 || hand >= hands.length) return null;
+      card = Math.min(card, hands[hand] - 1);
+      break;
+    }
+    default:
+      return null;
+  }
+  return { hand, card };
+}
+
+/** The arrow keys move the focus between the cards of the table (``.hand`` boxes of card
+ * buttons), whether or not a card can be chosen now; Tab still goes only to those that can. */
+export function cardArrows(root: HTMLElement): () => void {
+  const onKey = (event: KeyboardEvent) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const el = event.target;
+    if (!(el instanceof HTMLElement) || !el.matches("button.card")) return;
+    const hands = [...root.querySelectorAll<HTMLElement>(".hand")].map((h) =>
+      [...h.querySelectorAll<HTMLElement>("button.card")].filter((c) => c.closest("[inert]") === null),
+    );
+    const hand = hands.findIndex((cards) => cards.includes(el));
+    if (hand < 0) return;
+    const to = arrowTarget(
+      event.key,
+      hands.map((cards) => cards.length),
+      { hand, card: hands[hand].indexOf(el) },
+    );
+    if (to === null) return;
+    event.preventDefault();
+    hands[to.hand][to.card]?.focus();
+  };
+  root.addEventListener("keydown", onKey);
+  return () => root.removeEventListener("keydown", onKey);
+}

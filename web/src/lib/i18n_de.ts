@@ -277,6 +277,7 @@ export const de: Record<string, string> = {
   "rank.K": "König",
 
   "table.timedOutYou": "Die Zeit ist um: für dich wurde {action} gespielt",
+  "table.missedPeek": "Die Zeit war um, deshalb wurden zwei deiner Karten für dich angesehen. Hier sind sie: merke sie dir.",
   "table.timedOut": "Die Zeit von {name} ist um: {action} wurde gespielt",
   "act.draw": "Ziehen",
   "act.take_discard": "Ablage nehmen",
@@ -373,6 +374,7 @@ export const de: Record<string, string> = {
   "reveal.youWin": "Du gewinnst!",
   "reveal.close": "Punkte schließen",
   "reveal.next": "Die nächste Runde beginnt gleich.",
+  "reveal.started": "Runde {n} hat begonnen: Schließe die Punkte, um deine Karten anzusehen.",
   "reveal.waitRematch": "Warte auf eine Revanche des Gastgebers.",
   "reason.lowest_scores_zero": "niedrigste Hand: 0",
   "reason.caller_lowest": "angesagt und niedrigste: 0",

@@ -277,6 +277,7 @@ export const en: Record<string, string> = {
   "rank.K": "King",
 
   "table.timedOutYou": "Time ran out: {action} was played for you",
+  "table.missedPeek": "Time ran out, so two of your cards were looked at for you. Here they are: remember them.",
   "table.timedOut": "Time ran out for {name}: {action} was played",
   "act.draw": "Draw",
   "act.take_discard": "Take discard",
@@ -372,6 +373,7 @@ export const en: Record<string, string> = {
   "reveal.youWin": "You win!",
   "reveal.close": "Close the scores",
   "reveal.next": "The next round starts soon.",
+  "reveal.started": "Round {n} has started: close the scores to look at your cards.",
   "reveal.waitRematch": "Waiting for the host to offer a rematch.",
   "reason.lowest_scores_zero": "lowest hand: 0",
   "reason.caller_lowest": "called and lowest: 0",

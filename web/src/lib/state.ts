@@ -13,6 +13,10 @@ export interface Reveal {
   cards: Record<string, string>;
   until: number;
   opening: boolean;
+  /** The opening peek the timer played for this seat: its cards wait, face down, until the
+   * player is looking at the table (``held``), then stay up for a peek's time or until READY. */
+  missed?: boolean;
+  held?: boolean;
 }
 
 export interface LogEntry {
@@ -173,8 +177,13 @@ function takeView(
     if (length !== null) state.skew = msg.deadline - length - now / 1000;
   }
   const shown = msg.view.shown;
+  const missed = fresh && missedPeek(state, events);
   if (shown && Object.keys(shown).length) {
-    if (!state.reveal || !sameCards(state.reveal.cards, shown) || fresh) {
+    if (missed) {
+      state.reveal = { cards: { ...shown }, opening: true, until: Infinity, missed: true, held: true };
+    } else if (state.reveal?.missed && sameCards(state.reveal.cards, shown)) {
+      // The same cards still shown: the peek the timer played keeps waiting for the player.
+    } else if (!state.reveal || !sameCards(state.reveal.cards, shown) || fresh) {
       // The opening peek stays up until READY or the opening timer; when this look was the
       // last one, play has started and the cards stay up a little longer than a moment.
       const lastLook = events.some((e) => e.type === "opening_peeked" && e.by === state.seat);
@@ -196,6 +205,17 @@ function takeView(
     const end = now + 3 * SHOW_MS;
     if (state.reveal.until > end) state.reveal = { ...state.reveal, until: end };
   }
+}
+
+/** This seat's opening peek was among ``events``, played because its time ran out. */
+function missedPeek(state: ClientState, events: GameEvent[]): boolean {
+  const out = state.timedOut;
+  return (
+    out !== null &&
+    out.seat === state.seat &&
+    out.action.do === "opening_peek" &&
+    events.some((e) => e.type === "opening_peeked" && e.by === state.seat)
+  );
 }
 
 /** Fold one server message into the state (a new state object; the old one is unchanged). */
@@ -258,8 +278,15 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
 /** The cards face up for this seat at ``now``: a fresh reveal, and what it may remember. */
 export function visibleCards(state: ClientState, now: number): Record<string, string> {
   const out: Record<string, string> = {};
-  if (state.reveal && now < state.reveal.until) Object.assign(out, state.reveal.cards);
+  if (state.reveal && !state.reveal.held && now < state.reveal.until) Object.assign(out, state.reveal.cards);
   return out;
+}
+
+/** The player looks at the table now: the cards of a peek the timer played for them show
+ * for ``ms`` (or until READY). */
+export function showMissed(state: ClientState, now: number, ms: number): ClientState {
+  if (!state.reveal?.held) return state;
+  return { ...state, reveal: { ...state.reveal, held: false, until: now + ms } };
 }
 
 /** The opening peek is over for this client: READY hides the cards. */
