@@ -57,6 +57,8 @@ SERVER_CODES: dict[str, str] = {
     "too_large": "a request body over the size limit",
     "not_found": "no such route or file",
     "store_unavailable": "the database did not take a write: try again",
+    # accounts
+    "cross_site": "a request from another site tried to use the session cookie",
 }
 
 

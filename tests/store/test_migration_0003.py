@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from alembic import command
+from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
@@ -64,7 +65,9 @@ async def test_a_revision_0002_database_upgrades_in_place(database_url: str) -> 
 
     store = await open_store(database_url)  # migrates to the newest revision
     try:
-        assert await _sql(database_url, "SELECT version_num FROM alembic_version") == [("0003",)]
+        head = ScriptDirectory.from_config(alembic_config(database_url)).get_current_head()
+        newest = [(head,)]  # 0003 and every revision after it
+        assert await _sql(database_url, "SELECT version_num FROM alembic_version") == newest
         assert await schema_diff(database_url) == []
         found = await store.get_table("t1")
         assert found == TableRecord(

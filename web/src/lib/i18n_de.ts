@@ -408,6 +408,7 @@ export const de: Record<string, string> = {
   "error.already_hello": "Diese Verbindung ist schon an einem Tisch.",
   "error.hello_timeout": "Der Verbindungsaufbau hat zu lange gedauert. Neue Verbindung…",
   "error.idle": "Du hast lange zugeschaut, ohne dass diese Seite sich gemeldet hat, deshalb sendet der Tisch dir nichts mehr.",
+  "error.cross_site": "Eine andere Seite darf nicht für dein Konto handeln: Öffne Facedown selbst und versuche es noch einmal.",
   "error.table_closed": "Dieser Tisch ist geschlossen: Ein Tisch, dessen Spiel nie beginnt, schließt nach einem Tag.",
   "error.table_unavailable": "Dieser Tisch kann gerade nicht wiederhergestellt werden. Frag, wer den Server betreibt.",
   "error.too_many_spectators": "An diesem Tisch schauen schon so viele zu, wie er erlaubt. Versuche es später noch einmal.",

@@ -407,6 +407,7 @@ export const en: Record<string, string> = {
   "error.already_hello": "This connection is already at a table.",
   "error.hello_timeout": "The connection took too long to start. Reconnecting…",
   "error.idle": "You were watching without a sound from this page for a long time, so the table stopped sending to you.",
+  "error.cross_site": "This page may not act for your account from another site: open Facedown itself and try again.",
   "error.table_closed": "This table is closed: a table whose match never starts closes after a day.",
   "error.table_unavailable": "This table cannot be restored right now. Ask whoever runs the server.",
   "error.too_many_spectators": "This table already has as many spectators as it allows. Try again later.",
