@@ -2,7 +2,8 @@
 
 A match is named ``<table_id>/<match_no>`` (matches count from 1 at each table).  Who may watch:
 
-- a player of the match: ``Authorization: Bearer <their table token>``;
+- a player of the match: ``Authorization: Bearer <their table token>``, or signed in (the
+  session cookie) to an account that holds the player id of one of its seats;
 - anyone holding the match's **replay key**: a player asks for it (``POST .../share``, or
   ``POST /api/tables/{code}/share`` from the match-end screen) and passes the link on.  The key
   is signed with the server's secret and names one match; a forged or altered key is refused.
@@ -28,6 +29,7 @@ from ..engine import Reveal, Ruleset, SeenEvent, View
 from ..matches import split_log
 from ..replay import Replay, ReplayError, export
 from ..store.base import TableRecord
+from .account_routes import signed_in
 from .context import TableError
 from .protocol import ActionJson
 from .state import ServerState
@@ -155,13 +157,25 @@ class Replays:
             raise _refuse(404, "unknown_table", f"there is no table {table_id}")
         return record
 
-    def check_player(self, record: TableRecord, authorization: str | None) -> None:
+    async def check_player(
+        self, record: TableRecord, request: Request, authorization: str | None
+    ) -> None:
+        """A player of the table: by their table token, or signed in to an account that holds
+        one of the table's seated player ids (a history link opened on another device)."""
+        seated = {s.player_id for s in record.seats if s.kind == "human" and s.player_id}
         guest = self.state.guest_from(authorization)
-        if guest is None:
-            raise _refuse(
-                401, "bad_token", "send your table token (Authorization: Bearer) or a replay key"
-            )
-        if not any(s.player_id == guest.player_id for s in record.seats if s.kind == "human"):
+        if guest is not None:
+            held = {guest.player_id}
+        else:
+            account = await signed_in(self.state, request)
+            if account is None:
+                raise _refuse(
+                    401,
+                    "bad_token",
+                    "send your table token (Authorization: Bearer), sign in, or use a replay key",
+                )
+            held = set(await self.state.lobby().store.user_players(account.user.id))
+        if seated.isdisjoint(held):
             raise _refuse(403, "not_a_player", "only the players of a match can open it")
 
     async def replay(self, record: TableRecord, match_no: int) -> Replay:
@@ -210,7 +224,7 @@ class Replays:
             raise _refuse(403, "bad_key", "this replay key is not valid for this match")
         record = await self.record(table_id, address)
         if key is None:
-            self.check_player(record, authorization)
+            await self.check_player(record, request, authorization)
         return record, await self.replay(record, match_no)
 
     def link(self, table_id: str, match_no: int) -> ShareLink:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -296,3 +297,41 @@ async def test_replay_requests_are_rate_limited_per_address(tmp_path: Path) -> N
     with run_server(settings, store) as server, server.http() as http:
         statuses = [http.get(f"/api/replays/{'a' * 32}/1").status_code for _ in range(5)]
     assert statuses == [404, 404, 404, 429, 429]
+
+
+PASSWORD = "a long enough password"  # noqa: S105 - the test accounts'
+
+
+def _signed_in_checks(url: str, table_id: str, token: str) -> None:
+    """Ann (who sat in seat 0 as a guest) signs up on a new device; Eve never sat there."""
+    with (
+        httpx.Client(base_url=url, timeout=30) as ann,
+        httpx.Client(base_url=url, timeout=30) as eve,
+    ):
+        assert ann.get(f"/api/replays/{table_id}/1").status_code == 401  # nobody yet
+        body = {"name": "Ann", "password": PASSWORD, "guest_tokens": [token]}
+        assert ann.post("/api/account/signup", json=body).status_code == 201
+        r = ann.get(f"/api/replays/{table_id}/1/steps", params={"seat": 0})
+        assert r.status_code == 200, r.text  # the cookie alone: the account holds seat 0
+        other = {"name": "Eve", "password": PASSWORD}
+        assert eve.post("/api/account/signup", json=other).status_code == 201
+        r = eve.get(f"/api/replays/{table_id}/1")
+        assert r.status_code == 403  # signed in, but never sat at this table
+        assert r.json()["detail"]["code"] == "not_a_player"
+
+
+@pytest.mark.anyio
+async def test_a_signed_in_player_opens_their_match_without_its_table_token(
+    tmp_path: Path,
+) -> None:
+    """The match history's link on another device: no table token there, only the account."""
+    store = MemoryStore()
+    with run_server(_settings(tmp_path), store) as server:
+        code, tokens = create_table(server, "cabo", 2, **SLOW)
+        table_id = await _table_id(store, code)
+        async with seated(server, code, tokens) as clients:
+            await clients[0].send({"type": "start"})
+            for c in clients:
+                await c.until("event")
+            await play_to_end(clients, random.Random(5))
+        await anyio.to_thread.run_sync(_signed_in_checks, server.url, table_id, tokens[0])
