@@ -11,6 +11,7 @@ answer is ``Cache-Control: no-store``.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -178,12 +179,16 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
             message = "sign-up and sign-in come from this site's pages only"
             raise HTTPException(403, {"code": "cross_site", "message": message})
 
-    @app.post("/api/account/signup", response_model=AccountInfo, status_code=201)
-    async def sign_up(body: SignUp, request: Request, response: Response) -> AccountInfo:
-        """Make an account and sign in (the session is set as a cookie)."""
+    async def _enter(
+        how: Callable[..., Awaitable[tuple[SignedIn, str]]],
+        body: SignUp | SignIn,
+        request: Request,
+        response: Response,
+    ) -> AccountInfo:
+        """Sign up or sign in (``how``), then set the session cookie."""
         _check_origin(request)
         try:
-            who, token = await _account(state).sign_up(
+            who, token = await how(
                 body.name,
                 body.password,
                 body.guest_tokens,
@@ -195,22 +200,15 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         _set_cookie(request, response, token)
         return _info(who)
 
+    @app.post("/api/account/signup", response_model=AccountInfo, status_code=201)
+    async def sign_up(body: SignUp, request: Request, response: Response) -> AccountInfo:
+        """Make an account and sign in (the session is set as a cookie)."""
+        return await _enter(_account(state).sign_up, body, request, response)
+
     @app.post("/api/account/signin", response_model=AccountInfo)
     async def sign_in(body: SignIn, request: Request, response: Response) -> AccountInfo:
         """Sign in: a wrong password and an unknown name get the same 401 ``bad_credentials``."""
-        _check_origin(request)
-        try:
-            who, token = await _account(state).sign_in(
-                body.name,
-                body.password,
-                body.guest_tokens,
-                request.headers.get("user-agent", ""),
-                _address(request),
-            )
-        except AccountError as e:
-            raise _http(e) from None
-        _set_cookie(request, response, token)
-        return _info(who)
+        return await _enter(_account(state).sign_in, body, request, response)
 
     @app.get("/api/account", response_model=AccountInfo)
     async def account(request: Request) -> AccountInfo:
