@@ -6,8 +6,10 @@ re-armed by every byte received), so a client that sends half a request, or tric
 its connection (and a file descriptor) for ever.  :func:`guarded_protocol` is uvicorn's h11
 protocol with one more timer: from a connection's opening, and from the first byte of each later
 request, the whole request (headers and body) must arrive within ``request_timeout`` seconds, or
-the connection is answered 408 and closed.  A connection past ``max_connections`` is closed at
-once (uvicorn's ``limit_concurrency`` answers its requests 503 but keeps it open).
+the connection is answered 408 and half closed (the rest of its input is read and dropped for
+:data:`LINGER` seconds, so the client reads the answer rather than a reset).  A connection past
+``max_connections`` is closed at once (uvicorn's ``limit_concurrency`` answers its requests 503
+but keeps it open).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ log = logging.getLogger("facedown.serving")
 
 _TIMED_OUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 _BUSY = b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+# Seconds a connection answered 408 stays half open, its input read and dropped (nginx's
+# lingering close): long enough for the answer to be read, short enough to free the descriptor.
+LINGER = 2.0
 # States of the client's side in which its request has arrived whole (or never will).
 _ARRIVED = frozenset({h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR, h11.SWITCHED_PROTOCOL})
 
@@ -51,6 +56,7 @@ def guarded_protocol(request_timeout: float, connections: int) -> type[H11Protoc
 
     class GuardedH11Protocol(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
+        _lingering: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -62,6 +68,8 @@ def guarded_protocol(request_timeout: float, connections: int) -> type[H11Protoc
             self._arm()
 
         def data_received(self, data: bytes) -> None:
+            if self._lingering is not None:
+                return  # answered 408 and half closed: what still arrives is read and dropped
             if self._deadline is None and self.conn.their_state is h11.IDLE:
                 self._arm()  # the first byte of a new request on a kept-alive connection
             super().data_received(data)
@@ -76,6 +84,8 @@ def guarded_protocol(request_timeout: float, connections: int) -> type[H11Protoc
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            if self._lingering is not None:
+                self._lingering.cancel()
             super().connection_lost(exc)
 
         def _arm(self) -> None:
@@ -93,9 +103,18 @@ def guarded_protocol(request_timeout: float, connections: int) -> type[H11Protoc
                 return
             log.warning("closed a connection that sent no whole request in %s s", request_timeout)
             waiting = self.conn.our_state is h11.SEND_RESPONSE and not self.cycle.response_started
-            if self.conn.our_state is h11.IDLE or waiting:  # no answer begun: say why it ends
-                self.transport.write(_TIMED_OUT)
-            self.transport.close()
+            if (
+                not (self.conn.our_state is h11.IDLE or waiting)
+                or not self.transport.can_write_eof()
+            ):
+                self.transport.close()  # an answer has begun: it cannot be followed by a 408
+                return
+            # Say why it ends, then close only our side and drop what still arrives for a moment:
+            # closing at once while the client is still sending makes the kernel answer its next
+            # bytes with a reset, and a reset can throw away the 408 before the client reads it.
+            self.transport.write(_TIMED_OUT)
+            self.transport.write_eof()
+            self._lingering = self.loop.call_later(LINGER, self.transport.close)
 
     return GuardedH11Protocol
 
