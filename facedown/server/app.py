@@ -30,6 +30,7 @@ from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
 from .ops import ops_routes
+from .passplay import passplay_routes
 from .passwords import Passwords
 from .replays import replay_routes
 from .scoreboards import scoreboard_routes
@@ -177,6 +178,7 @@ def create_app(
     app.add_middleware(SecurityHeaders)  # outermost: every answer has them
     ops_routes(app, state)
     _api_routes(app, state)
+    passplay_routes(app, state)
     account_routes(app, state)
     replay_routes(app, state)
     if docs:
