@@ -231,14 +231,19 @@ class Lobby:
         preset: str,
         options: dict[str, Any],
         settings: dict[str, Any],
+        *,
+        seed: int | None = None,
+        deal: dict[str, Any] | None = None,
     ) -> Table:
         """Open a table of people only, seated in the order of ``players`` (player id, name),
         and start its match at once (a pass-and-play table: everyone is at the device).  The
-        first player is the host."""
-        rules = _checked_rules(preset, options, len(players), [], None)
+        first player is the host.  ``seed`` and ``deal`` are the test hooks of :meth:`create`."""
+        rules = _checked_rules(preset, options, len(players), [], deal)
+        if deal is not None:
+            settings = {**settings, DEAL: deal}
         seat_records = [SeatRecord(i, "human", name, pid) for i, (pid, name) in enumerate(players)]
         host_id = players[0][0]
-        table = await self._open(preset, rules, host_id, settings, seat_records, None)
+        table = await self._open(preset, rules, host_id, settings, seat_records, seed)
         await table.start(host_id)
         return table
 

@@ -22,6 +22,7 @@ from .context import TableError
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .modes import MODE, PASS_AND_PLAY
 from .state import ServerState
+from .testhooks import StackedDealSpec, refuse_test_hooks
 from .text import Name
 
 # What the mode sets in the ruleset, whatever the preset: one round, no memory aid.
@@ -77,6 +78,13 @@ class CreatePassPlay(BaseModel):
         description="the players around the device, in seat order (play order)",
     )
 
+    seed: int | None = Field(
+        None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
+    )
+    deal: StackedDealSpec | None = Field(
+        None, description="test hooks only: the first deal of the first match"
+    )
+
     @field_validator("names")
     @classmethod
     def _different(cls, names: list[str]) -> list[str]:
@@ -110,6 +118,7 @@ def passplay_routes(app: FastAPI, state: ServerState) -> None:
         if not state.limits.creates.allow(state.address(peer, request.headers)):
             message = "too many tables created from your address: try again later"
             raise HTTPException(429, {"code": "rate_limited", "message": message})
+        refuse_test_hooks(state.settings.test_hooks, body.seed, body.deal)
         try:
             options = one_round_options(body.options)
         except ValueError as e:
@@ -119,7 +128,12 @@ def passplay_routes(app: FastAPI, state: ServerState) -> None:
         players = [(g.player_id, name) for g, name in zip(guests, body.names, strict=True)]
         try:
             table = await state.lobby().create_started(
-                players, body.preset, options, {MODE: PASS_AND_PLAY}
+                players,
+                body.preset,
+                options,
+                {MODE: PASS_AND_PLAY},
+                seed=body.seed,
+                deal=body.deal.model_dump() if body.deal is not None else None,
             )
         except TableError as e:
             status = 422 if e.code in _UNPROCESSABLE else 400

@@ -225,3 +225,23 @@ async def test_no_timer_runs_and_no_bot_takes_a_seat_while_the_device_is_away() 
     assert [e.kind for e in await store.log(table.record.id)] == ["start"]
     await lobby.close()
     await again.close()
+
+
+def test_a_seed_or_a_deal_needs_the_test_hooks(server: RunningServer) -> None:
+    for extra in ({"seed": 5}, {"deal": {"hands": [["4"] * 4, ["5"] * 4], "discard": "6"}}):
+        r = _create(server, {"preset": "cabo", "names": ["Maya", "Bo"], **extra})
+        assert r.status_code == 403, r.text
+        assert r.json()["detail"]["code"] == "test_hooks_off"
+    assert _tables(server) == 0
+
+
+def test_with_test_hooks_the_first_deal_is_stacked(tmp_path: Path) -> None:
+    settings = ServerSettings(data_dir=tmp_path, secret="pass-and-play", test_hooks=True)
+    deal = {"hands": [["7S", "2H", "3H", "4H"], ["7C", "2D", "3D", "4D"]], "discard": "7H"}
+    with run_server(settings, MemoryStore()) as server:
+        r = _create(server, {"preset": "boyo", "names": ["Maya", "Bo"], "deal": deal, "seed": 9})
+        assert r.status_code == 200, r.text
+        assert "deal" not in r.json()["table"]["settings"]  # never sent to a client
+        r = _create(server, {"preset": "boyo", "names": ["Maya", "Bo", "Cyd"], "deal": deal})
+        assert r.status_code == 400, r.text
+        assert r.json()["detail"]["code"] == "bad_deal"
