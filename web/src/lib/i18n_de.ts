@@ -550,4 +550,6 @@ export const de: Record<string, string> = {
   "pass.hide": "Verdecken und weitergeben",
   "pass.tapWho": "Wer drückt TAP?",
   "pass.tapLabel": "TAP: ein Spieler sagt, eine seiner Karten passt zur obersten Ablage",
+  "pass.openingDone": "Merk sie dir! Dann verdecken und das Gerät weitergeben.",
+  "pass.done": "Fertig: Karten verdecken und an {name} weitergeben",
 };

@@ -549,4 +549,6 @@ export const en: Record<string, string> = {
   "pass.hide": "Hide and pass on",
   "pass.tapWho": "Who taps?",
   "pass.tapLabel": "TAP: a player claims one of their cards matches the top discard",
+  "pass.openingDone": "Remember them! Then hide them and pass the device on.",
+  "pass.done": "Done: hide your cards and pass to {name}",
 };
