@@ -11,7 +11,7 @@ from fastapi import FastAPI, Header, HTTPException, Request, WebSocket
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
@@ -30,6 +30,7 @@ from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
 from .ops import ops_routes
+from .passplay import passplay_routes
 from .passwords import Passwords
 from .replays import replay_routes
 from .scoreboards import scoreboard_routes
@@ -37,6 +38,7 @@ from .settings import ServerSettings
 from .sockets import serve_socket
 from .state import ServerState
 from .table import Table
+from .testhooks import StackedDealSpec, refuse_test_hooks
 from .text import CODE_PATTERN, Name
 
 # The built web client (web/ builds into it; the package ships it).
@@ -50,7 +52,6 @@ _NOT_BUILT = (
 _UNPROCESSABLE = frozenset({"bad_seats", "bad_bot_level"})
 
 
-CardName = Annotated[str, Field(min_length=1, max_length=4)]
 # An Authorization header longer than this is no session token of ours.
 BEARER = Header(None, max_length=600)
 TableCode = Annotated[str, PathParam(max_length=16, pattern=CODE_PATTERN)]
@@ -59,21 +60,6 @@ TableCode = Annotated[str, PathParam(max_length=16, pattern=CODE_PATTERN)]
 def bot_for_seat(level: str, seed: int) -> Bot:
     """A bot of the given level for one seat (the bots package decides what a level is)."""
     return make_bot(level, seed)
-
-
-class StackedDealSpec(BaseModel):
-    """A stacked first deal, by card names (refused unless the server runs with test hooks)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    hands: list[Annotated[list[CardName], Field(max_length=16)]] = Field(
-        max_length=MAX_PLAYERS, description="each seat's cards, slot by slot"
-    )
-    discard: CardName = Field(description="the first card of the discard pile")
-    draw: list[CardName] = Field(
-        default_factory=list, max_length=256, description="the top of the draw pile, in order"
-    )
-    first: int | None = Field(None, ge=0, le=MAX_SEAT, description="the seat that starts")
 
 
 class CreateTable(BaseModel):
@@ -177,6 +163,7 @@ def create_app(
     app.add_middleware(SecurityHeaders)  # outermost: every answer has them
     ops_routes(app, state)
     _api_routes(app, state)
+    passplay_routes(app, state)
     account_routes(app, state)
     replay_routes(app, state)
     if docs:
@@ -222,12 +209,7 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
     ) -> Seated:
         if not state.limits.creates.allow(_address(request)):
             raise _rate_limited("too many tables created from your address: try again later")
-        if (body.seed is not None or body.deal is not None) and not settings.test_hooks:
-            message = (
-                "seed and deal are test hooks: this server was not started with --test-hooks "
-                "(FACEDOWN_TEST_HOOKS=1)"
-            )
-            raise HTTPException(403, {"code": "test_hooks_off", "message": message})
+        refuse_test_hooks(settings.test_hooks, body.seed, body.deal)
         account = await signed_in(state, request)
         if account is not None:  # a signed-in player sits with the account's player id
             player: str | None = account.user.player_id

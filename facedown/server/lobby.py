@@ -222,8 +222,42 @@ class Lobby:
         rules = _checked_rules(preset, options, seats, bots, deal)
         if deal is not None:
             settings = {**settings, DEAL: deal}
-        now = self.ctx.clock.now()
         seat_records = _seat_records(host_id, host_name, seats, bots)
+        return await self._open(preset, rules, host_id, settings, seat_records, seed)
+
+    async def create_started(
+        self,
+        players: list[tuple[str, str]],
+        preset: str,
+        options: dict[str, Any],
+        settings: dict[str, Any],
+        *,
+        seed: int | None = None,
+        deal: dict[str, Any] | None = None,
+    ) -> Table:
+        """Open a table of people only, seated in the order of ``players`` (player id, name),
+        and start its match at once (a pass-and-play table: everyone is at the device).  The
+        first player is the host.  ``seed`` and ``deal`` are the test hooks of :meth:`create`."""
+        rules = _checked_rules(preset, options, len(players), [], deal)
+        if deal is not None:
+            settings = {**settings, DEAL: deal}
+        seat_records = [SeatRecord(i, "human", name, pid) for i, (pid, name) in enumerate(players)]
+        host_id = players[0][0]
+        table = await self._open(preset, rules, host_id, settings, seat_records, seed)
+        await table.start(host_id)
+        return table
+
+    async def _open(
+        self,
+        preset: str,
+        rules: Ruleset,
+        host_id: str,
+        settings: dict[str, Any],
+        seat_records: list[SeatRecord],
+        seed: int | None,
+    ) -> Table:
+        """Store a new table under a fresh code and load it."""
+        now = self.ctx.clock.now()
         for attempt in range(20):
             record = TableRecord(
                 id=uuid.uuid4().hex,

@@ -2,7 +2,8 @@
 
 A bot seat has its bot.  A player whose last connection closed is *away* until a grace period
 ends, then a *stand-in* bot plays the seat: one bot for the whole absence, dropped when the
-player comes back (the next absence gets a new one).
+player comes back (the next absence gets a new one).  A table whose mode has no stand-ins
+(pass-and-play: :mod:`.modes`) keeps no one away: its seats wait for their players.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ STANDIN_LEVEL = "medium"
 
 
 class Presence:
-    def __init__(self, seed: int, bot_factory: BotFactory, grace_seconds: float) -> None:
+    def __init__(
+        self, seed: int, bot_factory: BotFactory, grace_seconds: float, stand_ins: bool = True
+    ) -> None:
         self.seed = seed  # the table's secret seed: bots are seeded from it
         self.bot_factory = bot_factory
         self.grace_seconds = grace_seconds
+        self.stand_ins = stand_ins  # False: an absent player's seat waits, no bot plays it
         self.bots: dict[int, Bot] = {}  # bot seats
         self.away: dict[int, float] = {}  # seat -> when its grace period ends
         self.standins: dict[int, Bot] = {}  # human seats a bot plays while their player is away
@@ -49,10 +53,13 @@ class Presence:
         self.standins.pop(seat, None)  # the player is back: this absence's bot is done
 
     def left(self, seat: int, now: float) -> None:
-        self.away[seat] = now + self.grace_seconds
+        if self.stand_ins:
+            self.away[seat] = now + self.grace_seconds
 
     def absent(self, seats: Iterable[int], now: float) -> None:
         """These seats' players are not here: their grace periods run (unless already)."""
+        if not self.stand_ins:
+            return
         for seat in seats:
             self.away.setdefault(seat, now + self.grace_seconds)
 

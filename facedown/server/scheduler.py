@@ -24,15 +24,17 @@ from ..engine import Action, Game, Timer
 from .clock import Alarm, Clock
 from .context import TableConfig, TableError
 from .defaults import default_action
+from .modes import has_timers
 from .presence import Presence
 
 
 def deadline_for(
     game: Game, settings: Mapping[str, Any], config: TableConfig, now: float
 ) -> float | None:
-    """When the timer the engine's arbiter names for now ends (None: nothing is timed)."""
+    """When the timer the engine's arbiter names for now ends (None: nothing is timed, or the
+    table's mode has no timers)."""
     timer = game.awaiting().timer
-    if timer is None:
+    if timer is None or not has_timers(settings):
         return None
     if timer is Timer.REVEAL:
         return now + config.reveal_seconds

@@ -31,6 +31,7 @@ from ..store.base import LogEntry, TableRecord, TableStatus
 from . import seating
 from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS
+from .modes import has_stand_ins
 from .presence import Presence
 from .scheduler import Scheduler, deadline_for
 
@@ -60,7 +61,12 @@ class Table:
         self.recent: deque[tuple[int, list[Event]]] = deque(maxlen=ctx.config.recent)
         self.action_ids: dict[tuple[int, str], int] = {}  # this match's (seat, id) -> seq
         self.last_action = ""  # the text form of the last action applied (public)
-        self.presence = Presence(record.seed, ctx.bot_factory, ctx.config.grace_seconds)
+        self.presence = Presence(
+            record.seed,
+            ctx.bot_factory,
+            ctx.config.grace_seconds,
+            stand_ins=has_stand_ins(record.settings),
+        )
         self.scheduler = Scheduler(self, ctx.clock, ctx.config.bot_delay)
 
     @property

@@ -117,6 +117,7 @@ class Truth:
 
     oracle: TableOracle
     recollection: bool
+    seat: int = SEAT  # whose eyes: the seat the page plays (pass-and-play: each in turn)
     moment: dict[str, str] = field(default_factory=dict)  # the latest private reveal's faces
     moment_seq: int = -1
     public_ever: set[str] = field(default_factory=set)  # every name shown to all this match
@@ -152,7 +153,7 @@ class Truth:
                 self.public_ever.add(names[game.held])
             for result in game.history:
                 self.public_ever |= {names[c] for hand in result.hands for c in hand if c >= 0}
-            seen = observe(game, SEAT).view
+            seen = observe(game, self.seat).view
             shown = seen.shown
             self.names_at[s] = set(shown.values()) | ({seen.held} if seen.held else set())
             if shown:
@@ -167,15 +168,15 @@ class Truth:
         game, before = self.state(seq), self.oracle.states.get(seq - 1)
         if before is None or game.round_no != before.round_no:
             return True
-        return before.awaiting().must(SEAT) and _acted(before, game)
+        return before.awaiting().must(self.seat) and _acted(before, game, self.seat)
 
 
-def _acted(before: Game, after: Game) -> bool:
+def _acted(before: Game, after: Game, seat: int) -> bool:
     """The seat made the move between two states (its turn's phase or its hand changed while it
     was the one asked)."""
     return (
         before.phase != after.phase
-        or before.hands[SEAT] != after.hands[SEAT]
+        or before.hands[seat] != after.hands[seat]
         or before.held != after.held
         or before.turn != after.turn
     )
@@ -205,7 +206,7 @@ def check(page: Page, truth: Truth) -> None:
         return
     truth.follow(seq)
     game = truth.state(seq)
-    view = observe(game, SEAT).view
+    view = observe(game, truth.seat).view
     known = dict(view.knowledge or {}) if truth.recollection else {}
     now = Now(
         game,
@@ -297,11 +298,11 @@ def _visible(page: Page, testid: str) -> bool:
     return page.get_by_test_id(testid).is_visible()
 
 
-def step(page: Page, rng: random.Random, turns: list[int]) -> None:  # noqa: C901 - one move of a simple player, top to bottom
+def step(page: Page, rng: random.Random, turns: list[int], seat: int = SEAT) -> None:  # noqa: C901 - one move of a simple player, top to bottom
     """One move, if there is one to make: the opening look, a power now and then, replace or
     discard, end the turn; the call after a few turns of its own."""
-    mine = f"[data-testid^=card-{SEAT}-].clickable"
-    theirs = f"[data-testid^=card-]:not([data-testid^=card-{SEAT}-]).clickable"
+    mine = f"[data-testid^=card-{seat}-].clickable"
+    theirs = f"[data-testid^=card-]:not([data-testid^=card-{seat}-]).clickable"
     if _visible(page, "act-ready"):
         page.get_by_test_id("act-ready").click()
         return

@@ -71,6 +71,25 @@ export function createTable(body: CreateTable, token: string | null): Promise<Se
   return call("/api/tables", { method: "POST", body: JSON.stringify(body) }, token);
 }
 
+export interface CreatePassPlay {
+  preset: string;
+  options: Partial<Ruleset>;
+  /** The players around the device, in seat order. */
+  names: string[];
+}
+
+export interface PassPlayTable {
+  code: string;
+  link: string;
+  seats: { seat: number; name: string; token: string }[];
+  table: TableInfo;
+}
+
+/** A pass-and-play table (facedown/server/passplay.py): started at once, every seat's token. */
+export function createPassPlay(body: CreatePassPlay): Promise<PassPlayTable> {
+  return call("/api/tables/pass-and-play", { method: "POST", body: JSON.stringify(body) });
+}
+
 export function joinTable(code: string, name: string, token: string | null): Promise<Seated> {
   return call(`/api/tables/${encodeURIComponent(code)}/join`, { method: "POST", body: JSON.stringify({ name }) }, token);
 }

@@ -3,7 +3,17 @@
 import { Connection, type Status } from "./connection";
 import { resendAfterStale } from "./moves";
 import { wireAction, type Action, type BotLevel, type ClientMessage } from "./protocol";
-import { SHOW_MS, clearError, hideReveal, initialState, reduce, showMissed, withPending, type ClientState } from "./state";
+import {
+  SHOW_MS,
+  clearError,
+  heldUp,
+  hideReveal,
+  initialState,
+  reduce,
+  showMissed,
+  withPending,
+  type ClientState,
+} from "./state";
 
 export function wsUrl(loc: { protocol: string; host: string } = location): string {
   return `${loc.protocol === "https:" ? "wss" : "ws"}://${loc.host}/ws`;
@@ -25,11 +35,17 @@ export class TableClient {
   private staleAction: Action | null = null;
   private ticker: ReturnType<typeof setInterval> | null = null;
 
+  /** A pass-and-play device's seat: a card shown to the seat stays up until the player hides
+   * it (or moves, or the card moves), not for a moment only: the player holds the device. */
+  private readonly holdShown: boolean;
+
   constructor(
     readonly code: string,
     readonly token: string | null,
     spectate = false,
+    { holdShown = false }: { holdShown?: boolean } = {},
   ) {
+    this.holdShown = holdShown;
     this.conn = new Connection({
       url: wsUrl(),
       hello: () => ({
@@ -43,6 +59,7 @@ export class TableClient {
       onMessage: (msg) => {
         const pending = this.s.pending;
         this.s = reduce(this.s, msg, Date.now());
+        if (this.holdShown) this.s = heldUp(this.s);
         if (msg.type === "error" && msg.code === "stale" && pending) this.staleAction = pending.action;
         if (msg.type === "snapshot" && this.staleAction) {
           const again = resendAfterStale(this.staleAction, this.s.legal);
@@ -107,6 +124,11 @@ export class TableClient {
   lookAtMissed(): void {
     const seconds = Number(this.s.table?.settings.peek_seconds ?? 0);
     this.s = showMissed(this.s, Date.now(), Math.max(seconds * 1000, 3 * SHOW_MS));
+  }
+
+  /** The player hides what they were shown (pass-and-play: before passing the device on). */
+  hideShown(): void {
+    this.s = hideReveal(this.s);
   }
 
   ready(): void {

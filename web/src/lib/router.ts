@@ -3,6 +3,7 @@
 export type Route =
   | { page: "home" }
   | { page: "new"; preset: string | null }
+  | { page: "pass-new"; preset: string | null }
   | { page: "howto"; preset: string }
   | { page: "table"; code: string }
   | { page: "profile" }
@@ -42,6 +43,7 @@ export function parseRoute(path: string, hash = ""): Route {
     if (BOARD_KEY.test(parts[1] ?? "")) return { page: "scoreboard", key: parts[1] };
     return { page: "scoreboard-new" };
   }
+  if (parts[0] === "pass") return { page: "pass-new", preset: parts[1]?.toLowerCase() ?? null };
   if (parts[0] === "new") return { page: "new", preset: parts[1]?.toLowerCase() ?? null };
   return { page: "home" };
 }
@@ -62,6 +64,8 @@ export function routePath(route: Route): string {
       return `/scoreboard/view/${encodeURIComponent(route.key)}`;
     case "new":
       return route.preset ? `/new/${encodeURIComponent(route.preset)}` : "/new";
+    case "pass-new":
+      return route.preset ? `/pass/${encodeURIComponent(route.preset)}` : "/pass";
     case "replay":
       return `/#/replay/${encodeURIComponent(route.table)}/${route.match}`;
     case "shared":

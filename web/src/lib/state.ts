@@ -289,6 +289,14 @@ export function showMissed(state: ClientState, now: number, ms: number): ClientS
   return { ...state, reveal: { ...state.reveal, held: false, until: now + ms } };
 }
 
+/** Cards shown to this seat stay face up until hidden (pass-and-play), not until a time: a
+ * reveal still ends with the seat's next move or the card moving (``forget``). */
+export function heldUp(state: ClientState): ClientState {
+  const reveal = state.reveal;
+  if (!reveal || reveal.held || reveal.until === Infinity) return state;
+  return { ...state, reveal: { ...reveal, until: Infinity } };
+}
+
 /** The opening peek is over for this client: READY hides the cards. */
 export function hideReveal(state: ClientState): ClientState {
   return { ...state, reveal: null };

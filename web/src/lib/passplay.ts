@@ -1,0 +1,106 @@
+// Pass-and-play: one device on a real table, every seat's token on it, passed from player to
+// player (facedown/server/passplay.py).  Who gets the device next is read from the public part
+// of any seat's view; this module decides no rule, only whose moment it is.
+
+import type { KeyValue } from "./session";
+import { normalizeCode } from "./session";
+import type { Action, TableInfo, View } from "./protocol";
+
+/** The settings value of a pass-and-play table's mode (facedown/server/modes.py). */
+export const PASS_AND_PLAY = "pass_and_play";
+export const MIN_PLAYERS = 2;
+export const MAX_PLAYERS = 8;
+
+export interface PassSeat {
+  seat: number;
+  name: string;
+  token: string;
+}
+
+/** What this device keeps of a pass-and-play table: every seat's token. */
+export interface PassTable {
+  code: string;
+  preset: string;
+  seats: PassSeat[];
+  at: number;
+}
+
+const KEY = "facedown.passplay";
+const KEEP = 12;
+
+export function isPassAndPlay(table: TableInfo | null | undefined): boolean {
+  return table?.settings?.mode === PASS_AND_PLAY;
+}
+
+function validSeat(s: unknown): s is PassSeat {
+  const seat = s as PassSeat | null;
+  return (
+    typeof seat === "object" &&
+    seat !== null &&
+    typeof seat.seat === "number" &&
+    typeof seat.name === "string" &&
+    typeof seat.token === "string"
+  );
+}
+
+export function loadPassTables(store: KeyValue): PassTable[] {
+  try {
+    const data = JSON.parse(store.getItem(KEY) ?? "[]") as unknown;
+    if (!Array.isArray(data)) return [];
+    return data.filter(
+      (t): t is PassTable =>
+        typeof t === "object" &&
+        t !== null &&
+        typeof t.code === "string" &&
+        Array.isArray(t.seats) &&
+        t.seats.length >= MIN_PLAYERS &&
+        t.seats.every(validSeat),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** Remember a pass-and-play table (newest first; the oldest are let go). */
+export function savePassTable(store: KeyValue, table: PassTable): void {
+  const kept = loadPassTables(store).filter((t) => t.code !== table.code);
+  store.setItem(KEY, JSON.stringify([table, ...kept].slice(0, KEEP)));
+}
+
+export function passTableFor(store: KeyValue, code: string): PassTable | null {
+  const wanted = normalizeCode(code);
+  return loadPassTables(store).find((t) => t.code === wanted) ?? null;
+}
+
+/**
+ * Whose moment it is: who the device goes to next (null when nobody's: the round is over and
+ * everything is shown).  The opening looks go player by player, from the round's first player
+ * on; in play it is the turn player.  Read from the public part of a view: every seat's is the
+ * same there.
+ */
+export function momentOf(view: View): number | null {
+  if (view.phase === "round_over" || view.phase === "match_over") return null;
+  if (view.phase === "opening") {
+    for (let i = 0; i < view.players; i += 1) {
+      const seat = (view.first + i) % view.players;
+      if (!view.peeked[seat]) return seat;
+    }
+    return null;
+  }
+  return view.to_act;
+}
+
+/** The seats that may TAP now, from each seat's own legal actions (in seat order). */
+export function tappers(legals: Action[][]): number[] {
+  return legals.flatMap((legal, seat) => (legal.some((a) => a.do === "tap") ? [seat] : []));
+}
+
+/** What is wrong with the names typed in (a text key), or null: each filled, each its own. */
+export function namesProblem(names: string[]): string | null {
+  const cleaned = names.map((n) => n.trim());
+  if (cleaned.length < MIN_PLAYERS || cleaned.length > MAX_PLAYERS) return "pass.problemCount";
+  if (cleaned.some((n) => !n)) return "pass.problemBlank";
+  const folded = cleaned.map((n) => n.toLocaleLowerCase());
+  if (new Set(folded).size !== folded.length) return "pass.problemSame";
+  return null;
+}
