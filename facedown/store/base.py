@@ -146,6 +146,7 @@ class QueueEntry:
     user_id: str
     queue: str  # "<preset>-<players>", e.g. "cabo-4"
     joined_at: float
+    seen_at: float = 0.0  # the last time the player said it still waits (its page asked)
     mu: float | None = None
     sigma: float | None = None
 
@@ -351,11 +352,19 @@ class RankedStore(Protocol):
 
     async def enqueue(self, user_id: str, queue: str, joined_at: float) -> None:
         """The account waits in ``queue`` from ``joined_at`` (it leaves any other queue: one
-        queue at a time; joining the same queue again keeps its place).  Raise StoreError when
-        there is no such account."""
+        queue at a time; joining the same queue again keeps its place), seen then.  Raise
+        StoreError when there is no such account."""
 
     async def dequeue(self, user_id: str) -> bool:
         """The account leaves its queue; False when it waited in none."""
+
+    async def touch_queue(self, user_id: str, seen_at: float) -> None:
+        """The account still waits (its page asked at ``seen_at``); nothing when it waits in no
+        queue."""
+
+    async def drop_unseen(self, queue: str, before: float) -> list[str]:
+        """Take out of ``queue`` everyone not seen since ``before`` (their page is gone); the
+        user ids taken out."""
 
     async def queue_entry(self, user_id: str) -> QueueEntry | None:
         """Where the account waits, if anywhere (with its rating in that queue)."""

@@ -44,11 +44,24 @@ class RankedMemory:
             raise StoreError(f"no account {user_id!r}")
         old = self._queue.get(user_id)
         if old is None or old.queue != queue:
-            self._queue[user_id] = QueueEntry(user_id, queue, joined_at)
+            self._queue[user_id] = QueueEntry(user_id, queue, joined_at, joined_at)
 
     async def dequeue(self, user_id: str) -> bool:
         self._check_open()
         return self._queue.pop(user_id, None) is not None
+
+    async def touch_queue(self, user_id: str, seen_at: float) -> None:
+        self._check_open()
+        entry = self._queue.get(user_id)
+        if entry is not None:
+            self._queue[user_id] = replace(entry, seen_at=seen_at)
+
+    async def drop_unseen(self, queue: str, before: float) -> list[str]:
+        self._check_open()
+        unseen = [u for u, e in self._queue.items() if e.queue == queue and e.seen_at < before]
+        for user in unseen:
+            del self._queue[user]
+        return unseen
 
     async def queue_entry(self, user_id: str) -> QueueEntry | None:
         self._check_open()

@@ -167,6 +167,7 @@ class QueueRow(Base):
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), primary_key=True)
     queue: Mapped[str] = mapped_column(String, index=True)
     joined_at: Mapped[float] = mapped_column(Float)
+    seen_at: Mapped[float] = mapped_column(Float)  # the player's page last asked then
 
 
 class LeaseRow(Base):

@@ -54,6 +54,27 @@ class RankedSql:
         await self._write(write)
         return sum(ended) > 0
 
+    async def touch_queue(self, user_id: str, seen_at: float) -> None:
+        def write(connection: Connection) -> None:
+            connection.execute(
+                update(QueueRow).where(QueueRow.user_id == user_id).values(seen_at=seen_at)
+            )
+
+        await self._write(write)
+
+    async def drop_unseen(self, queue: str, before: float) -> list[str]:
+        dropped: list[str] = []
+
+        def write(connection: Connection) -> None:
+            unseen = (QueueRow.queue == queue) & (QueueRow.seen_at < before)
+            users = list(connection.execute(select(QueueRow.user_id).where(unseen)).scalars())
+            if users:
+                connection.execute(delete(QueueRow).where(unseen, QueueRow.user_id.in_(users)))
+            dropped[:] = users
+
+        await self._write(write)
+        return dropped
+
     async def queue_entry(self, user_id: str) -> QueueEntry | None:
         entries = await self._entries(QueueRow.user_id == user_id)
         return entries[0] if entries else None
@@ -64,7 +85,12 @@ class RankedSql:
     async def _entries(self, where: Any) -> list[QueueEntry]:
         query = (
             select(
-                QueueRow.user_id, QueueRow.queue, QueueRow.joined_at, RatingRow.mu, RatingRow.sigma
+                QueueRow.user_id,
+                QueueRow.queue,
+                QueueRow.joined_at,
+                QueueRow.seen_at,
+                RatingRow.mu,
+                RatingRow.sigma,
             )
             .outerjoin(
                 RatingRow,
@@ -189,7 +215,7 @@ def _enqueue(connection: Connection, user_id: str, queue: str, joined_at: float)
     moved = connection.execute(
         update(QueueRow)
         .where(QueueRow.user_id == user_id, QueueRow.queue != queue)
-        .values(queue=queue, joined_at=joined_at)
+        .values(queue=queue, joined_at=joined_at, seen_at=joined_at)
     )
     if moved.rowcount:
         return
@@ -199,7 +225,8 @@ def _enqueue(connection: Connection, user_id: str, queue: str, joined_at: float)
     else:
         statement = sqlite.insert(QueueRow).on_conflict_do_nothing()
     # Already waiting in this queue: the row stays as it was, and so does the place.
-    connection.execute(statement, {"user_id": user_id, "queue": queue, "joined_at": joined_at})
+    row = {"user_id": user_id, "queue": queue, "joined_at": joined_at, "seen_at": joined_at}
+    connection.execute(statement, row)
 
 
 def _take_lease(

@@ -53,17 +53,31 @@ async def test_one_queue_at_a_time_and_a_place_kept(store: Store) -> None:
     await ranked.enqueue("u-bob", "cabo-2", 2.0)
     await ranked.enqueue("u-ann", "cabo-2", 5.0)  # again: keeps its place
     assert await ranked.queue_entries("cabo-2") == [
-        QueueEntry("u-ann", "cabo-2", 1.0),
-        QueueEntry("u-bob", "cabo-2", 2.0),
+        QueueEntry("u-ann", "cabo-2", 1.0, 1.0),
+        QueueEntry("u-bob", "cabo-2", 2.0, 2.0),
     ]
     await ranked.enqueue("u-ann", "kivo-4", 6.0)  # another queue: leaves the first
-    assert await ranked.queue_entry("u-ann") == QueueEntry("u-ann", "kivo-4", 6.0)
+    assert await ranked.queue_entry("u-ann") == QueueEntry("u-ann", "kivo-4", 6.0, 6.0)
     assert await ranked.waiting() == {"cabo-2": 1, "kivo-4": 1}
     assert await ranked.dequeue("u-ann") is True
     assert await ranked.dequeue("u-ann") is False
     assert await ranked.queue_entry("u-ann") is None
     with pytest.raises(StoreError):
         await ranked.enqueue("u-nobody", "cabo-2", 1.0)
+
+
+async def test_a_player_whose_page_is_gone_is_taken_out(store: Store) -> None:
+    ranked = await accounts(store, "ann", "bob", "cy")
+    for name in ["ann", "bob", "cy"]:
+        await ranked.enqueue(f"u-{name}", "cabo-2", 1.0)
+    await ranked.enqueue("u-cy", "kivo-2", 1.0)
+    await ranked.touch_queue("u-bob", 20.0)
+    await ranked.touch_queue("u-nobody", 20.0)  # waits nowhere: nothing happens
+    assert await ranked.drop_unseen("cabo-2", before=10.0) == ["u-ann"]
+    assert [(e.user_id, e.seen_at) for e in await ranked.queue_entries("cabo-2")] == [
+        ("u-bob", 20.0)
+    ]
+    assert [e.user_id for e in await ranked.queue_entries("kivo-2")] == ["u-cy"]  # another queue
 
 
 async def test_the_lease_has_one_holder_until_it_expires(store: Store) -> None:
@@ -85,7 +99,7 @@ async def test_a_match_takes_its_players_out_of_the_queue_with_its_table(store: 
     record = seated("t1", "rank1", "u-ann", "u-bob")
     match = ranked_table("t1", "RANK1", "u-ann", "u-bob")
     await ranked.create_ranked_match(record, match)
-    assert await ranked.queue_entries("cabo-2") == [QueueEntry("u-cy", "cabo-2", 2.0)]
+    assert await ranked.queue_entries("cabo-2") == [QueueEntry("u-cy", "cabo-2", 2.0, 2.0)]
     assert (await store.get_table("t1")) is not None
     assert await ranked.ranked_match("t1") == match
     assert await ranked.unrated_matches() == [match]

@@ -26,6 +26,7 @@ def upgrade() -> None:
         sa.Column("user_id", sa.String(), nullable=False),
         sa.Column("queue", sa.String(), nullable=False),
         sa.Column("joined_at", sa.Float(), nullable=False),
+        sa.Column("seen_at", sa.Float(), nullable=False),
         sa.ForeignKeyConstraint(["user_id"], ["users.id"], name="fk_ranked_queue_user_id_users"),
         sa.PrimaryKeyConstraint("user_id", name="pk_ranked_queue"),
     )
