@@ -143,8 +143,8 @@ def test_two_accounts_meet_at_a_ranked_table_and_are_rated(
         assert kivo["expected_wait"] is not None
         assert kivo["expected_wait"] >= 0
         # Rated once: the stored match has its result.
-        ranked: RankedStore = store
-        [match] = [m for m in asyncio.run(_all_matches(ranked)) if m.table_id]
+        match = asyncio.run(store.ranked_match(info_id(store, a["code"])))
+        assert match is not None
         assert match.rated_at is not None
         assert match.result is not None
         assert sorted(s["place"] for s in match.result["seats"]) in ([1, 2], [1, 1])
@@ -154,5 +154,7 @@ async def _stored_board(store: RankedStore, queue_name: str) -> list[tuple[str, 
     return [(r.name, r.matches, r.score) for r in await store.leaderboard(queue_name, 100)]
 
 
-async def _all_matches(store: MemoryStore) -> list[Any]:
-    return list(store._matches.values())
+def info_id(store: MemoryStore, code: str) -> str:
+    record = asyncio.run(store.find_by_code(code))
+    assert record is not None
+    return record.id
