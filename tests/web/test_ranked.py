@@ -16,8 +16,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from facedown.engine import make_ruleset
 from facedown.server.matchmaking import RankedConfig
-from facedown.server.ranked_mode import RANKED_OPTIONS
 from facedown.server.passwords import PasswordCost
+from facedown.server.ranked_mode import RANKED_OPTIONS
 from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig
 from facedown.server.text import name_key
