@@ -158,3 +158,29 @@ def info_id(store: MemoryStore, code: str) -> str:
     record = asyncio.run(store.find_by_code(code))
     assert record is not None
     return record.id
+
+
+def test_the_same_on_sqlite(tmp_path: Path) -> None:
+    """Queued, matched, played and rated with the store the server runs on by default."""
+    with (
+        run_server(ranked_settings(tmp_path)) as server,
+        account(server, "Ann") as ann,
+        account(server, "Bob") as bob,
+    ):
+        queue(ann, "cabo", 2)
+        queue(bob, "cabo", 2)
+        a, b = matched(ann), matched(bob)
+        assert a["code"] == b["code"]
+        tokens = [a["token"], b["token"]] if a["seat"] == 0 else [b["token"], a["token"]]
+
+        async def play() -> None:
+            async with seated(server, a["code"], tokens) as clients:
+                await play_to_end(clients, random.Random(8))
+
+        asyncio.run(asyncio.wait_for(play(), 120))
+        wait_for(lambda: ann.get("/api/ranked/leaderboard/cabo-2").json()["total"] == 2)
+        names = {e["name"] for e in ann.get("/api/ranked/leaderboard/cabo-2").json()["entries"]}
+        assert names == {"Ann", "Bob"}
+        assert [r["matches"] for r in bob.get("/api/account").json()["ratings"]] == [1]
+        # The ranked match is in both players' histories, like any finished match.
+        assert len(bob.get("/api/account/history").json()["matches"]) == 1
