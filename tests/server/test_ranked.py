@@ -16,7 +16,7 @@ import pytest
 
 from facedown.store import MemoryStore, RankedStore
 
-from .harness import RunningServer, play_to_end, run_server, seated
+from .harness import Player, RunningServer, play_to_end, run_server, seated
 from .ranked_helpers import account, matched, queue, ranked_settings
 
 
@@ -184,3 +184,36 @@ def test_the_same_on_sqlite(tmp_path: Path) -> None:
         assert [r["matches"] for r in bob.get("/api/account").json()["ratings"]] == [1]
         # The ranked match is in both players' histories, like any finished match.
         assert len(bob.get("/api/account/history").json()["matches"]) == 1
+
+
+def test_a_ranked_match_goes_on_after_a_restart_and_is_rated(tmp_path: Path) -> None:
+    settings = ranked_settings(tmp_path)
+    with (
+        run_server(settings) as server,
+        account(server, "Ann") as ann,
+        account(server, "Bob") as bob,
+    ):
+        queue(ann, "kivo", 2)
+        queue(bob, "kivo", 2)
+        a, b = matched(ann), matched(bob)
+        code = a["code"]
+        tokens = [a["token"], b["token"]] if a["seat"] == 0 else [b["token"], a["token"]]
+        players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]
+
+        async def part() -> None:
+            await asyncio.wait_for(asyncio.gather(*(p.play(stop_at=10) for p in players)), 60)
+
+        asyncio.run(part())
+        assert not any(p.done for p in players)
+        cookies = [ann.cookies, bob.cookies]
+    with run_server(settings) as server:
+        again = [Player(server.ws_url, code, t, seed=10 + i) for i, t in enumerate(tokens)]
+
+        async def rest() -> None:
+            await asyncio.wait_for(asyncio.gather(*(p.play() for p in again)), 120)
+
+        asyncio.run(rest())
+        assert all(p.done for p in again)
+        with httpx.Client(base_url=server.url, timeout=10, cookies=cookies[0]) as ann_again:
+            wait_for(lambda: ann_again.get("/api/ranked/leaderboard/kivo-2").json()["total"] == 2)
+            assert ann_again.get("/api/ranked/queue").json()["state"] == "idle"
