@@ -37,7 +37,8 @@ def ranked_settings(tmp_path: Path, **changes: Any) -> ServerSettings:
         secret="ranked-test",
         password_cost=CHEAP,
         clients=limits,
-        table=changes.pop("table", TableConfig(bot_delay=0.0, reveal_seconds=0.01)),
+        # The players press next_round themselves: no reveal timer races them to it.
+        table=changes.pop("table", TableConfig(bot_delay=0.0, reveal_seconds=600.0)),
         ranked=changes.pop("ranked", FAST),
         rate=1e6,
         burst=1e6,
