@@ -19,6 +19,7 @@ from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
+from . import ratings
 from .accounts import SIGNED_OUT, AccountError, Accounts, SignedIn
 from .history import History
 from .state import ServerState
@@ -54,18 +55,23 @@ class ChangePassword(BaseModel):
 
 
 class Rating(BaseModel):
-    """A rating in one ranked queue (ranked play is not built yet: the list is empty)."""
+    """The account's rating in one ranked queue (docs/ranked.md)."""
 
-    queue: str
-    rating: float
-    provisional: bool
+    queue: str = Field(description="<preset>-<players>")
+    preset: str
+    players: int
+    rating: int = Field(description="the shown rating: 1000 + 40 x (mu - 3 sigma)")
+    mu: float = Field(description="the skill estimate (OpenSkill, Plackett-Luce)")
+    sigma: float = Field(description="its uncertainty")
+    matches: int = Field(description="rated matches played in the queue")
+    provisional: bool = Field(description="fewer rated matches than a settled rating needs")
 
 
 class AccountInfo(BaseModel):
     name: str
     created_at: float
     ratings: list[Rating] = Field(
-        default_factory=list, description="one per ranked queue played; empty until ranked play"
+        default_factory=list, description="one per ranked queue the account has played"
     )
 
 
@@ -212,8 +218,26 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
 
     @app.get("/api/account", response_model=AccountInfo)
     async def account(request: Request) -> AccountInfo:
-        """The signed-in account (401 ``signed_out`` when there is none)."""
-        return _info(await _who(request))
+        """The signed-in account, with its ratings (401 ``signed_out`` when there is none)."""
+        who = await _who(request)
+        info = _info(who)
+        if state.ranked is not None:
+            queues = state.ranked.queues
+            info.ratings = [
+                Rating(
+                    queue=r.queue,
+                    preset=queues[r.queue].preset,
+                    players=queues[r.queue].players,
+                    rating=ratings.shown(r.score),
+                    mu=r.mu,
+                    sigma=r.sigma,
+                    matches=r.matches,
+                    provisional=ratings.provisional(r.matches),
+                )
+                for r in await state.ranked.ratings_of(who.user.id)
+                if r.queue in queues
+            ]
+        return info
 
     @app.post("/api/account/signout", response_model=Ended)
     async def sign_out(request: Request, response: Response) -> Ended:

@@ -32,6 +32,8 @@ from .lobby import Lobby
 from .ops import ops_routes
 from .passplay import passplay_routes
 from .passwords import Passwords
+from .ranked import Ranked
+from .ranked_routes import ranked_routes
 from .replays import replay_routes
 from .scoreboards import scoreboard_routes
 from .settings import ServerSettings
@@ -141,8 +143,14 @@ def create_app(
             settings.account_lifetime,
         )
         state.history = History(used)
+        # Before the tables come back: a ranked match that ends is rated from the first.
+        state.ranked = ranked = Ranked(
+            lobby, state.tokens, ctx.clock, settings.ranked, test_hooks=settings.test_hooks
+        )
         await state.live_lobby.recover()
+        await ranked.start()
         yield
+        await ranked.close()
         await state.live_lobby.close()
         if owned:
             await used.close()
@@ -165,6 +173,7 @@ def create_app(
     _api_routes(app, state)
     passplay_routes(app, state)
     account_routes(app, state)
+    ranked_routes(app, state)
     replay_routes(app, state)
     if docs:
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..bots import Bot
-from ..store.base import Store
+from ..store.base import Store, TableRecord
 from .clock import Clock, SystemClock
 from .crashhook import CrashAt
 from .hub import Hub
@@ -35,6 +35,18 @@ class TableConfig:
     lobby_expiry: float = 86400.0  # seconds after its creation a table that never started closes
 
 
+@dataclass
+class TableHooks:
+    """Who else hears of a table's changes: each of ``finished`` is called (synchronously, under
+    the table's lock: it must not block) with the record of a table whose match just ended."""
+
+    finished: list[Callable[[TableRecord], None]] = field(default_factory=list)
+
+    def match_over(self, record: TableRecord) -> None:
+        for hear in self.finished:
+            hear(record)
+
+
 @dataclass(frozen=True)
 class TableContext:
     """The collaborators of the lobby and of each table it owns."""
@@ -46,3 +58,4 @@ class TableContext:
     clock: Clock = field(default_factory=SystemClock)
     metrics: Metrics = field(default_factory=Metrics)
     crash: CrashAt | None = None  # a test hook: die inside a durability window (crashhook.py)
+    hooks: TableHooks = field(default_factory=TableHooks)

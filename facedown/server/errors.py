@@ -59,6 +59,10 @@ SERVER_CODES: dict[str, str] = {
     "store_unavailable": "the database did not take a write: try again",
     # accounts
     "cross_site": "a request from another site tried to use the session cookie",
+    # ranked play
+    "account_required": "ranked play needs a signed-in account (a guest cannot queue)",
+    "bad_queue": "no ranked queue has this preset and player count",
+    "in_ranked_match": "the account is in a ranked match being played: it cannot queue",
 }
 
 

@@ -281,6 +281,12 @@ class Lobby:
         async with self._loading:
             return await self._load(record)
 
+    async def adopt(self, record: TableRecord) -> Table:
+        """Serve a table that was written to the store by another part of the server (the
+        ranked matchmaker writes a match's table with the match, in one transaction)."""
+        async with self._loading:
+            return await self._load(record)
+
     async def close(self) -> None:
         if self._sweep is not None:
             self._sweep.cancel()

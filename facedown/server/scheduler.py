@@ -57,8 +57,8 @@ class Scheduled(Protocol):
         """Apply an automatic move (a bot's, or a timer's default: ``timed_out``), as any
         action is applied."""
 
-    def publish_table(self) -> None:
-        """Tell everyone the table's public facts (a stand-in took a seat)."""
+    async def stood_in(self, seat: int) -> None:
+        """A stand-in took the seat (its player's grace period ended): tell everyone."""
 
 
 class Scheduler:
@@ -183,8 +183,8 @@ class Scheduler:
         async with table.lock:
             game = table.game
             now = self.clock.now()
-            for _ in table.presence.end_graces(now, game):
-                table.publish_table()
+            for away in table.presence.end_graces(now, game):
+                await table.stood_in(away)
             if game is None or not table.playing():
                 self.rearm()
                 return

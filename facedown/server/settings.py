@@ -10,6 +10,7 @@ from pathlib import Path
 from .addresses import ClientLimits
 from .auth import DEFAULT_LIFETIME
 from .context import TableConfig
+from .matchmaking import RankedConfig
 from .passwords import PasswordCost
 
 
@@ -34,6 +35,7 @@ class ServerSettings:
     # password hash (a hash made with other parameters is redone at the next sign-in).
     account_lifetime: float = DEFAULT_LIFETIME
     password_cost: PasswordCost = field(default_factory=PasswordCost)
+    ranked: RankedConfig = field(default_factory=RankedConfig)  # queues, matchmaking (ranked.py)
     # The open network (server/serving.py): every request must arrive whole in request_timeout
     # seconds; connections beyond max_connections (None: 1000, or fewer under a lower open-file
     # limit) are closed at once; an idle kept-alive connection closes after keep_alive_timeout;

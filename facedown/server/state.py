@@ -17,6 +17,7 @@ from .table import Table
 if TYPE_CHECKING:
     from .accounts import Accounts
     from .history import History
+    from .ranked import Ranked
 
 
 @dataclass
@@ -26,6 +27,7 @@ class ServerState:
     live_lobby: Lobby | None = None  # set while the app runs (its lifespan)
     accounts: Accounts | None = None  # set while the app runs, as the lobby
     history: History | None = None
+    ranked: Ranked | None = None  # set while the app runs, as the lobby
     limits: Limits = field(init=False)
     metrics: Metrics = field(default_factory=Metrics)
 
@@ -40,6 +42,11 @@ class ServerState:
         if self.accounts is None:
             raise RuntimeError("the app is not running")
         return self.accounts
+
+    def ranked_(self) -> Ranked:
+        if self.ranked is None:
+            raise RuntimeError("the app is not running")
+        return self.ranked
 
     def lobby(self) -> Lobby:
         if self.live_lobby is None:

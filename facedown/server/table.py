@@ -28,7 +28,7 @@ from ..engine import (
 )
 from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
 from ..store.base import LogEntry, TableRecord, TableStatus
-from . import seating
+from . import ranked_mode, seating
 from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS
 from .modes import has_stand_ins
@@ -315,6 +315,8 @@ class Table:
         self._publish(events, action if timed_out else None)
         self.scheduler.changed()
         self.ctx.metrics.applied(auto=auto, timed_out=timed_out)
+        if after.is_match_over:
+            self.ctx.hooks.match_over(self.record)
         return self.seq
 
     def settings(self) -> dict[str, Any]:
@@ -430,6 +432,20 @@ class Table:
                 self.presence.left(seat, self.now())
             self.publish_table()
             self.scheduler.rearm()
+
+    async def stood_in(self, seat: int) -> None:
+        """A stand-in took the seat of a player whose grace period ended (the caller holds the
+        lock).  At a ranked table that player forfeits the match, for good: kept in the table's
+        settings, so a restart remembers it."""
+        settings = self.record.settings
+        if (
+            ranked_mode.is_ranked(settings)
+            and self.playing()
+            and seat not in ranked_mode.forfeits(settings)
+        ):
+            changed = ranked_mode.with_forfeit(settings, seat)
+            await self._save(replace(self.record, settings=changed, updated_at=self.now()))
+        self.publish_table()
 
     async def close(self) -> None:
         self.scheduler.close()

@@ -135,6 +135,59 @@ class SessionRecord:
     agent: str = ""  # the browser, from its User-Agent (shortened)
 
 
+class QueueChanged(StoreError):
+    """A ranked match was to take players who no longer wait in its queue (one left, or moved)."""
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    """An account waiting in a ranked queue, with its rating there (None: never rated)."""
+
+    user_id: str
+    queue: str  # "<preset>-<players>", e.g. "cabo-4"
+    joined_at: float
+    seen_at: float = 0.0  # the last time the player said it still waits (its page asked)
+    mu: float | None = None
+    sigma: float | None = None
+
+
+@dataclass(frozen=True)
+class RatingRecord:
+    """An account's rating in one ranked queue.  ``score`` is the conservative rating the
+    leaderboard sorts by (mu - 3 sigma); ``name`` is filled in on reads, for showing."""
+
+    user_id: str
+    queue: str
+    mu: float
+    sigma: float
+    score: float
+    matches: int
+    updated_at: float = 0.0
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class RankedSeat:
+    """A seat of a ranked match: the account in it, and how long it waited to be matched."""
+
+    seat: int
+    user_id: str
+    waited: float
+
+
+@dataclass(frozen=True)
+class RankedMatchRecord:
+    """A ranked match: the table it is played at, its queue, its seats; once it is rated, when
+    and with what result (each seat's place and rating before and after)."""
+
+    table_id: str
+    queue: str
+    created_at: float
+    seats: tuple[RankedSeat, ...] = ()
+    rated_at: float | None = None
+    result: dict[str, Any] | None = None
+
+
 class Store(Protocol):
     """Async persistence of tables and their logs. Every method is atomic and durable on return.
 
@@ -290,3 +343,73 @@ class ScoreboardStore(Protocol):
     async def update_scoreboard(self, record: ScoreboardRecord, base: int) -> None:
         """Replace the board's names, rounds and revision, only if its stored revision is still
         ``base``: raise RevisionConflict when it is not, StoreError when there is no board."""
+
+
+class RankedStore(Protocol):
+    """Async persistence of ranked play: the queues, the lease that lets one process match each
+    queue, the ranked matches and the ratings (``sql.SqlStore`` and ``memory.MemoryStore`` are
+    both).  Atomic and durable on return, like :class:`Store`."""
+
+    async def enqueue(self, user_id: str, queue: str, joined_at: float) -> None:
+        """The account waits in ``queue`` from ``joined_at`` (it leaves any other queue: one
+        queue at a time; joining the same queue again keeps its place), seen then.  Raise
+        StoreError when there is no such account."""
+
+    async def dequeue(self, user_id: str) -> bool:
+        """The account leaves its queue; False when it waited in none."""
+
+    async def touch_queue(self, user_id: str, seen_at: float) -> None:
+        """The account still waits (its page asked at ``seen_at``); nothing when it waits in no
+        queue."""
+
+    async def drop_unseen(self, queue: str, before: float) -> list[str]:
+        """Take out of ``queue`` everyone not seen since ``before`` (their page is gone); the
+        user ids taken out."""
+
+    async def queue_entry(self, user_id: str) -> QueueEntry | None:
+        """Where the account waits, if anywhere (with its rating in that queue)."""
+
+    async def queue_entries(self, queue: str) -> list[QueueEntry]:
+        """Everyone waiting in ``queue``, longest waiting first (then by user id)."""
+
+    async def waiting(self) -> dict[str, int]:
+        """How many wait in each queue that has anyone waiting."""
+
+    async def take_lease(self, queue: str, holder: str, now: float, seconds: float) -> bool:
+        """Hold the lease of ``queue`` for ``seconds`` from ``now`` if it is free, expired or
+        already ``holder``'s (compare-and-set: of several processes asking at once, one gets
+        it).  True when ``holder`` holds it now."""
+
+    async def create_ranked_match(self, record: TableRecord, match: RankedMatchRecord) -> None:
+        """In one transaction: create the table ``record`` (as :meth:`Store.create_table`), take
+        each seat's account out of ``match.queue`` and store the ranked match.  Raise
+        QueueChanged when one of them no longer waits in that queue and TableExists when the
+        table's id or code is taken; nothing is written then."""
+
+    async def ranked_match(self, table_id: str) -> RankedMatchRecord | None: ...
+
+    async def unrated_matches(self, user_id: str | None = None) -> list[RankedMatchRecord]:
+        """Ranked matches not rated yet (every one, or those with ``user_id`` in a seat),
+        oldest first."""
+
+    async def rate_match(
+        self, table_id: str, at: float, result: dict[str, Any], ratings: Sequence[RatingRecord]
+    ) -> bool:
+        """Mark the match rated with ``result`` and write the seats' new ratings, in one
+        transaction, once: False (and nothing written) when it was rated already."""
+
+    async def ratings_of(self, user_id: str) -> list[RatingRecord]:
+        """The account's ratings, one per queue it played, by queue."""
+
+    async def ratings_in(self, queue: str, user_ids: Sequence[str]) -> list[RatingRecord]:
+        """The ratings of these accounts in ``queue`` (those that have one)."""
+
+    async def leaderboard(self, queue: str, limit: int, offset: int = 0) -> list[RatingRecord]:
+        """The queue's ratings, highest score first (then more matches, then by user id), with
+        the accounts' names."""
+
+    async def rated_players(self, queue: str) -> int:
+        """How many accounts have a rating in ``queue``."""
+
+    async def recent_waits(self, queue: str, limit: int) -> list[float]:
+        """How long the players of the queue's latest ``limit`` matched seats waited."""

@@ -27,12 +27,14 @@ from .base import (
     UserRecord,
 )
 from .checks import check_entry, check_floor, check_scoreboard, check_table, json_text
+from .memory_ranked import RankedMemory
 
 
-class MemoryStore:
+class MemoryStore(RankedMemory):
     """A :class:`~facedown.store.base.Store` in dicts; every method is atomic (no awaits inside)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._tables: dict[str, TableRecord] = {}
         self._codes: dict[str, str] = {}  # upper-case code -> table id
         self._logs: dict[str, dict[int, LogEntry]] = {}

@@ -7,8 +7,11 @@ same sequence number fail instead of forking the game.  Accounts (revision 0003)
 id the account holds: its own and the guest ids it took over) and ``sessions`` (only the
 SHA-256 of each session token).  ``store_meta`` counts commits (store/commits.py) and
 ``token_floors`` keeps session-token rotations (server/auth.py), revision 0004;
-``scoreboards`` holds the scoreboards of paper games (revision 0005).  Times are unix
-seconds (floats), as in the records of :mod:`facedown.store.base`.
+``scoreboards`` holds the scoreboards of paper games (revision 0005).  Ranked play (revision
+0006): ``ranked_queue`` (who waits in which queue), ``queue_leases`` (which process matches a
+queue), ``ranked_matches`` and ``ranked_seats`` (the matches made, who sat where, how long each
+waited) and ``ratings`` (one per account and queue).  Times are unix seconds (floats), as in
+the records of :mod:`facedown.store.base`.
 """
 
 from __future__ import annotations
@@ -154,3 +157,65 @@ class ScoreboardRow(Base):
     revision: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
+
+
+class QueueRow(Base):
+    """An account waiting in a ranked queue (one queue at a time)."""
+
+    __tablename__ = "ranked_queue"
+
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    queue: Mapped[str] = mapped_column(String, index=True)
+    joined_at: Mapped[float] = mapped_column(Float)
+    seen_at: Mapped[float] = mapped_column(Float)  # the player's page last asked then
+
+
+class LeaseRow(Base):
+    """Who matches a queue until when: taken by compare-and-set, renewed by its holder."""
+
+    __tablename__ = "queue_leases"
+
+    queue: Mapped[str] = mapped_column(String, primary_key=True)
+    holder: Mapped[str] = mapped_column(String)
+    expires_at: Mapped[float] = mapped_column(Float)
+
+
+class RankedMatchRow(Base):
+    """A ranked match at a table; ``rated_at`` and ``result`` once its ratings are written."""
+
+    __tablename__ = "ranked_matches"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    queue: Mapped[str] = mapped_column(String, index=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    rated_at: Mapped[float | None] = mapped_column(Float)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+
+class RankedSeatRow(Base):
+    """The account in a seat of a ranked match, and how long it waited in the queue."""
+
+    __tablename__ = "ranked_seats"
+
+    table_id: Mapped[str] = mapped_column(ForeignKey("ranked_matches.table_id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), index=True)
+    waited: Mapped[float] = mapped_column(Float)
+
+
+class RatingRow(Base):
+    """An account's rating in one queue; ``score`` (mu - 3 sigma) orders the leaderboard."""
+
+    __tablename__ = "ratings"
+
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    queue: Mapped[str] = mapped_column(String, primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    score: Mapped[float] = mapped_column(Float)
+    matches: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+
+# The leaderboard of a queue: its ratings by score.
+Index("ix_ratings_queue_score", RatingRow.queue, RatingRow.score)

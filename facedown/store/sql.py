@@ -55,6 +55,7 @@ from .models import (
     UserPlayerRow,
     UserRow,
 )
+from .sql_ranked import RankedSql
 from .writer import GroupCommit, Write
 
 # Called inside the transaction of a log write, after its statements and before its commit,
@@ -83,7 +84,7 @@ async def open_store(url: str, *, before_commit: BeforeCommit | None = None) -> 
     return SqlStore(engine, before_commit=before_commit)
 
 
-class SqlStore:
+class SqlStore(RankedSql):
     """The Store on an async SQLAlchemy engine; made by :func:`open_store`."""
 
     def __init__(self, engine: AsyncEngine, *, before_commit: BeforeCommit | None = None) -> None:

@@ -10,7 +10,7 @@ from facedown.engine import errors as engine_errors
 from facedown.server.errors import ERROR_CODES, ILLEGAL, SERVER_CODES
 
 SERVER = Path(__file__).resolve().parents[2] / "facedown" / "server"
-RAISERS = {"TableError", "ProtocolError", "error_message"}
+RAISERS = {"TableError", "ProtocolError", "RankedError", "error_message"}
 
 
 def _name(node: ast.expr) -> str:

@@ -137,7 +137,10 @@ async def _empty_tables(url: str) -> None:
     engine = make_engine(url)
     try:
         async with engine.begin() as connection:
-            tables = "sessions, user_players, users, table_log, seats, tables, scoreboards"
+            tables = (
+                "ranked_seats, ranked_matches, ranked_queue, queue_leases, ratings, "
+                "sessions, user_players, users, table_log, seats, tables, scoreboards"
+            )
             await connection.execute(text(f"TRUNCATE {tables}"))
     finally:
         await engine.dispose()

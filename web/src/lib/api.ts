@@ -99,7 +99,12 @@ export function joinTable(code: string, name: string, token: string | null): Pro
 
 export interface Rating {
   queue: string;
+  preset: string;
+  players: number;
   rating: number;
+  mu: number;
+  sigma: number;
+  matches: number;
   provisional: boolean;
 }
 
@@ -234,4 +239,70 @@ export function exportUrl(table: string, match: number, key: string): string {
 /** The share link of a table's latest match (for its players). */
 export function shareTableMatch(code: string, token: string): Promise<ShareLink> {
   return call(`/api/tables/${encodeURIComponent(code)}/share`, { method: "POST" }, token);
+}
+
+// Ranked play (facedown/server/ranked_routes.py): the queues, your place in one, leaderboards.
+
+export interface QueueInfo {
+  queue: string;
+  preset: string;
+  players: number;
+  waiting: number;
+  expected_wait: number | null;
+}
+
+export interface Queues {
+  queues: QueueInfo[];
+  provisional_matches: number;
+}
+
+export interface QueueStatus {
+  state: "idle" | "waiting" | "matched";
+  queue: string | null;
+  preset: string | null;
+  players: number | null;
+  joined_at: number | null;
+  waited: number | null;
+  expected_wait: number | null;
+  window: number | null;
+  waiting: number | null;
+  code: string | null;
+  token: string | null;
+  seat: number | null;
+}
+
+export interface LeaderboardEntry {
+  place: number;
+  name: string;
+  rating: number;
+  matches: number;
+  provisional: boolean;
+}
+
+export interface Leaderboard {
+  queue: string;
+  preset: string;
+  players: number;
+  total: number;
+  entries: LeaderboardEntry[];
+}
+
+export function getQueues(): Promise<Queues> {
+  return call("/api/ranked/queues");
+}
+
+export function queueStatus(): Promise<QueueStatus> {
+  return call("/api/ranked/queue");
+}
+
+export function joinQueue(preset: string, players: number): Promise<QueueStatus> {
+  return call("/api/ranked/queue", post({ preset, players }));
+}
+
+export function leaveQueue(): Promise<QueueStatus> {
+  return call("/api/ranked/queue", { method: "DELETE" });
+}
+
+export function getLeaderboard(queue: string, offset = 0): Promise<Leaderboard> {
+  return call(`/api/ranked/leaderboard/${encodeURIComponent(queue)}?offset=${offset}`);
 }

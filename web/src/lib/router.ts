@@ -7,6 +7,8 @@ export type Route =
   | { page: "howto"; preset: string }
   | { page: "table"; code: string }
   | { page: "profile" }
+  | { page: "ranked" }
+  | { page: "leaderboard"; queue: string }
   | { page: "replay"; table: string; match: number }
   | { page: "shared"; key: string }
   | { page: "scoreboard-new" }
@@ -17,6 +19,8 @@ export type Route =
 const BOARD_KEY = /^[A-Za-z0-9_-]{16,64}$/;
 
 const TABLE_ID = /^[A-Za-z0-9]{1,64}$/;
+// A ranked queue: "<preset>-<players>".
+const QUEUE = /^[a-z]{1,32}-\d{1,2}$/;
 const REPLAY_KEY = /^[A-Za-z0-9_.-]{1,200}$/;
 
 /** A replay route in a fragment: ``#/replay/<table_id>/<match_no>`` or ``#/replay/shared/<key>``. */
@@ -38,6 +42,10 @@ export function parseRoute(path: string, hash = ""): Route {
   if (parts[0] === "t" && parts[1]) return { page: "table", code: parts[1].toUpperCase() };
   if (parts[0] === "howto" && parts[1]) return { page: "howto", preset: parts[1].toLowerCase() };
   if (parts[0] === "profile") return { page: "profile" };
+  if (parts[0] === "ranked") {
+    if (parts[1] === "leaderboard" && QUEUE.test(parts[2] ?? "")) return { page: "leaderboard", queue: parts[2] };
+    return { page: "ranked" };
+  }
   if (parts[0] === "scoreboard") {
     if (parts[1] === "view" && BOARD_KEY.test(parts[2] ?? "")) return { page: "scoreboard-view", key: parts[2] };
     if (BOARD_KEY.test(parts[1] ?? "")) return { page: "scoreboard", key: parts[1] };
@@ -56,6 +64,10 @@ export function routePath(route: Route): string {
       return `/howto/${encodeURIComponent(route.preset)}`;
     case "profile":
       return "/profile";
+    case "ranked":
+      return "/ranked";
+    case "leaderboard":
+      return `/ranked/leaderboard/${encodeURIComponent(route.queue)}`;
     case "scoreboard-new":
       return "/scoreboard";
     case "scoreboard":

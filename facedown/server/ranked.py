@@ -1,0 +1,423 @@
+"""Ranked play: the queues, the matchmaker, and the ratings of finished ranked matches.
+
+A queue per preset and player count (``cabo-4``) lives in the store, not in a process: any
+server process may take a player into a queue or tell them how it goes, and the matchmaking of a
+queue runs in exactly one process at a time, the holder of the queue's lease (a row taken by
+compare-and-set, with an expiry, renewed at every round of matching; a process that dies lets
+its leases lapse).  Only signed-in accounts queue; ranked tables seat no bot.
+
+Every ``RankedConfig.tick`` seconds the matchmaker looks at each queue it holds: players whose
+page stopped asking are taken out, then :func:`.matchmaking.groups` says who plays whom.  Each
+match is one store transaction (the table with its seats, the players out of the queue, the
+ranked match), then this process serves the table and starts it.  Nobody hosts a ranked table:
+it starts at once, plays the ranked format (:data:`.ranked_mode.RANKED_OPTIONS`), offers no
+rematch.  A player who leaves and is not back within the grace period forfeits (the table keeps
+it in its settings, :meth:`Table.stood_in`): a stand-in bot plays on for them, and they are
+ranked last.
+
+When a ranked match ends, its result is read back from the stored log (as the match history
+reads it) and rated with OpenSkill (:mod:`.ratings`); the ratings and the match's result are one
+write that happens once.  A process that starts rates whatever ended unrated (it died first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from ..engine import PRESETS, make_ruleset
+from ..store.base import (
+    QueueChanged,
+    QueueEntry,
+    RankedMatchRecord,
+    RankedSeat,
+    RankedStore,
+    RatingRecord,
+    SeatRecord,
+    StoreError,
+    TableExists,
+    TableRecord,
+    UserRecord,
+)
+from . import ranked_mode, ratings
+from .auth import Tokens
+from .clock import Alarm, Clock
+from .history import finished_matches
+from .limits import check_players
+from .lobby import Lobby, new_code
+from .matchmaking import RankedConfig, expected_wait, groups, reach
+from .testhooks import DEAL, stacked_deal
+
+log = logging.getLogger(__name__)
+
+
+class RankedError(Exception):
+    """A refused ranked request: ``code`` stable, the message readable, ``status`` for HTTP."""
+
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def queue_name(preset: str, players: int) -> str:
+    return f"{preset}-{players}"
+
+
+@dataclass(frozen=True)
+class Queue:
+    """A ranked queue: its preset and player count."""
+
+    name: str
+    preset: str
+    players: int
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A player waiting in a queue: since when, and what to expect."""
+
+    queue: Queue
+    joined_at: float
+    waited: float
+    expected_wait: float | None  # the median of the queue's recent waits (None: no match yet)
+    window: int | None  # how far (in shown rating points) the match may be now; None: anyone
+    waiting: int  # players waiting in the queue, this one included
+
+
+@dataclass(frozen=True)
+class Matched:
+    """A player whose ranked match is being played: where, and a seat token for it."""
+
+    queue: Queue
+    table_id: str
+    code: str
+    seat: int
+    token: str
+
+
+Status = Waiting | Matched | None
+
+
+class Ranked:
+    """The ranked queues and ratings of one server process (see the module docstring)."""
+
+    def __init__(
+        self,
+        lobby: Lobby,
+        tokens: Tokens,
+        clock: Clock,
+        config: RankedConfig | None = None,
+        *,
+        test_hooks: bool = False,
+        holder: str | None = None,
+    ) -> None:
+        self.lobby = lobby
+        self.store = cast(RankedStore, lobby.store)
+        self.tokens = tokens
+        self.clock = clock
+        self.config = config or RankedConfig()
+        self.test_hooks = test_hooks
+        self.holder = holder or uuid.uuid4().hex  # names this process in the leases it holds
+        self.queues = _queues(self.config.sizes)
+        self._stacked: dict[str, dict[str, Any]] = {}  # test hooks: user id -> seed, deal
+        self._alarm: Alarm | None = None
+        self._ticking = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
+        lobby.ctx.hooks.finished.append(self._finished)
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        """Rate what ended unrated, start ranked tables a crash left unstarted, then match."""
+        await self.resume()
+        self._arm()
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._alarm is not None:
+            self._alarm.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                log.debug("a ranked task ended while closing", exc_info=True)
+
+    def _arm(self) -> None:
+        if not self._closed:
+            self._alarm = self.clock.call_at(self.clock.now() + self.config.tick, self._wake)
+
+    async def _wake(self) -> None:
+        try:
+            await self.tick()
+        except Exception:  # the store may be down for a moment: the next tick tries again
+            log.exception("ranked matchmaking failed; trying again at the next tick")
+        finally:
+            self._arm()
+
+    async def resume(self) -> None:
+        for match in await self.store.unrated_matches():
+            record = await self.lobby.store.get_table(match.table_id)
+            if record is None:
+                continue
+            if record.status == "finished":
+                await self.rate(match.table_id)
+            elif record.status == "lobby":  # made, but the process died before it started
+                table = await self.lobby.find(record.code)
+                await table.start(ranked_mode.RANKED_HOST)
+
+    # ------------------------------------------------------------------ the queue
+    def queue(self, preset: str, players: int) -> Queue:
+        found = self.queues.get(queue_name(preset, players))
+        if found is None:
+            offered = ", ".join(sorted(self.queues))
+            message = f"there is no ranked queue {preset}-{players}: the queues are {offered}"
+            raise RankedError("bad_queue", message, 422)
+        return found
+
+    async def join(
+        self, user: UserRecord, preset: str, players: int, hooks: Mapping[str, Any] | None = None
+    ) -> Status:
+        """The account waits in the queue (leaving any other); its status."""
+        queue = self.queue(preset, players)
+        if hooks:
+            self._stacked[user.id] = self._checked_hooks(queue, hooks)
+        if await self._playing(user) is not None:
+            message = "you are in a ranked match: finish it before queueing again"
+            raise RankedError("in_ranked_match", message, 409)
+        await self.store.enqueue(user.id, queue.name, self.clock.now())
+        return await self.status(user)
+
+    async def leave(self, user: UserRecord) -> None:
+        await self.store.dequeue(user.id)
+        self._stacked.pop(user.id, None)
+
+    async def status(self, user: UserRecord) -> Status:
+        """Where the account is: playing a ranked match, waiting in a queue, or neither.  A
+        waiting player's asking is what keeps them in the queue."""
+        playing = await self._playing(user)
+        if playing is not None:
+            return playing
+        entry = await self.store.queue_entry(user.id)
+        if entry is None or entry.queue not in self.queues:
+            return None
+        now = self.clock.now()
+        if now - entry.seen_at >= self.config.touch_every:
+            await self.store.touch_queue(user.id, now)
+        return await self._waiting(entry, now)
+
+    async def _waiting(self, entry: QueueEntry, now: float) -> Waiting:
+        waited = max(now - entry.joined_at, 0.0)
+        far = reach(waited, self.config.window)
+        waits = await self.store.recent_waits(entry.queue, self.config.waits_kept)
+        counts = await self.store.waiting()
+        return Waiting(
+            queue=self.queues[entry.queue],
+            joined_at=entry.joined_at,
+            waited=waited,
+            expected_wait=expected_wait(waits),
+            window=None if far == float("inf") else round(far * ratings.SHOWN_SCALE),
+            waiting=counts.get(entry.queue, 0),
+        )
+
+    async def _playing(self, user: UserRecord) -> Matched | None:
+        """The account's ranked match being played, if any (the newest)."""
+        for match in reversed(await self.store.unrated_matches(user.id)):
+            table = self.lobby.tables.get(match.table_id)
+            record = (
+                table.record
+                if table is not None
+                else await self.lobby.store.get_table(match.table_id)
+            )
+            if record is None or record.status not in ("lobby", "playing"):
+                continue
+            seat = next(s.seat for s in match.seats if s.user_id == user.id)
+            _, token = self.tokens.issue(user.name, user.player_id)
+            queue = self.queues.get(match.queue) or Queue(match.queue, record.preset, 0)
+            return Matched(queue, match.table_id, record.code, seat, token)
+        return None
+
+    async def expected(self, queue: Queue) -> float | None:
+        return expected_wait(await self.store.recent_waits(queue.name, self.config.waits_kept))
+
+    # ------------------------------------------------------------------ matchmaking
+    async def tick(self) -> int:
+        """One round of matchmaking over the queues this process holds; matches made."""
+        made = 0
+        async with self._ticking:
+            now = self.clock.now()
+            for name in sorted(await self.store.waiting()):
+                queue = self.queues.get(name)
+                if queue is None:
+                    continue
+                if not await self.store.take_lease(
+                    name, self.holder, now, self.config.lease_seconds
+                ):
+                    continue  # another process matches this queue
+                for gone in await self.store.drop_unseen(name, now - self.config.unseen_after):
+                    self._stacked.pop(gone, None)
+                entries = await self.store.queue_entries(name)
+                for group in groups(entries, queue.players, now, self.config.window):
+                    if await self._make_match(queue, group, now):
+                        made += 1
+        return made
+
+    async def _make_match(self, queue: Queue, group: list[QueueEntry], now: float) -> bool:
+        users: list[UserRecord] = []
+        for entry in group:
+            user = await self.lobby.store.get_user(entry.user_id)
+            if user is None:
+                return False
+            users.append(user)
+        joined = {e.user_id: e.joined_at for e in group}
+        hooks = next((self._stacked[u.id] for u in users if u.id in self._stacked), {})
+        secrets.SystemRandom().shuffle(users)  # who sits where (the engine says who starts)
+        rules = make_ruleset(queue.preset, ranked_mode.RANKED_OPTIONS)
+        settings: dict[str, Any] = {
+            "peek_seconds": self.config.peek_seconds,
+            "turn_seconds": self.config.turn_seconds,
+            ranked_mode.MODE: ranked_mode.RANKED,
+        }
+        if "deal" in hooks:
+            settings[DEAL] = hooks["deal"]
+        seats = tuple(SeatRecord(i, "human", u.name, u.player_id) for i, u in enumerate(users))
+        ranked_seats = tuple(
+            RankedSeat(i, u.id, max(now - joined[u.id], 0.0)) for i, u in enumerate(users)
+        )
+        for attempt in range(20):
+            record = TableRecord(
+                id=uuid.uuid4().hex,
+                code=new_code(),
+                preset=queue.preset,
+                rules=rules.to_json(),
+                seed=hooks["seed"] if "seed" in hooks else secrets.randbits(48),
+                host_id=ranked_mode.RANKED_HOST,
+                settings=settings,
+                status="lobby",
+                seats=seats,
+                created_at=now,
+                updated_at=now,
+            )
+            match = RankedMatchRecord(record.id, queue.name, now, ranked_seats)
+            try:
+                await self.store.create_ranked_match(record, match)
+                break
+            except TableExists:
+                if attempt == 19:
+                    raise
+            except QueueChanged:
+                return False  # someone left meanwhile: the others wait on
+        for user in users:
+            self._stacked.pop(user.id, None)
+        table = await self.lobby.adopt(record)
+        await table.start(ranked_mode.RANKED_HOST)
+        return True
+
+    def _checked_hooks(self, queue: Queue, hooks: Mapping[str, Any]) -> dict[str, Any]:
+        """A seed and a stacked deal for the next match of this player (test hooks only)."""
+        if not self.test_hooks:
+            raise RankedError("test_hooks_off", "seed and deal are test hooks", 403)
+        if hooks.get("deal") is not None:
+            rules = make_ruleset(queue.preset, ranked_mode.RANKED_OPTIONS)
+            try:
+                stacked_deal(rules, queue.players, hooks["deal"])
+            except ValueError as e:
+                raise RankedError("bad_deal", str(e), 400) from None
+        return {k: v for k, v in hooks.items() if v is not None}
+
+    # ------------------------------------------------------------------ ratings
+    def _finished(self, record: TableRecord) -> None:
+        """A table's match ended (under its lock): a ranked one is rated soon after."""
+        if not ranked_mode.is_ranked(record.settings) or self._closed:
+            return
+        task = asyncio.get_running_loop().create_task(self._rate_logged(record.id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _rate_logged(self, table_id: str) -> None:
+        try:
+            await self.rate(table_id)
+        except Exception:  # the next start rates it (it stays unrated in the store)
+            log.exception("ranked match %s could not be rated now", table_id)
+
+    async def rate(self, table_id: str) -> bool:
+        """Rate a finished ranked match from its stored log, once; True when this did it."""
+        match = await self.store.ranked_match(table_id)
+        record = await self.lobby.store.get_table(table_id)
+        if match is None or match.rated_at is not None or record is None:
+            return False
+        if record.status != "finished":
+            return False
+        ended = finished_matches(record, await self.lobby.store.log(table_id))
+        if not ended:
+            return False
+        totals = list(ended[0].scores)
+        forfeited = ranked_mode.forfeits(record.settings)
+        seat_places = ratings.places(totals, forfeited)
+        users = [s.user_id for s in match.seats]
+        known = {r.user_id: r for r in await self.store.ratings_in(match.queue, users)}
+        before = [_skill(known.get(u)) for u in users]
+        after = ratings.rate(before, [seat_places[s.seat] for s in match.seats])
+        now = self.clock.now()
+        new = [
+            RatingRecord(
+                user_id=u,
+                queue=match.queue,
+                mu=skill.mu,
+                sigma=skill.sigma,
+                score=skill.score,
+                matches=(known[u].matches if u in known else 0) + 1,
+                updated_at=now,
+            )
+            for u, skill in zip(users, after, strict=True)
+        ]
+        result = {
+            "totals": totals,
+            "winners": list(ended[0].winners),
+            "forfeits": forfeited,
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "user_id": s.user_id,
+                    "place": seat_places[s.seat],
+                    "before": ratings.shown(b.score),
+                    "after": ratings.shown(a.score),
+                }
+                for s, b, a in zip(match.seats, before, after, strict=True)
+            ],
+        }
+        try:
+            return await self.store.rate_match(table_id, now, result, new)
+        except StoreError:
+            log.exception("ranked match %s: its ratings could not be written", table_id)
+            raise
+
+    async def ratings_of(self, user_id: str) -> list[RatingRecord]:
+        return await self.store.ratings_of(user_id)
+
+
+def _skill(record: RatingRecord | None) -> ratings.Skill:
+    return ratings.new_skill() if record is None else ratings.Skill(record.mu, record.sigma)
+
+
+def _queues(sizes: tuple[int, ...]) -> dict[str, Queue]:
+    """Every preset's queue for each player count its ranked rules deal for."""
+    found: dict[str, Queue] = {}
+    for preset in PRESETS:
+        rules = make_ruleset(preset, ranked_mode.RANKED_OPTIONS)
+        for players in sizes:
+            try:
+                check_players(rules, players)
+            except ValueError:
+                continue
+            name = queue_name(preset, players)
+            found[name] = Queue(name, preset, players)
+    return found

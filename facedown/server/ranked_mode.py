@@ -1,0 +1,35 @@
+"""What makes a table a ranked one: its settings' ``mode``, its rules, who hosts it, forfeits.
+
+Small helpers, so that the table, the lobby and the ranked service ask one place.  A table's
+mode lives in its settings under ``"mode"`` (absent: a Live Private table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+MODE = "mode"  # the settings key of a table's mode
+RANKED = "ranked"
+FORFEITS = "forfeits"  # the settings key of a ranked table's forfeited seats
+# The host of a ranked table: no player, so nobody starts it again, adds a bot or removes a
+# seat (player ids are random hex, never this).
+RANKED_HOST = "ranked"
+
+# Every preset's ranked match: exactly three rounds under its own scoring, then one sudden-death
+# round when the lowest totals are tied, after which a tie stands as a draw (no score limit ends
+# the match early).
+RANKED_OPTIONS: dict[str, Any] = {"rounds": 3, "sudden_death": True, "score_limit": None}
+
+
+def is_ranked(settings: Mapping[str, Any]) -> bool:
+    return settings.get(MODE) == RANKED
+
+
+def forfeits(settings: Mapping[str, Any]) -> list[int]:
+    """The seats of a ranked table whose players forfeited (left past their grace period)."""
+    return [int(seat) for seat in settings.get(FORFEITS, ())]
+
+
+def with_forfeit(settings: Mapping[str, Any], seat: int) -> dict[str, Any]:
+    return {**settings, FORFEITS: sorted({*forfeits(settings), seat})}

@@ -1,0 +1,123 @@
+"""A ranked player who leaves and is not back within the grace period forfeits: a stand-in bot
+plays on for them, and they are ranked last whatever their total.  One who leaves and comes
+back in time does not."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from facedown.server.table import TableConfig
+from facedown.store import MemoryStore
+
+from .harness import Client, RunningServer, client, run_server
+from .ranked_helpers import account, matched, queue, ranked_settings
+
+GRACE = 2.0
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    return MemoryStore()
+
+
+@pytest.fixture
+def server(tmp_path: Path, store: MemoryStore) -> Iterator[RunningServer]:
+    table = TableConfig(bot_delay=0.0, reveal_seconds=0.01, grace_seconds=GRACE)
+    with run_server(ranked_settings(tmp_path, table=table), store) as running:
+        yield running
+
+
+async def catch_up(clients: list[Client]) -> None:
+    """Every client reads up to the highest seq any of them has seen."""
+    for c in clients:
+        await c.settle()
+    top = max(c.seq for c in clients)
+    for c in clients:
+        await c.until_seq(top)
+
+
+async def play_ours(clients: list[Client], rng: random.Random) -> None:
+    """Play random non-tap moves for these seats until the match is over; the others' seats
+    are played by the server (a stand-in)."""
+    for _ in range(5000):
+        await catch_up(clients)
+        if clients[0].view.get("phase") == "match_over":
+            return
+        pool = [a for c in clients for a in c.legal if a["do"] != "tap"]
+        if not pool:
+            await clients[0].recv(10.0)  # the stand-in's move
+            continue
+        action = rng.choice(pool)
+        actor = next(c for c in clients if c.seat == action["by"])
+        await actor.act({k: v for k, v in action.items() if k != "by"})  # ack, or stale
+    raise AssertionError("the match did not end")
+
+
+def table_info(http: httpx.Client, code: str) -> dict[str, Any]:
+    info: dict[str, Any] = http.get(f"/api/tables/{code}").json()
+    return info
+
+
+def test_a_player_gone_past_the_grace_period_forfeits_and_is_ranked_last(
+    server: RunningServer, store: MemoryStore
+) -> None:
+    with (
+        account(server, "Ann") as ann,
+        account(server, "Bob") as bob,
+        account(server, "Cyd") as cy,
+    ):
+        for http in (ann, bob, cy):
+            queue(http, "kivo", 3)
+        status = {name: matched(http) for name, http in [("Ann", ann), ("Bob", bob), ("Cyd", cy)]}
+        code = status["Ann"]["code"]
+        cy_seat = status["Cyd"]["seat"]
+
+        async def play() -> None:
+            async with contextlib.AsyncExitStack() as stack:
+                stayers = []
+                for name in ["Ann", "Bob"]:
+                    c = await stack.enter_async_context(client(server))
+                    await c.hello(code, status[name]["token"])
+                    stayers.append(c)
+                async with client(server) as leaver:  # Cyd looks in, and is gone
+                    await leaver.hello(code, status["Cyd"]["token"])
+                end = time.monotonic() + 10 * GRACE
+                while cy_seat not in table_info(ann, code)["settings"].get("forfeits", []):
+                    assert time.monotonic() < end, "Cyd never forfeited"
+                    await asyncio.sleep(0.05)
+                info = table_info(ann, code)
+                assert info["seats"][cy_seat]["bot_standin"] is True
+                assert info["settings"]["forfeits"] == [cy_seat]
+                # Bob leaves for a moment and is back within the grace period: no forfeit.
+                bob_client = stayers[1]
+                await bob_client.ws.close()
+                back = await stack.enter_async_context(client(server))
+                await back.hello(code, status["Bob"]["token"])
+                stayers[1] = back
+                await play_ours(stayers, random.Random(3))
+
+        asyncio.run(asyncio.wait_for(play(), 180))
+        assert table_info(ann, code)["settings"]["forfeits"] == [cy_seat]
+
+        end = time.monotonic() + 20
+        while not [m for m in store._matches.values() if m.result is not None]:
+            assert time.monotonic() < end, "never rated"
+            time.sleep(0.05)
+        [match] = list(store._matches.values())
+        assert match.result is not None
+        assert match.result["forfeits"] == [cy_seat]
+        places = {s["seat"]: s["place"] for s in match.result["seats"]}
+        assert places[cy_seat] == 3
+        assert all(p < 3 for seat, p in places.items() if seat != cy_seat)
+        # The forfeiter's rating fell below both others'.
+        after = {s["seat"]: s["after"] for s in match.result["seats"]}
+        assert all(after[cy_seat] < a for seat, a in after.items() if seat != cy_seat)
