@@ -38,7 +38,7 @@ class Entry:
     actions: tuple[Action, ...] = ()
 
     def line(self) -> str:
-        return f"   {self.form:<9} {self.words}"
+        return f"   {self.form:<10} {self.words}"
 
 
 def typed(action: Action) -> str:
@@ -97,7 +97,7 @@ def _grouped(kind: str, actions: list[Action], held: str | None) -> Entry:
         )
     return Entry(
         "t N",
-        f"tap your card N if it matches the top discard; a miss costs a card{example}",
+        f"tap your card N if it matches the top discard (miss: a penalty card){example}",
         tuple(actions),
     )
 
@@ -161,7 +161,7 @@ def _lettered(
     game: Game, entry: Entry, kind: str, values: list[int], me: int, sets: int
 ) -> Action | str:
     action = _action(kind, values, me)
-    if action is None:
+    if action is None or (kind == "opening_peek" and len(values) != len(entry.actions[0].slots)):
         return f"Type it as {entry.form}."
     if kind == "replace" and len(action.slots) > 1:
         if sets and len(action.slots) <= sets and game.is_legal(action):
