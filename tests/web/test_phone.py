@@ -235,7 +235,8 @@ def test_a_peek_the_timer_made_waits_until_you_look(
 ) -> None:
     # Against a bot, the next round starts while you still read the scores (the reveal's timer),
     # and its opening peek's 3 s run out under the open panel: the server looks at two cards
-    # for you.  You see them when you close the panel, until READY, not before.
+    # for you.  You see them when you close the panel, until READY, not before, even if you
+    # reload the page before.
     body = {
         "preset": "boyo",
         "seats": 2,
@@ -260,6 +261,15 @@ def test_a_peek_the_timer_made_waits_until_you_look(
     expect(reveal).to_be_visible()
     faces = [page.get_by_test_id(f"card-0-{slot}").get_attribute("data-face") for slot in range(4)]
     assert faces == ["", "", "", ""], "the cards showed under the open scores"
+
+    # A reload before you looked loses nothing: the scores are up again, the cards still wait
+    # face down (the tab kept them; the server sent what happened since, so a card the bot
+    # swapped away meanwhile is not shown where it was).
+    page.reload()
+    expect(page.get_by_test_id("missed-peek")).to_have_count(1, timeout=WAIT)
+    expect(reveal).to_be_visible()
+    faces = [page.get_by_test_id(f"card-0-{slot}").get_attribute("data-face") for slot in range(4)]
+    assert faces == ["", "", "", ""], "the cards showed under the open scores after the reload"
 
     # Closing the panel shows the two cards looked at for you, on screen, until READY.
     page.get_by_test_id("reveal-close").click()

@@ -1,8 +1,10 @@
 // One table as this browser sees it: the connection, the reduced state, and the commands.
 
 import { Connection, type Status } from "./connection";
+import { confirmMissed, keepMissed, loadMissed, startWith, type Kept } from "./missed";
 import { resendAfterStale } from "./moves";
 import { wireAction, type Action, type BotLevel, type ClientMessage } from "./protocol";
+import { tabStore, type KeyValue } from "./session";
 import { SHOW_MS, clearError, hideReveal, initialState, reduce, showMissed, withPending, type ClientState } from "./state";
 
 export function wsUrl(loc: { protocol: string; host: string } = location): string {
@@ -24,12 +26,17 @@ export class TableClient {
   private conn: Connection;
   private staleAction: Action | null = null;
   private ticker: ReturnType<typeof setInterval> | null = null;
+  private tab: KeyValue = tabStore();
+  /** A peek the timer played for this seat, kept across a reload, until the first snapshot. */
+  private kept: Kept | null = null;
 
   constructor(
     readonly code: string,
     readonly token: string | null,
     spectate = false,
   ) {
+    this.kept = spectate ? null : loadMissed(this.tab, code);
+    this.s = startWith(this.kept);
     this.conn = new Connection({
       url: wsUrl(),
       hello: () => ({
@@ -42,7 +49,14 @@ export class TableClient {
       }),
       onMessage: (msg) => {
         const pending = this.s.pending;
+        const caughtUp = this.s.seq;
         this.s = reduce(this.s, msg, Date.now());
+        // A peek the timer played for you, not looked at yet, survives a reload (lib/missed.ts).
+        if (msg.type === "snapshot" && this.kept) {
+          this.s = confirmMissed(this.kept, this.s, caughtUp, Date.now());
+          this.kept = null;
+        }
+        keepMissed(this.tab, code, this.s);
         if (msg.type === "error" && msg.code === "stale" && pending) this.staleAction = pending.action;
         if (msg.type === "snapshot" && this.staleAction) {
           const again = resendAfterStale(this.staleAction, this.s.legal);
@@ -107,11 +121,13 @@ export class TableClient {
   lookAtMissed(): void {
     const seconds = Number(this.s.table?.settings.peek_seconds ?? 0);
     this.s = showMissed(this.s, Date.now(), Math.max(seconds * 1000, 3 * SHOW_MS));
+    keepMissed(this.tab, this.code, this.s);
   }
 
   ready(): void {
     this.send({ type: "ready" });
     this.s = hideReveal(this.s);
+    keepMissed(this.tab, this.code, this.s);
   }
 
   addBot(level: BotLevel): void {
