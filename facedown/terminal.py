@@ -33,7 +33,7 @@ from .engine import (
     observe,
     seen_event,
 )
-from .terminal_board import board, cards_at, reveal, slot_name, to_text, winners_line
+from .terminal_board import board, cards_at, face, reveal, slot_name, to_text, winners_line
 from .terminal_menu import menu, read_answer
 
 Reader = Callable[[str], str]
@@ -52,8 +52,8 @@ def describe(game: Game, event: SeenEvent, seat: int) -> RenderableType | None:
     if event.type == "match_over":
         return winners_line(event.winners, observe(game, seat).view.totals, seat)
     who = "You" if event.by == seat else f"Seat {event.by}"
-    cards = ", ".join(c or "?" for c in event.cards)
-    seen = ", ".join(c or "?" for c in event.seen)
+    cards = ", ".join(face(c) for c in event.cards)
+    seen = ", ".join(face(c) for c in event.seen)
     slots = cards_at(event.slots)
     their = f"seat {event.target}'s card {slot_name(event.target_slot or 0)}"
     lines: dict[str, RenderableType | None] = {
@@ -167,7 +167,8 @@ class Session:
             self.show(reveal(view.last_round, game.rules, YOU))
             self.reveal_shown = True
         sets = game.set_size(YOU)
-        entries = menu(game, legal, held=view.held if view.holding else None, sets=sets, wait=wait)
+        held = view.held if view.holding else None
+        entries = menu(game, legal, held=held, sets=sets, held_powers=view.held_powers, wait=wait)
         self.write("What will you do?")
         for entry in entries:
             self.write(entry.line())

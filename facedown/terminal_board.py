@@ -40,6 +40,22 @@ REASON_WORDS = {
 }
 
 
+SUITS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+RANKS = {"A", "J", "Q", "K", *(str(n) for n in range(2, 11))}
+
+
+def face(name: str | None) -> str:
+    """A card's face as it is printed: ``Q\u2665`` for the standard deck's QH, ``Joker``,
+    ``12`` on the 0-13 deck; ``?`` for none."""
+    if name is None:
+        return "?"
+    if name == "JK":
+        return "Joker"
+    if name[-1:] in SUITS and name[:-1] in RANKS:
+        return name[:-1] + SUITS[name[-1]]
+    return name
+
+
 def seat_name(seat: int, me: int) -> str:
     """``you`` or ``seat N`` (the seat numbers the menu asks for)."""
     return YOU_NAME if seat == me else f"seat {seat}"
@@ -78,7 +94,7 @@ def holding_lines(view: View, rules: Ruleset, me: int) -> list[str]:
     lines = []
     if view.holding and view.held is not None:
         words = "You hold" if mine else f"{seat_name(view.to_act, me).capitalize()} holds"
-        words += f" {view.held}"
+        words += f" {face(view.held)}"
         if view.phase is Phase.TAKEN:
             words += ", taken from the discard pile"
         if view.held_value is not None:
@@ -121,10 +137,10 @@ def _cell(view: View, owner: int, slot: int, filled: bool, color: bool) -> Text:
         return Text(EMPTY_PLACE, style="dim" if color else "")
     shown = view.shown.get(place(owner, slot))
     if shown:
-        return Text(shown, style="bold yellow" if color else "")
+        return Text(face(shown), style="bold yellow" if color else "")
     remembered = (view.knowledge or {}).get(place(owner, slot))
     if remembered:
-        return Text(f"{remembered}*", style="cyan" if color else "")
+        return Text(f"{face(remembered)}*", style="cyan" if color else "")
     return Text(FACE_DOWN, style="dim" if color else "")
 
 
@@ -149,7 +165,7 @@ def board(
         grid.add_row(Text(label, style=style), *cells, str(view.totals[owner]))
     status = Text(_status(view, me, rules.call_name), style="bold" if color else "")
     lines: list[RenderableType] = [status, grid]
-    top = view.top_discard or "empty"
+    top = face(view.top_discard) if view.top_discard else "empty"
     lines.append(
         Text(
             f"Discard pile: {top} on top ({plural(view.discard_size, 'card', 'cards')}). "
@@ -179,7 +195,7 @@ def reveal(result: Reveal, rules: Ruleset, me: int, *, color: bool = False) -> R
     }
     for seat, hand in enumerate(result.hands):
         name = seat_name(seat, me) + (" (called)" if result.caller == seat else "")
-        cards = " ".join(c if c is not None else EMPTY_PLACE for c in hand)
+        cards = " ".join(face(c) if c is not None else EMPTY_PLACE for c in hand)
         why = [REASON_WORDS.get(r, r).format(n=numbers.get(r, "")) for r in result.reasons[seat]]
         score = str(result.round_scores[seat]) + (f" ({'; '.join(why)})" if why else "")
         grid.add_row(name, cards, str(result.hand_totals[seat]), score, str(result.totals[seat]))

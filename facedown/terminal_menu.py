@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .engine import Action, Game, Ruleset
-from .terminal_board import slot_name
+from .terminal_board import face, slot_name
 
 # The kinds that name cards: the letter typed, and the numbers after it.
 LETTERS = {
@@ -51,15 +51,15 @@ def typed(action: Action) -> str:
     return " ".join([letter, *(slot_name(s) for s in action.slots)])
 
 
-def _numbered(action: Action, game: Game, held: str | None) -> str:
+def _numbered(action: Action, game: Game, held: str | None, held_powers: Sequence[str]) -> str:
     rules: Ruleset = game.rules
     top = game.top_discard
-    card = f"the {held}" if held else "the card"
-    powers = rules.powers.get(held or "", []) if rules.power_timing == "discard" else []
+    card = f"the {face(held)}" if held else "the card"
+    powers = held_powers if rules.power_timing == "discard" else ()
     words = {
         "draw": "draw a card from the draw pile",
         "take_discard": "take the top card of the discard pile"
-        + (f" ({game.deck.names[top]})" if top >= 0 else ""),
+        + (f" ({face(game.deck.names[top])})" if top >= 0 else ""),
         "undo": f"put {card} back on the discard pile",
         "discard": f"discard {card}"
         + (f" and use its power ({', '.join(powers)})" if powers else ""),
@@ -73,7 +73,7 @@ def _numbered(action: Action, game: Game, held: str | None) -> str:
 
 
 def _grouped(kind: str, actions: list[Action], held: str | None) -> Entry:
-    card = f"the {held}" if held else "the card you hold"
+    card = f"the {face(held)}" if held else "the card you hold"
     example = f" (e.g. {typed(actions[0])})"
     if kind == "opening_peek":
         n = len(actions[0].slots)
@@ -103,10 +103,17 @@ def _grouped(kind: str, actions: list[Action], held: str | None) -> Entry:
 
 
 def menu(
-    game: Game, legal: Sequence[Action], *, held: str | None, sets: int, wait: str = ""
+    game: Game,
+    legal: Sequence[Action],
+    *,
+    held: str | None,
+    sets: int,
+    held_powers: Sequence[str] = (),
+    wait: str = "",
 ) -> list[Entry]:
-    """The menu for ``legal``: numbered lines first, then one line per kind that names cards
-    (and, where sets are allowed, the line for a set)."""
+    """The menu for ``legal``, in its order: a numbered line for each action that names no
+    card, one line for each kind that does (and, where sets are allowed, the line for a set).
+    ``held`` and ``held_powers``: the card in hand and its powers, as the seat's view gives them."""
     entries = [Entry(WAIT, f"{wait} (or just press Enter)")] if wait else []
     groups: dict[str, list[Action]] = {}
     order: list[str | Action] = []  # each kind that names cards once, where it first comes
@@ -121,7 +128,7 @@ def menu(
     number = 1
     for item in order:
         if isinstance(item, Action):
-            entries.append(Entry(str(number), _numbered(item, game, held), (item,)))
+            entries.append(Entry(str(number), _numbered(item, game, held, held_powers), (item,)))
             number += 1
             continue
         entries.append(_grouped(item, groups[item], held))

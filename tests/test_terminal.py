@@ -11,7 +11,7 @@ import pytest
 
 from facedown.engine import Action, Game, StackedDeal, find_preset, observe
 from facedown.terminal import ACK_PROMPT, CLEAR, play
-from facedown.terminal_board import board, reveal, to_text, winners_line
+from facedown.terminal_board import board, face, reveal, to_text, winners_line
 from facedown.terminal_menu import menu, read_answer, typed
 
 # -- reading the screen as a player would
@@ -232,8 +232,8 @@ def test_the_menu_for_a_held_card_is_short() -> None:
     view = observe(game, 0).view
     entries = menu(game, legal, held=view.held, sets=game.set_size(0))
     assert [e.line() for e in entries] == [
-        "   r N        put the KS in place of your card N, which goes onto the pile (e.g. r 1)",
-        "   1          discard the KS",
+        "   r N        put the K♠ in place of your card N, which goes onto the pile (e.g. r 1)",
+        "   1          discard the K♠",
         "   p N        peek: look at your card N (e.g. p 1)",
         "   s P N      spy: look at seat P's card N (e.g. s 1 1)",
         "   w N P M    swap your card N for seat P's card M, both unseen (e.g. w 1 1 1)",
@@ -267,6 +267,19 @@ def test_the_reveal_is_a_table_with_the_scores_and_why() -> None:
     assert rows[1] == ["you (called)", "13 13 12 9", "47", "52 (called, not lowest: +5)", "52"]
     assert rows[2] == ["seat 1", "0 1 2 3", "6", "0 (lowest hand: 0)", "0"]
     assert text.splitlines()[-1] == "Lowest this round: seat 1 with 0."
+
+
+def test_cards_are_printed_as_their_faces() -> None:
+    assert [face(n) for n in ("QH", "10C", "AS", "KD", "JK", "12", "0", None)] == [
+        "Q♥",
+        "10♣",
+        "A♠",
+        "K♦",
+        "Joker",
+        "12",
+        "0",
+        "?",
+    ]
 
 
 def test_a_line_says_who_won() -> None:
