@@ -37,3 +37,10 @@ def test_the_rules_are_the_projects_own_pages() -> None:
             text = path.read_text(encoding="utf-8", errors="replace")
             found += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in outside.finditer(text)]
     assert found == []
+
+
+def test_the_readme_says_what_the_quick_start_needs() -> None:
+    # What the two commands do not install themselves, and a game for friends at home.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for needed in ("Python 3.11", "Node 20", "Chromium", "PostgreSQL", "home network"):
+        assert needed in readme, needed
