@@ -128,6 +128,8 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    import shutil
+
     from .terminal import play
 
     return play(
@@ -136,6 +138,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         seed=args.seed,
         bots=args.bots,
         recollection=args.recollection,
+        width=shutil.get_terminal_size().columns,
+        color=sys.stdout.isatty() and "NO_COLOR" not in os.environ,
     )
 
 

@@ -1,6 +1,6 @@
 """The scenario runner: stacked decks, actions and expected results.
 
-The format is ``shared/scenarios/FORMAT.md``.
+The format is ``docs/scenarios.md``.
 
 :func:`run_scenario` takes a scenario's parsed JSON and returns an outcome: passed or the first
 difference, and a record of what actually happened (``facedown scenario --json``).

@@ -1,7 +1,7 @@
 """The four presets, each a :class:`Ruleset` value drawn from its source text.
 
-Where a text is silent, the value is the decision recorded in the rules digest
-(``shared/rules/README.md``); a host can change any of them in a custom table.
+Where a text is silent, the value is Facedown's decision, written on the preset's page in
+``docs/rules/``; a host can change any of them in a custom table.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 - :class:`KnowledgeOracle` follows what each seat has legitimately learned, by place (owner, slot),
   fed only by the event stream rendered for ``EVERYONE``.
 - :func:`card_value`, :func:`round_scores` and :class:`MatchOracle` score rounds and matches as the
-  digest of each preset's text says (``shared/rules/README.md``).
+  rules of each preset say (``docs/rules/``).
 """
 
 from __future__ import annotations

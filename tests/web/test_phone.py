@@ -24,6 +24,7 @@ from .screens import PHONE, check_screen, inside_viewport, shoot
 from .test_browser import (
     WAIT,
     end_opening,
+    log_has,
     new_page,
     no_js_errors,
     open_table,
@@ -235,7 +236,8 @@ def test_a_peek_the_timer_made_waits_until_you_look(
 ) -> None:
     # Against a bot, the next round starts while you still read the scores (the reveal's timer),
     # and its opening peek's 3 s run out under the open panel: the server looks at two cards
-    # for you.  You see them when you close the panel, until READY, not before.
+    # for you.  You see them when you close the panel, until READY, not before, even if you
+    # reload the page before.
     body = {
         "preset": "boyo",
         "seats": 2,
@@ -260,6 +262,17 @@ def test_a_peek_the_timer_made_waits_until_you_look(
     expect(reveal).to_be_visible()
     faces = [page.get_by_test_id(f"card-0-{slot}").get_attribute("data-face") for slot in range(4)]
     assert faces == ["", "", "", ""], "the cards showed under the open scores"
+    # The log says that time ran out and what was done for you (after the bot's moves too).
+    log_has(page, r"Time ran out: a look at two of your cards was played for you")
+
+    # A reload before you looked loses nothing: the scores are up again, the cards still wait
+    # face down (the tab kept them; the server sent what happened since, so a card the bot
+    # swapped away meanwhile is not shown where it was).
+    page.reload()
+    expect(page.get_by_test_id("missed-peek")).to_have_count(1, timeout=WAIT)
+    expect(reveal).to_be_visible()
+    faces = [page.get_by_test_id(f"card-0-{slot}").get_attribute("data-face") for slot in range(4)]
+    assert faces == ["", "", "", ""], "the cards showed under the open scores after the reload"
 
     # Closing the panel shows the two cards looked at for you, on screen, until READY.
     page.get_by_test_id("reveal-close").click()

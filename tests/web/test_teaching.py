@@ -67,6 +67,11 @@ def test_the_joker_has_its_own_face_and_the_rules_open_over_the_game(
     page.get_by_test_id("rules-link").click()
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("rules-sheet")).to_have_count(0)
+    # The others' area and each seat in it are named for screen readers (not "'s cards").
+    others = page.get_by_role("region", name="The other players' cards")
+    expect(others.get_by_role("group", name="Bot (easy)'s cards", exact=True)).to_be_visible()
+    # The discard pile says what its number counts.
+    expect(page.get_by_test_id("discard-size")).to_have_text("1 card")
     page.get_by_test_id("act-draw").click()
     expect(page.get_by_test_id("held").locator("[data-face]")).to_have_attribute("data-face", "AS")
     expect(page.get_by_test_id("held-facts")).to_have_text("worth 1 point")

@@ -279,6 +279,8 @@ describe("a move played because time ran out", () => {
     expect(s.timedOut).toEqual(out);
     s = reduce(s, { type: "event", now: 0, sets: 0, seq: 4, events: [{ type: "turn_started", by: 1 }], view: view(), legal: [], deadline: null }, 0);
     expect(s.timedOut).toBeNull();
+    // The log keeps it, with the move's first event.
+    expect(s.log.map((e) => e.timedOut ?? null)).toEqual([out, null]);
   });
 });
 

@@ -3,7 +3,7 @@ import { de } from "../src/lib/i18n_de";
 import { en } from "../src/lib/i18n_en";
 import type { Ruleset, SeatInfo } from "../src/lib/protocol";
 import { ruleLines } from "../src/lib/rules";
-import { describeEvent, seatLabel, type Cast } from "../src/lib/words";
+import { describeEvent, seatLabel, seatLevel, type Cast } from "../src/lib/words";
 
 // A ruleset like Boyo's: the standard deck with Jokers, TAP, no Harakiri, no 100 rule.
 const boyo: Ruleset = {
@@ -46,13 +46,37 @@ describe("German wording", () => {
     expect(seatLabel("de", { ...bot, kind: "human", name: "Bot (easy)", level: null })).toBe("Bot (easy)");
   });
 
+  it("names each power one way on every screen: the button, the card list, the explanation", () => {
+    for (const [locale, catalogue] of [["de", de], ["en", en]] as const) {
+      for (const power of ["peek", "spy", "swap"]) {
+        const name = catalogue[`power.${power}` as keyof typeof catalogue];
+        expect(catalogue[`act.${power}` as keyof typeof catalogue].toLowerCase(), locale).toBe(name.toLowerCase());
+        expect(catalogue[`power.${power}.what` as keyof typeof catalogue].toLowerCase(), locale).toMatch(
+          new RegExp(`^${name.toLowerCase()}: `),
+        );
+      }
+    }
+    // One word for them in German: Aktion (the Kaboom text's "Kartenaktion"), not Fähigkeit;
+    // and "Ersetzen" for a replace, as its button says, so "Tauschen" is the swap alone.
+    const german = Object.values(de).join("\n");
+    expect(german).not.toMatch(/Fähigkeit|View|Sneak|Switch/);
+    expect(german).not.toMatch(/nach dem Tauschen|danach tauschen/);
+  });
+
+  it("says a bot's level once in the lobby: in its name, or beside a name that does not say it", () => {
+    const bot: SeatInfo = { seat: 1, kind: "bot", name: "Bot (easy)", level: "easy", connected: true, bot_standin: false };
+    expect(seatLevel("de", bot)).toBe("");
+    expect(seatLevel("de", { ...bot, name: "Robo" })).toBe("Leicht");
+    expect(seatLevel("en", { ...bot, kind: "human", level: null })).toBe("");
+  });
+
   it("has no Harakiri line on a game without it, and one letter for the Jack and Queen", () => {
     const lines = ruleLines("de", boyo).map((l) => l.text);
     expect(lines.some((l) => l.includes("Harakiri"))).toBe(false);
     const values = lines.find((l) => l.startsWith("Werte"))!;
     const powers = lines.find((l) => l.startsWith("Aktionen gezogener Karten"))!;
     expect(values).toContain("B 11, D 12");
-    expect(powers).toContain("B, D: Switch (tauschen)");
+    expect(powers).toContain("B, D: Tauschen");
     expect(powers).toContain("K♠");
     expect(`${values} ${powers}`).not.toMatch(/\b[JQ]\b/);
   });

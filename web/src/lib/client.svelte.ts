@@ -1,8 +1,10 @@
 // One table as this browser sees it: the connection, the reduced state, and the commands.
 
 import { Connection, type Status } from "./connection";
+import { confirmMissed, keepMissed, loadMissed, startWith, type Kept } from "./missed";
 import { resendAfterStale } from "./moves";
 import { wireAction, type Action, type BotLevel, type ClientMessage } from "./protocol";
+import { tabStore, type KeyValue } from "./session";
 import {
   SHOW_MS,
   clearError,
@@ -34,6 +36,9 @@ export class TableClient {
   private conn: Connection;
   private staleAction: Action | null = null;
   private ticker: ReturnType<typeof setInterval> | null = null;
+  private tab: KeyValue = tabStore();
+  /** A peek the timer played for this seat, kept across a reload, until the first snapshot. */
+  private kept: Kept | null = null;
 
   /** A pass-and-play device's seat: a card shown to the seat stays up until the player hides
    * it (or moves, or the card moves), not for a moment only: the player holds the device. */
@@ -46,6 +51,8 @@ export class TableClient {
     { holdShown = false }: { holdShown?: boolean } = {},
   ) {
     this.holdShown = holdShown;
+    this.kept = spectate ? null : loadMissed(this.tab, code);
+    this.s = startWith(this.kept);
     this.conn = new Connection({
       url: wsUrl(),
       hello: () => ({
@@ -58,8 +65,15 @@ export class TableClient {
       }),
       onMessage: (msg) => {
         const pending = this.s.pending;
+        const caughtUp = this.s.seq;
         this.s = reduce(this.s, msg, Date.now());
         if (this.holdShown) this.s = heldUp(this.s);
+        // A peek the timer played for you, not looked at yet, survives a reload (lib/missed.ts).
+        if (msg.type === "snapshot" && this.kept) {
+          this.s = confirmMissed(this.kept, this.s, caughtUp, Date.now());
+          this.kept = null;
+        }
+        keepMissed(this.tab, code, this.s);
         if (msg.type === "error" && msg.code === "stale" && pending) this.staleAction = pending.action;
         if (msg.type === "snapshot" && this.staleAction) {
           const again = resendAfterStale(this.staleAction, this.s.legal);
@@ -124,6 +138,7 @@ export class TableClient {
   lookAtMissed(): void {
     const seconds = Number(this.s.table?.settings.peek_seconds ?? 0);
     this.s = showMissed(this.s, Date.now(), Math.max(seconds * 1000, 3 * SHOW_MS));
+    keepMissed(this.tab, this.code, this.s);
   }
 
   /** The player hides what they were shown (pass-and-play: before passing the device on). */
@@ -134,6 +149,7 @@ export class TableClient {
   ready(): void {
     this.send({ type: "ready" });
     this.s = hideReveal(this.s);
+    keepMissed(this.tab, this.code, this.s);
   }
 
   addBot(level: BotLevel): void {

@@ -68,17 +68,60 @@ function land(node: Element): void {
   Object.assign(node.style, kept);
 }
 
+/** What a leaving card gave up (its test ids, its aria-hidden), to be given back if it comes back. */
+interface Away {
+  ids: [Element, string][];
+  hidden: string | null;
+}
+const away = new WeakMap<Element, Away>();
+
 /**
- * The card that leaves: it flies to where its counterpart arrives while it fades.  It stops being
- * a card of the table at once (no test id, hidden from screen readers, out of the page's flow):
- * the card that took its place is the one to read and click while it is still on its way out.
- * (Svelte makes it inert as well; a keyboard focus it had moves on to the new step, see
- * lib/focus.ts.)
+ * A card leaves: it stops being a card of the table at once (no test id, hidden from screen
+ * readers, out of the page's flow).  Svelte may bring the same element back before its flight
+ * ends (you hold a card again while the last one is still on its way to the pile: an ``{#if}``
+ * that turns true again resumes its leaving branch, and makes it not inert again).  Then it is
+ * the card of the table again, whole: its test ids, seen by screen readers, back in the flow.
  */
-export function send(node: Element, params: Params): Deferred {
-  for (const el of [node, ...node.querySelectorAll("[data-testid]")]) el.removeAttribute("data-testid");
+function leave(node: Element): void {
+  if (away.has(node)) return;
+  const ids: [Element, string][] = [];
+  for (const el of [node, ...node.querySelectorAll("[data-testid]")]) {
+    const id = el.getAttribute("data-testid");
+    if (id !== null) ids.push([el, id]);
+    el.removeAttribute("data-testid");
+  }
+  away.set(node, { ids, hidden: node.getAttribute("aria-hidden") });
   node.setAttribute("aria-hidden", "true");
   lift(node);
+  // Svelte makes a leaving element inert before its transition starts, and not inert when it
+  // brings it back.  The observer's callback is a microtask of the task that brought it back:
+  // no other task (an event, a test reading the page) sees the card half back.
+  const watch = new MutationObserver(() => {
+    if (node.hasAttribute("inert")) return;
+    watch.disconnect();
+    comeBack(node);
+  });
+  watch.observe(node, { attributes: true, attributeFilter: ["inert"] });
+}
+
+function comeBack(node: Element): void {
+  const kept = away.get(node);
+  if (!kept) return;
+  away.delete(node);
+  for (const [el, id] of kept.ids) el.setAttribute("data-testid", id);
+  if (kept.hidden === null) node.removeAttribute("aria-hidden");
+  else node.setAttribute("aria-hidden", kept.hidden);
+  land(node);
+}
+
+/**
+ * The card that leaves: it flies to where its counterpart arrives while it fades, and is no
+ * longer a card of the table (see ``leave``): the card that took its place is the one to read
+ * and click while it is still on its way out.  (Svelte makes it inert as well; a keyboard focus
+ * it had moves on to the new step, see lib/focus.ts.)
+ */
+export function send(node: Element, params: Params): Deferred {
+  leave(node);
   return above(sendPair(node, params));
 }
 

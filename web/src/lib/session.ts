@@ -122,3 +122,15 @@ export function browserStore(): KeyValue {
     return new MemoryStore();
   }
 }
+
+/** This tab's sessionStorage (kept across a reload of the page, not shared with other tabs). */
+export function tabStore(): KeyValue {
+  try {
+    const probe = "facedown.probe";
+    sessionStorage.setItem(probe, "1");
+    sessionStorage.removeItem(probe);
+    return sessionStorage;
+  } catch {
+    return new MemoryStore();
+  }
+}

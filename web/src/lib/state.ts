@@ -23,6 +23,8 @@ export interface LogEntry {
   seq: number;
   n: number;
   event: GameEvent;
+  /** The first event of a move a timer played: whose time ran out, and the move. */
+  timedOut?: { seat: number; action: Action };
 }
 
 export interface Pending {
@@ -145,11 +147,18 @@ function keepRounds(state: ClientState, events: GameEvent[]): void {
   }
 }
 
-function appendLog(state: ClientState, seq: number, events: GameEvent[]): void {
+function appendLog(
+  state: ClientState,
+  seq: number,
+  events: GameEvent[],
+  timedOut: { seat: number; action: Action } | null = null,
+): void {
   keepRounds(state, events);
   if (!events.length) return;
   let n = state.logCount;
-  const added = events.map((event) => ({ seq, n: n++, event }));
+  const added: LogEntry[] = events.map((event, i) =>
+    i === 0 && timedOut ? { seq, n: n++, event, timedOut } : { seq, n: n++, event },
+  );
   state.logCount = n;
   state.log = [...state.log, ...added].slice(-LOG_LIMIT);
 }
@@ -251,7 +260,7 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
       const isNew = state.seq === null || msg.seq > state.seq;
       if (isNew) {
         state.timedOut = msg.timed_out ?? null;
-        appendLog(state, msg.seq, msg.events);
+        appendLog(state, msg.seq, msg.events, state.timedOut);
         state.reveal = forget(state.reveal, msg.events, state.seat);
         // Events seen live move cards; missed ones and snapshots just show where they are.
         state.motion = advance(state.motion, msg.seq, msg.events);

@@ -32,6 +32,14 @@ export function seatLabel(locale: Locale, seat: SeatInfo | undefined): string {
   return seat.name;
 }
 
+/** A bot seat's level in words, when its name does not say it already: "" for "Bot (easy)",
+ *  whose label is "Bot (leicht)" in German (the lobby showed "Bot (leicht) · Leicht"). */
+export function seatLevel(locale: Locale, seat: SeatInfo | undefined): string {
+  if (!seat || seat.kind !== "bot" || !seat.level) return "";
+  if (seat.name === `Bot (${seat.level})`) return "";
+  return translate(locale, `level.${seat.level}`);
+}
+
 export function seatName(cast: Cast, seat: number): string {
   return cast.names[seat] || translate(cast.locale, "log.seat", { n: seat + 1 });
 }
