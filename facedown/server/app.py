@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Header, HTTPException, Request, WebSocket
 from fastapi import Path as PathParam
@@ -29,6 +29,7 @@ from .history import History
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
+from .modes import TURN_BASED
 from .ops import ops_routes
 from .passwords import Passwords
 from .replays import replay_routes
@@ -38,6 +39,7 @@ from .sockets import serve_socket
 from .state import ServerState
 from .table import Table
 from .text import CODE_PATTERN, Name
+from .turnbased import DEFAULT_DEADLINE, MOVE_DEADLINES, turn_based_settings
 
 # The built web client (web/ builds into it; the package ships it).
 WEB_DIST = Path(__file__).resolve().parent.parent / "web_dist"
@@ -90,6 +92,17 @@ class CreateTable(BaseModel):
         max_length=MAX_SEAT,
         description="seats 1, 2, ... in order: a bot level, or null to keep the seat open for "
         "a person (seats after the list stay open)",
+    )
+    mode: Literal["turn_based"] | None = Field(
+        None,
+        description="turn_based: a table that lives for days (docs/turn-based.md); "
+        "absent: a Live Private table",
+    )
+    move_deadline: int | None = Field(
+        None,
+        description="turn-based tables: seconds a player has for each move, one of "
+        + ", ".join(str(d) for d in MOVE_DEADLINES)
+        + f" (default {DEFAULT_DEADLINE}); peek_seconds and turn_seconds are then ignored",
     )
     seed: int | None = Field(
         None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
@@ -196,6 +209,13 @@ def create_app(
     return app
 
 
+def _table_settings(body: CreateTable) -> dict[str, Any]:
+    """A new table's settings: its mode and timers."""
+    if body.mode == TURN_BASED:
+        return turn_based_settings(body.move_deadline)
+    return {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}
+
+
 def _crash_hook(settings: ServerSettings) -> CrashAt | None:
     """The crash test hook (server/crashhook.py), only on a server with test hooks."""
     if settings.crash_at is None:
@@ -235,8 +255,8 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
             guest = state.guest_from(authorization)
             player = guest.player_id if guest else None
         guest, token = tokens.issue(body.name, player)
-        settings_ = {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}
         try:
+            settings_ = _table_settings(body)
             table = await state.lobby().create(
                 guest.player_id,
                 body.name,

@@ -7,7 +7,8 @@ same sequence number fail instead of forking the game.  Accounts (revision 0003)
 id the account holds: its own and the guest ids it took over) and ``sessions`` (only the
 SHA-256 of each session token).  ``store_meta`` counts commits (store/commits.py) and
 ``token_floors`` keeps session-token rotations (server/auth.py), revision 0004;
-``scoreboards`` holds the scoreboards of paper games (revision 0005).  Times are unix
+``scoreboards`` holds the scoreboards of paper games (revision 0005); ``users.email`` is
+where a player's turn e-mails go (revision 0007).  Times are unix
 seconds (floats), as in the records of :mod:`facedown.store.base`.
 """
 
@@ -90,6 +91,7 @@ class UserRow(Base):
     player_id: Mapped[str] = mapped_column(String, unique=True)
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
+    email: Mapped[str | None] = mapped_column(String)  # revision 0007: turn e-mails go here
 
 
 class UserPlayerRow(Base):
