@@ -4,8 +4,6 @@ before are all there, each account without an address until its owner gives one.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from alembic.script import ScriptDirectory
 
@@ -30,7 +28,8 @@ async def test_a_revision_0005_database_upgrades_in_place(database_url: str) -> 
         "INSERT INTO user_players (player_id, user_id, linked_at) VALUES ('guest-1', 'u1', 1.0)",
         "INSERT INTO tables (id, code, preset, rules, seed, host_id, settings, status,"
         " deadline, deadline_kind, created_at, updated_at, damage) VALUES ('t1', 'ABCD',"
-        f" 'kivo', '{{}}', 7, 'guest-1', '{json.dumps(SETTINGS)}', 'playing', NULL, NULL,"
+        " 'kivo', '{}', 7, 'guest-1', '{\"mode\": \"turn_based\", \"peek_seconds\": 86400,"
+        " \"turn_seconds\": 86400}', 'playing', NULL, NULL,"
         " 1.0, 2.0, NULL)",
         "INSERT INTO seats (table_id, seat, kind, name, player_id, bot_level) VALUES"
         " ('t1', 0, 'human', 'Ann', 'guest-1', NULL), ('t1', 1, 'bot', 'Bot', NULL, 'easy')",
