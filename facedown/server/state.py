@@ -17,6 +17,7 @@ from .table import Table
 if TYPE_CHECKING:
     from .accounts import Accounts
     from .history import History
+    from .notify import Notifier
 
 
 @dataclass
@@ -26,6 +27,7 @@ class ServerState:
     live_lobby: Lobby | None = None  # set while the app runs (its lifespan)
     accounts: Accounts | None = None  # set while the app runs, as the lobby
     history: History | None = None
+    notifier: Notifier | None = None
     limits: Limits = field(init=False)
     metrics: Metrics = field(default_factory=Metrics)
 
