@@ -101,10 +101,15 @@ def check_options(preset: str, options: Mapping[str, Any]) -> None:
         elif isinstance(value, int) and not isinstance(value, bool):
             _check_number(key, value)
         elif kind.startswith("list[int]") and isinstance(value, list):
-            if len(value) > OPTION_LIST:  # round_choices: a few numbers (the engine checks them)
-                raise ValueError(f"{key} lists at most {OPTION_LIST} numbers")
+            _check_list(key, value)
         elif isinstance(value, list | dict):
             raise ValueError(f"{key} has the wrong type: it is {kind}")
+
+
+def _check_list(key: str, value: list[Any]) -> None:
+    """round_choices: a few numbers (the engine checks what they are)."""
+    if len(value) > OPTION_LIST:
+        raise ValueError(f"{key} lists at most {OPTION_LIST} numbers")
 
 
 def _check_number(key: str, value: int) -> None:
