@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import uvicorn
+from fastapi import FastAPI
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
@@ -88,7 +89,9 @@ def run_server(
 
 async def advance(server: RunningServer, clock: FakeClock, seconds: float) -> None:
     """Move a server's FakeClock on, running what falls due on the server's own event loop."""
-    loop = server.server.config.app.state.loop
+    app = server.server.config.app
+    assert isinstance(app, FastAPI)
+    loop = app.state.loop
     await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(clock.advance(seconds), loop))
 
 

@@ -24,7 +24,6 @@ from facedown.server.settings import ServerSettings
 from .harness import Client, RunningServer, advance, free_port, harmless, run_server, seated, start
 from .test_accounts import browser, settings, sign_up
 
-pytestmark = pytest.mark.anyio
 HOUR = 3600.0
 BOB_MAIL = "bob@example.test"
 
@@ -40,7 +39,7 @@ class Inbox:
 
     messages: list[Message] = field(default_factory=list)
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802 - aiosmtpd's hook name
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.messages.append(email.message_from_bytes(envelope.content))
         return "250 OK"
 
@@ -108,6 +107,7 @@ async def _drive(
     raise AssertionError("the table never got where the test wanted it")
 
 
+@pytest.mark.anyio
 async def test_a_match_across_restarts_with_deadlines_passing_and_a_forfeit(
     tmp_path: Path,
 ) -> None:
@@ -199,7 +199,7 @@ async def test_a_match_across_restarts_with_deadlines_passing_and_a_forfeit(
         assert {m["To"] for m in inbox.messages} == {BOB_MAIL}
 
 
-async def test_another_device_of_the_account_gets_its_seat(tmp_path: Path) -> None:
+def test_another_device_of_the_account_gets_its_seat(tmp_path: Path) -> None:
     with (
         run_server(settings(tmp_path)) as server,
         browser(server) as ann,
@@ -221,18 +221,19 @@ async def test_another_device_of_the_account_gets_its_seat(tmp_path: Path) -> No
         assert (r.status_code, r.json()["detail"]["code"]) == (401, "signed_out")
 
 
-async def test_the_rounds_of_kivo_and_the_deadlines_are_checked(tmp_path: Path) -> None:
+def test_the_rounds_of_kivo_and_the_deadlines_are_checked(tmp_path: Path) -> None:
     with run_server(settings(tmp_path)) as server, server.http() as http:
 
         def create(preset: str, options: dict[str, Any], **extra: Any) -> httpx.Response:
             body = {"preset": preset, "seats": 2, "options": options, **extra}
             return http.post("/api/tables", json=body)
 
-        for rounds in (1, 3, 5):
+        for good in (1, 3, 5):
             for mode in ({}, {"mode": "turn_based"}):
-                r = create("kivo", {"rounds": rounds}, **mode)
+                r = create("kivo", {"rounds": good}, **mode)
                 assert r.status_code == 200, r.text
-        for rounds in (2, 4, None):
+        refused: tuple[int | None, ...] = (2, 4, None)
+        for rounds in refused:
             for mode in ({}, {"mode": "turn_based"}):
                 r = create("kivo", {"rounds": rounds, "score_limit": 100}, **mode)
                 assert r.status_code == 400, r.text
@@ -247,7 +248,7 @@ async def test_the_rounds_of_kivo_and_the_deadlines_are_checked(tmp_path: Path) 
         assert (r.status_code, r.json()["detail"]["code"]) == (400, "turn_based_only")
 
 
-async def test_an_e_mail_address_is_shown_to_its_owner_only(tmp_path: Path) -> None:
+def test_an_e_mail_address_is_shown_to_its_owner_only(tmp_path: Path) -> None:
     with (
         run_server(settings(tmp_path)) as server,
         browser(server) as ann,
