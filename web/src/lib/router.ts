@@ -6,6 +6,7 @@ export type Route =
   | { page: "howto"; preset: string }
   | { page: "table"; code: string }
   | { page: "profile" }
+  | { page: "games" }
   | { page: "replay"; table: string; match: number }
   | { page: "shared"; key: string }
   | { page: "scoreboard-new" }
@@ -37,6 +38,7 @@ export function parseRoute(path: string, hash = ""): Route {
   if (parts[0] === "t" && parts[1]) return { page: "table", code: parts[1].toUpperCase() };
   if (parts[0] === "howto" && parts[1]) return { page: "howto", preset: parts[1].toLowerCase() };
   if (parts[0] === "profile") return { page: "profile" };
+  if (parts[0] === "games") return { page: "games" };
   if (parts[0] === "scoreboard") {
     if (parts[1] === "view" && BOARD_KEY.test(parts[2] ?? "")) return { page: "scoreboard-view", key: parts[2] };
     if (BOARD_KEY.test(parts[1] ?? "")) return { page: "scoreboard", key: parts[1] };
@@ -54,6 +56,8 @@ export function routePath(route: Route): string {
       return `/howto/${encodeURIComponent(route.preset)}`;
     case "profile":
       return "/profile";
+    case "games":
+      return "/games";
     case "scoreboard-new":
       return "/scoreboard";
     case "scoreboard":
