@@ -115,6 +115,8 @@ class Table:
         for seat, missed in table.misses.items():
             if forfeits(missed):
                 table.presence.forfeit(seat, table.game)
+        # Whoever the table waited for was told before the restart: not again for that wait.
+        table.notified = set(table.waiting_for()) if table.turn_based else set()
         if record.status == "playing":
             # Everyone is disconnected after a restart: grace periods start now.
             table.presence.absent(seating.human_seats(record), ctx.clock.now())
