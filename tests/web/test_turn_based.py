@@ -18,6 +18,7 @@ from facedown.server.table import TableConfig
 from ..server.harness import RunningServer
 from ..server.harness import run_server as serve
 from .conftest import Shots
+from .screens import check_screen
 from .test_profile import PASSWORD, fill_account, open_page
 
 # A stacked first deal: Ann (seat 0) holds 4 4 9 2 and draws a 1 first; she starts.
@@ -55,7 +56,7 @@ def test_a_turn_based_move_on_two_devices_and_recollection(
     browser: Browser, server: RunningServer, shots: Shots
 ) -> None:
     laptop_ctx, laptop = open_page(browser)
-    phone_ctx, phone = open_page(browser, 390)
+    phone_ctx, phone = open_page(browser, 360)
     contexts: list[BrowserContext] = [laptop_ctx, phone_ctx]
     try:
         # On the laptop, Ann has an account and opens a turn-based table against a bot.
@@ -89,7 +90,7 @@ def test_a_turn_based_move_on_two_devices_and_recollection(
         game = phone.get_by_test_id(f"game-{code}")
         expect(game).to_have_attribute("data-your-move", "yes")
         expect(game).to_contain_text("Your move")
-        shots.take(phone, "turn-based-games")
+        check_screen(phone, "turn-based-games")  # 360 px, 44 px targets, axe-core
         game.get_by_role("link").click()
         expect(phone.get_by_test_id("game")).to_be_visible()
 
@@ -119,6 +120,14 @@ def test_a_turn_based_move_on_two_devices_and_recollection(
         # Recollection on the phone knows the same cards (a discarded card is no longer held).
         phone.get_by_test_id("recollection-open").click()
         expect(phone.get_by_test_id("recollection").locator("li")).to_have_count(2)
+        check_screen(phone, "turn-based-recollection")
+        # The settings of a new table, turn-based: the deadline from the list, kivo's rounds.
+        phone.goto(f"{server.url}/new/kivo")
+        phone.get_by_test_id("mode-turn-based").check()
+        expect(phone.get_by_test_id("settings-deadline")).to_have_value("86400")
+        rounds = phone.get_by_test_id("settings-rounds").locator("option")
+        expect(rounds).to_have_text(["1", "3", "5"])
+        check_screen(phone, "turn-based-settings")
         for page in (laptop, phone):
             assert getattr(page, "js_errors") == []  # noqa: B009 - set by open_page
     finally:
