@@ -512,9 +512,10 @@ class TableRun:
         preset = rng.choice(PRESETS)
         seats = rng.randint(2, 4)
         bots = [rng.choice(BOT_LEVELS) for _ in range(rng.randint(0, seats - 1))]
-        options: dict[str, Any] = {"rounds": 1 if rng.random() < 0.8 else 2}
-        if rng.random() < 0.25:
-            options["recollection"] = True
+        # Two rounds are a custom table for kivo (its own rules say 1, 3 or 5).
+        options: dict[str, Any] = {"rounds": 1 if rng.random() < 0.8 else 2, "round_choices": None}
+        # A turn-based table now and then: Recollection on, and no stand-ins for the away.
+        mode = {"mode": "turn_based", "move_deadline": 3600} if rng.random() < 0.25 else {}
         body = {
             "preset": preset,
             "options": options,
@@ -524,6 +525,7 @@ class TableRun:
             "turn_seconds": TURN_SECONDS,
             "bots": bots,
             "seed": rng.randrange(2**48),
+            **mode,
         }
         r = await http.post("/api/tables", json=body)
         r.raise_for_status()

@@ -193,6 +193,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         table=TableConfig() if args.bot_delay is None else TableConfig(bot_delay=args.bot_delay),
         crash_at=os.environ.get("FACEDOWN_CRASH_AT") or None,  # a test hook: crashhook.py
+        smtp_host=args.smtp_host,
+        smtp_port=args.smtp_port,
+        smtp_sender=args.smtp_sender,
     )
     try:  # a damaged SQLite file is refused here, before anything is served
         check_database(settings.resolved_database_url())
@@ -547,6 +550,17 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SECONDS",
         help="how long a bot waits before it plays (default 0.7; small for load tests)",
+    )
+    p.add_argument(
+        "--smtp-host",
+        default=None,
+        help="an SMTP server for turn e-mails to players who gave an address (default: none)",
+    )
+    p.add_argument("--smtp-port", type=int, default=25, help="the SMTP server's port (25)")
+    p.add_argument(
+        "--smtp-sender",
+        default="facedown@localhost",
+        help="the From address of turn e-mails (default facedown@localhost)",
     )
     p.set_defaults(func=cmd_serve)
 

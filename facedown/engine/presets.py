@@ -121,6 +121,7 @@ KIVO = _table_game(
     shoot_the_moon=False,
     hundred_rule="none",
     rounds=3,
+    round_choices=[1, 3, 5],  # the Kivo guide: a match is 1, 3 or 5 rounds
     score_limit=None,
     sudden_death=False,
     first_player="rotate",

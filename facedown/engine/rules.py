@@ -132,6 +132,11 @@ class Ruleset:
     )
     hundred_reset: int = _doc("The total that an exact 100 becomes.", 50)
     rounds: int | None = _doc("Rounds in a match (null: no fixed number).")
+    round_choices: list[int] | None = _doc(
+        "The numbers of rounds a table of this game may be set to (null: any number); a table's "
+        "`rounds` must be one of them. A custom ruleset that sets this to null keeps any number.",
+        None,
+    )
     score_limit: int | None = _doc(
         "The match ends after the round in which a player's total exceeds this (null: none)."
     )
@@ -232,6 +237,13 @@ class Ruleset:
             raise RulesetError("a match needs rounds or score_limit (or both)")
         if self.rounds is not None and self.rounds < 1:
             raise RulesetError("rounds must be at least 1")
+        choices = self.round_choices
+        if choices is not None and (
+            not choices
+            or len(set(choices)) != len(choices)
+            or not all(1 <= n <= 99 for n in choices)
+        ):
+            raise RulesetError("round_choices must list distinct round counts from 1 to 99")
         if self.caller_multiplier < 1:
             raise RulesetError("caller_multiplier must be at least 1")
         if self.undo_take_discard and self.return_taken_discard:
@@ -279,6 +291,11 @@ def _check_types(rules: Ruleset) -> None:
             ok = isinstance(value, _SCALAR_TYPES[kind])
             if ok and kind.startswith("int") and isinstance(value, bool):
                 ok = False
+        elif kind == "list[int] | None":
+            ok = value is None or (
+                isinstance(value, list)
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in value)
+            )
         elif kind.startswith("dict[str, int]"):
             ok = isinstance(value, dict) and all(
                 isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)

@@ -49,6 +49,16 @@ class SignIn(BaseModel):
     )
 
 
+class SetEmail(BaseModel):
+    email: str | None = Field(
+        max_length=320, description="an e-mail address for turn e-mails; null or blank: none"
+    )
+
+
+class EmailInfo(BaseModel):
+    email: str | None
+
+
 class ChangePassword(BaseModel):
     current_password: Password
     new_password: Password
@@ -70,6 +80,9 @@ class Rating(BaseModel):
 class AccountInfo(BaseModel):
     name: str
     created_at: float
+    email: str | None = Field(
+        None, description="where turn e-mails go (only ever shown to the account itself)"
+    )
     ratings: list[Rating] = Field(
         default_factory=list, description="one per ranked queue the account has played"
     )
@@ -299,6 +312,16 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
             raise _http(e) from None
         return Ended(ended=max(before - 1, 0))
 
+    @app.put("/api/account/email", response_model=EmailInfo)
+    async def set_email(body: SetEmail, request: Request) -> EmailInfo:
+        """Give the account an e-mail address for turn e-mails (or remove it with null)."""
+        who = await _who(request)
+        try:
+            email = await _account(state).set_email(who, body.email)
+        except AccountError as e:
+            raise _http(e) from None
+        return EmailInfo(email=email)
+
     @app.get("/api/account/history", response_model=MatchHistory)
     async def history(request: Request) -> MatchHistory:
         """The finished matches of the tables the account sat at, newest first (no cards)."""
@@ -315,7 +338,12 @@ def _history(state: ServerState) -> History:
 
 
 def _info(who: SignedIn) -> AccountInfo:
-    return AccountInfo(name=who.user.name, created_at=who.user.created_at)
+    return AccountInfo(name=who.user.name, created_at=who.user.created_at, email=who.user.email)
+
+
+def SIGNED_OUT_HTTP() -> HTTPException:
+    """The refusal of a request that needs a signed-in account."""
+    return _http(SIGNED_OUT)
 
 
 def _http(error: AccountError) -> HTTPException:

@@ -19,6 +19,7 @@ name; sign-up is limited per address.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -204,10 +205,33 @@ class Accounts:
         new_hash = await self.passwords.hash(new)
         await self.store.set_password(user.id, new_hash, self.now(), keep_session=who.session.id)
 
+    # ------------------------------------------------------------------ e-mail
+    async def set_email(self, who: SignedIn, email: str | None) -> str | None:
+        """Set the account's e-mail address (None, or blank: remove it); the address kept."""
+        address = clean_email(email)
+        await self.store.set_email(who.user.id, address, self.now())
+        return address
+
     # ------------------------------------------------------------------ seats
     async def player_ids(self, who: SignedIn) -> list[str]:
         """Every player id the account holds, its own first."""
         return await self.store.user_players(who.user.id) or [who.user.player_id]
+
+
+EMAIL_LENGTH = 254  # the longest address SMTP carries (RFC 5321's path limit, less <>)
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
+
+
+def clean_email(email: str | None) -> str | None:
+    """An e-mail address as kept: trimmed, one ``@``, a dot in the domain, visible ASCII or
+    other printable characters only; None for none.  AccountError ``bad_email`` otherwise."""
+    if email is None or not email.strip():
+        return None
+    address = email.strip()
+    printable = all(c.isprintable() and not c.isspace() for c in address)
+    if len(address) > EMAIL_LENGTH or not printable or not _EMAIL.fullmatch(address):
+        raise AccountError(422, "bad_email", "that does not look like an e-mail address")
+    return address
 
 
 def _name_taken() -> AccountError:

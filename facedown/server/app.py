@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Header, HTTPException, Request, WebSocket
 from fastapi import Path as PathParam
@@ -16,19 +17,23 @@ from pydantic import BaseModel, Field
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
 from ..store.base import Store, StoreError
-from .account_routes import account_routes, signed_in
+from .account_routes import SIGNED_OUT_HTTP, account_routes, signed_in
 from .accounts import Accounts
 from .apidocs import api_docs_page
 from .auth import Tokens
-from .clock import SystemClock
+from .clock import Clock, SystemClock
 from .context import TableContext, TableError
 from .crashhook import ENV as CRASH_ENV
 from .crashhook import CrashAt
+from .games import games_routes
 from .guards import BodyLimit, SecurityHeaders, invalid_request
 from .history import History
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
+from .mail import Mailer
+from .modes import TURN_BASED
+from .notify import Notifier
 from .ops import ops_routes
 from .passplay import passplay_routes
 from .passwords import Passwords
@@ -42,6 +47,7 @@ from .state import ServerState
 from .table import Table
 from .testhooks import StackedDealSpec, refuse_test_hooks
 from .text import CODE_PATTERN, Name
+from .turnbased import DEFAULT_DEADLINE, MOVE_DEADLINES, turn_based_settings
 
 # The built web client (web/ builds into it; the package ships it).
 WEB_DIST = Path(__file__).resolve().parent.parent / "web_dist"
@@ -79,6 +85,17 @@ class CreateTable(BaseModel):
         description="seats 1, 2, ... in order: a bot level, or null to keep the seat open for "
         "a person (seats after the list stay open)",
     )
+    mode: Literal["turn_based"] | None = Field(
+        None,
+        description="turn_based: a table that lives for days (docs/turn-based.md); "
+        "absent: a Live Private table",
+    )
+    move_deadline: int | None = Field(
+        None,
+        description="turn-based tables: seconds a player has for each move, one of "
+        + ", ".join(str(d) for d in MOVE_DEADLINES)
+        + f" (default {DEFAULT_DEADLINE}); peek_seconds and turn_seconds are then ignored",
+    )
     seed: int | None = Field(
         None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
     )
@@ -105,9 +122,13 @@ class Seated(BaseModel):
 
 
 def create_app(
-    settings: ServerSettings | None = None, store: Store | None = None, hub: Hub | None = None
+    settings: ServerSettings | None = None,
+    store: Store | None = None,
+    hub: Hub | None = None,
+    clock: Clock | None = None,
 ) -> FastAPI:
-    """Build the app.  ``store`` and ``hub`` default to SQLite in the data folder and LocalHub."""
+    """Build the app.  ``store`` and ``hub`` default to SQLite in the data folder and LocalHub,
+    ``clock`` to the wall clock (tests pass a FakeClock to move time by hand)."""
     settings = settings or ServerSettings()
     state = ServerState(settings, Tokens(settings.resolved_secret(), settings.token_lifetime))
     crash = _crash_hook(settings)
@@ -123,15 +144,22 @@ def create_app(
             used = await open_store(settings.resolved_database_url(), before_commit=dies)
         else:
             used = store
+        fanout = hub or LocalHub()
+        mail = settings.mail()
+        state.notifier = notifier = Notifier(
+            used, Mailer(mail) if mail else None, settings.public_url, fanout.present
+        )
         ctx = TableContext(
             used,
-            hub or LocalHub(),
+            fanout,
             bot_for_seat,
             settings.table,
-            SystemClock(),
+            clock or SystemClock(),
             metrics=state.metrics,
             crash=crash,
+            notifier=notifier,
         )
+        app.state.loop = asyncio.get_running_loop()  # tests run a FakeClock's work on it
         state.tokens.load_floors(await used.token_floors())  # rotations outlive a restart
         state.live_lobby = lobby = Lobby(ctx)
         state.metrics.watch_tables(lambda: (t.record.status for t in lobby.tables.values()))
@@ -152,6 +180,7 @@ def create_app(
         yield
         await ranked.close()
         await state.live_lobby.close()
+        await notifier.close()
         if owned:
             await used.close()
 
@@ -174,6 +203,7 @@ def create_app(
     passplay_routes(app, state)
     account_routes(app, state)
     ranked_routes(app, state)
+    games_routes(app, state)
     replay_routes(app, state)
     if docs:
 
@@ -190,6 +220,13 @@ def create_app(
     _serve_client(app, WEB_DIST)
     app.state.lobby = state.lobby
     return app
+
+
+def _table_settings(body: CreateTable) -> dict[str, Any]:
+    """A new table's settings: its mode and timers."""
+    if body.mode == TURN_BASED:
+        return turn_based_settings(body.move_deadline)
+    return {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}
 
 
 def _crash_hook(settings: ServerSettings) -> CrashAt | None:
@@ -226,8 +263,8 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
             guest = state.guest_from(authorization)
             player = guest.player_id if guest else None
         guest, token = tokens.issue(body.name, player)
-        settings_ = {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}
         try:
+            settings_ = _table_settings(body)
             table = await state.lobby().create(
                 guest.player_id,
                 body.name,
@@ -265,6 +302,25 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
             seat = await table.join(guest.player_id, body.name)
         except TableError as e:
             raise HTTPException(409, {"code": e.code, "message": e.message}) from None
+        c = table.record.code
+        return Seated(code=c, link=state.link(c), token=token, seat=seat, table=table.table_info())
+
+    @app.get("/api/tables/{code}/seat", response_model=Seated)
+    async def my_seat(code: TableCode, request: Request) -> Seated:
+        """The signed-in account's seat at this table, with a fresh seat token: how a second
+        device of the account plays the seat (404 ``no_seat`` when the account has none)."""
+        account = await signed_in(state, request)
+        if account is None:
+            raise SIGNED_OUT_HTTP()
+        table = await _find(code, _address(request))
+        ids = await state.accounts_().player_ids(account)
+        held = next((p for p in ids if table.seat_of(p) is not None), None)
+        if held is None:
+            message = "your account holds no seat at this table"
+            raise HTTPException(404, {"code": "no_seat", "message": message})
+        seat = table.seat_of(held)
+        name = next(s.name for s in table.record.seats if s.seat == seat)
+        _, token = tokens.issue(name, held)
         c = table.record.code
         return Seated(code=c, link=state.link(c), token=token, seat=seat, table=table.table_info())
 

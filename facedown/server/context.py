@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..bots import Bot
 from ..store.base import Store, TableRecord
@@ -13,6 +14,11 @@ from .hub import Hub
 from .metrics import Metrics
 
 BotFactory = Callable[[str, int], Bot]
+
+
+class Notifier(Protocol):
+    def your_turn(self, record: TableRecord, seats: Sequence[int], deadline: float | None) -> None:
+        """A turn-based table now waits for these seats' players (notify.py tells them)."""
 
 
 class TableError(Exception):
@@ -59,3 +65,4 @@ class TableContext:
     metrics: Metrics = field(default_factory=Metrics)
     crash: CrashAt | None = None  # a test hook: die inside a durability window (crashhook.py)
     hooks: TableHooks = field(default_factory=TableHooks)
+    notifier: Notifier | None = None  # tells turn-based players it is their move (notify.py)

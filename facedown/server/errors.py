@@ -46,11 +46,16 @@ SERVER_CODES: dict[str, str] = {
     "not_playing": "no match is being played",
     "stale": "the table moved on before the action arrived: a snapshot follows",
     "bad_action": "an action the engine cannot read",
+    "seat_forfeited": "the seat was forfeited after three missed deadlines: a bot plays it",
+    "no_seat": "the signed-in account holds no seat at this table",
     # creating a table
     "bad_rules": "a ruleset option that is unknown or out of bounds",
     "bad_seats": "more or fewer seats (or bots) than the rules allow",
     "bad_bot_level": "a bot level that does not exist",
     "bad_deal": "a stacked deal that does not fit the table (test hooks)",
+    "bad_rounds": "a number of rounds the game's rules do not allow (kivo: 1, 3 or 5)",
+    "bad_deadline": "a turn-based move deadline that is not one of the listed ones",
+    "turn_based_only": "Recollection asked for at a table that is not turn-based",
     "test_hooks_off": "a seed or a deal on a server without test hooks",
     # HTTP
     "invalid_request": "a request body or path that does not validate",

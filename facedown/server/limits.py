@@ -72,6 +72,9 @@ def card_keys(deck: str) -> frozenset[str]:
     return frozenset(zero_to_thirteen_names())
 
 
+OPTION_LIST = 16  # numbers in a list option (round_choices)
+
+
 def check_options(preset: str, options: Mapping[str, Any]) -> None:
     """Raise ValueError, with a message that quotes no more than a few escaped characters of
     what was sent, when ``options`` could never make a ruleset a table should hold: a field
@@ -97,8 +100,16 @@ def check_options(preset: str, options: Mapping[str, Any]) -> None:
             raise ValueError(f"{key} must be one of a few short words")
         elif isinstance(value, int) and not isinstance(value, bool):
             _check_number(key, value)
+        elif kind.startswith("list[int]") and isinstance(value, list):
+            _check_list(key, value)
         elif isinstance(value, list | dict):
             raise ValueError(f"{key} has the wrong type: it is {kind}")
+
+
+def _check_list(key: str, value: list[Any]) -> None:
+    """round_choices: a few numbers (the engine checks what they are)."""
+    if len(value) > OPTION_LIST:
+        raise ValueError(f"{key} lists at most {OPTION_LIST} numbers")
 
 
 def _check_number(key: str, value: int) -> None:

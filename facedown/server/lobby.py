@@ -15,6 +15,7 @@ from ..store.base import SeatRecord, StoreError, TableExists, TableRecord
 from .clock import Alarm
 from .context import TableContext, TableError
 from .limits import check_bot_level, check_options, check_players
+from .modes import shows_recollection
 from .table import Table
 from .testhooks import DEAL, stacked_deal
 
@@ -42,6 +43,7 @@ def _checked_rules(
     seats: int,
     bots: list[str | None],
     deal: dict[str, Any] | None,
+    settings: dict[str, Any],
 ) -> Ruleset:
     """The table's rules, once the seats, the bots and the stacked deal fit them."""
     try:
@@ -49,6 +51,13 @@ def _checked_rules(
         rules = make_ruleset(preset, options)
     except ValueError as e:
         raise TableError("bad_rules", str(e)) from None
+    rules = _with_recollection(rules, settings)
+    choices = rules.round_choices
+    if choices is not None and rules.rounds not in choices:
+        listed = ", ".join(str(n) for n in choices[:-1]) + f" or {choices[-1]}"
+        raise TableError(
+            "bad_rounds", f"a match of {preset} is {listed} rounds, not {rules.rounds}"
+        )
     try:
         check_players(rules, seats)  # the engine decides how many it seats and deals
     except ValueError as e:
@@ -67,6 +76,15 @@ def _checked_rules(
             stacked_deal(rules, seats, deal)
         except ValueError as e:
             raise TableError("bad_deal", str(e)) from None
+    return rules
+
+
+def _with_recollection(rules: Ruleset, settings: dict[str, Any]) -> Ruleset:
+    """Recollection is on at the tables whose mode shows it (turn-based), and nowhere else."""
+    if shows_recollection(settings):
+        return rules if rules.recollection else rules.with_options({"recollection": True})
+    if rules.recollection:
+        raise TableError("turn_based_only", "Recollection is for turn-based tables only")
     return rules
 
 
@@ -219,7 +237,7 @@ class Lobby:
     ) -> Table:
         """Open a table with the host in seat 0.  ``seed`` and ``deal`` are test hooks (the
         app refuses them unless enabled): a chosen seed, a stacked first deal."""
-        rules = _checked_rules(preset, options, seats, bots, deal)
+        rules = _checked_rules(preset, options, seats, bots, deal, settings)
         if deal is not None:
             settings = {**settings, DEAL: deal}
         seat_records = _seat_records(host_id, host_name, seats, bots)
@@ -238,7 +256,7 @@ class Lobby:
         """Open a table of people only, seated in the order of ``players`` (player id, name),
         and start its match at once (a pass-and-play table: everyone is at the device).  The
         first player is the host.  ``seed`` and ``deal`` are the test hooks of :meth:`create`."""
-        rules = _checked_rules(preset, options, len(players), [], deal)
+        rules = _checked_rules(preset, options, len(players), [], deal, settings)
         if deal is not None:
             settings = {**settings, DEAL: deal}
         seat_records = [SeatRecord(i, "human", name, pid) for i, (pid, name) in enumerate(players)]

@@ -2,8 +2,10 @@
 
 A bot seat has its bot.  A player whose last connection closed is *away* until a grace period
 ends, then a *stand-in* bot plays the seat: one bot for the whole absence, dropped when the
-player comes back (the next absence gets a new one).  A table whose mode has no stand-ins
-(pass-and-play: :mod:`.modes`) keeps no one away: its seats wait for their players.
+player comes back (the next absence gets a new one).  At a table without stand-ins (turn-based:
+its players are away most of the time; pass-and-play: its seats wait for the device) nobody is
+away; a seat *forfeited* at a turn-based table (three missed deadlines) is played by a bot until
+the match ends, whether or not its player comes back.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ STANDIN_LEVEL = "medium"
 
 class Presence:
     def __init__(
-        self, seed: int, bot_factory: BotFactory, grace_seconds: float, stand_ins: bool = True
+        self, seed: int, bot_factory: BotFactory, grace_seconds: float, *, standins: bool = True
     ) -> None:
         self.seed = seed  # the table's secret seed: bots are seeded from it
         self.bot_factory = bot_factory
         self.grace_seconds = grace_seconds
-        self.stand_ins = stand_ins  # False: an absent player's seat waits, no bot plays it
+        self.uses_standins = standins  # False: no grace periods, no stand-ins for the away
+        self.forfeited: set[int] = set()  # human seats a bot plays to the end of the match
         self.bots: dict[int, Bot] = {}  # bot seats
         self.away: dict[int, float] = {}  # seat -> when its grace period ends
         self.standins: dict[int, Bot] = {}  # human seats a bot plays while their player is away
@@ -50,18 +53,34 @@ class Presence:
     # ------------------------------------------------------------------ players
     def arrived(self, seat: int) -> None:
         self.away.pop(seat, None)
-        self.standins.pop(seat, None)  # the player is back: this absence's bot is done
+        if seat not in self.forfeited:
+            self.standins.pop(seat, None)  # the player is back: this absence's bot is done
 
     def left(self, seat: int, now: float) -> None:
-        if self.stand_ins:
+        if self.uses_standins:
             self.away[seat] = now + self.grace_seconds
 
     def absent(self, seats: Iterable[int], now: float) -> None:
         """These seats' players are not here: their grace periods run (unless already)."""
-        if not self.stand_ins:
+        if not self.uses_standins:
             return
         for seat in seats:
             self.away.setdefault(seat, now + self.grace_seconds)
+
+    def forfeit(self, seat: int, game: Game | None) -> None:
+        """The seat is forfeited: a bot plays it from now to the end of the match."""
+        if seat in self.forfeited:
+            return
+        self.forfeited.add(seat)
+        self.away.pop(seat, None)
+        if seat not in self.standins:
+            self._stand_in(seat, game)
+
+    def new_match(self) -> None:
+        """A new match: forfeited seats are their players' again."""
+        for seat in self.forfeited:
+            self.standins.pop(seat, None)
+        self.forfeited.clear()
 
     def grace_ends(self) -> list[float]:
         return list(self.away.values())

@@ -184,6 +184,10 @@ class SeatInfo(_Out):
     level: str | None
     connected: bool
     bot_standin: bool = Field(description="a bot plays this seat while its player is away")
+    missed: int = Field(0, description="turn-based: deadlines this seat missed in the match")
+    forfeited: bool = Field(
+        False, description="turn-based: forfeited after three missed deadlines; a bot plays it"
+    )
 
 
 class TableInfo(_Out):

@@ -10,6 +10,7 @@ from pathlib import Path
 from .addresses import ClientLimits
 from .auth import DEFAULT_LIFETIME
 from .context import TableConfig
+from .mail import MailSettings
 from .matchmaking import RankedConfig
 from .passwords import PasswordCost
 
@@ -52,6 +53,16 @@ class ServerSettings:
     test_hooks: bool = False
     # With test hooks only: FACEDOWN_CRASH_AT, a window to die in by SIGKILL (crashhook.py).
     crash_at: str | None = None
+    # Turn e-mails (server/mail.py): sent through this SMTP server when a host is given.
+    smtp_host: str | None = None
+    smtp_port: int = 25
+    smtp_sender: str = "facedown@localhost"
+
+    def mail(self) -> MailSettings | None:
+        """Where turn e-mails go out, or None when the server sends none."""
+        if not self.smtp_host:
+            return None
+        return MailSettings(self.smtp_host, self.smtp_port, self.smtp_sender)
 
     def resolved_database_url(self) -> str:
         if self.database_url:

@@ -17,6 +17,7 @@ from .table import Table
 if TYPE_CHECKING:
     from .accounts import Accounts
     from .history import History
+    from .notify import Notifier
     from .ranked import Ranked
 
 
@@ -28,6 +29,7 @@ class ServerState:
     accounts: Accounts | None = None  # set while the app runs, as the lobby
     history: History | None = None
     ranked: Ranked | None = None  # set while the app runs, as the lobby
+    notifier: Notifier | None = None
     limits: Limits = field(init=False)
     metrics: Metrics = field(default_factory=Metrics)
 

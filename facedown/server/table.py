@@ -24,6 +24,7 @@ from ..engine import (
     IllegalAction,
     Reveal,
     Ruleset,
+    Timer,
     observe,
 )
 from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
@@ -31,9 +32,10 @@ from ..store.base import LogEntry, TableRecord, TableStatus
 from . import ranked_mode, seating
 from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS
-from .modes import has_stand_ins
+from .modes import has_stand_ins, is_turn_based, shows_recollection
 from .presence import Presence
 from .scheduler import Scheduler, deadline_for
+from .turnbased import MISSED, forfeits
 
 __all__ = ["BotFactory", "Table", "TableConfig", "TableError", "match_seed"]
 
@@ -61,13 +63,19 @@ class Table:
         self.recent: deque[tuple[int, list[Event]]] = deque(maxlen=ctx.config.recent)
         self.action_ids: dict[tuple[int, str], int] = {}  # this match's (seat, id) -> seq
         self.last_action = ""  # the text form of the last action applied (public)
+        self.turn_based = is_turn_based(record.settings)
         self.presence = Presence(
             record.seed,
             ctx.bot_factory,
             ctx.config.grace_seconds,
-            stand_ins=has_stand_ins(record.settings),
+            standins=has_stand_ins(record.settings),
         )
         self.scheduler = Scheduler(self, ctx.clock, ctx.config.bot_delay)
+        # Turn-based: missed deadlines per seat in this match, and the deadline each seat was
+        # last charged for (one miss per deadline, however many default moves it takes).
+        self.misses: dict[int, int] = {}
+        self.charged: dict[int, float | None] = {}
+        self.notified: set[int] = set()  # seats told it is their turn, until they have moved
 
     @property
     def bots(self) -> dict[int, Bot]:
@@ -104,6 +112,11 @@ class Table:
             record = replace(record, status=status, updated_at=ctx.clock.now())
             await table._save(record)
         table.presence.seat_bots(record.seats)
+        for seat, missed in table.misses.items():
+            if forfeits(missed):
+                table.presence.forfeit(seat, table.game)
+        # Whoever the table waited for was told before the restart: not again for that wait.
+        table.notified = set(table.waiting_for()) if table.turn_based else set()
         if record.status == "playing":
             # Everyone is disconnected after a restart: grace periods start now.
             table.presence.absent(seating.human_seats(record), ctx.clock.now())
@@ -125,6 +138,8 @@ class Table:
         if entry.kind == "start":
             self.match_no = int(payload["match"])
             self.action_ids.clear()
+            self.misses.clear()
+            self.charged.clear()
             # The start entry carries a stacked deal (test hooks) as it was dealt.
             seed = start_seed(self.record.seed, payload)
             self.game = new_match(self.rules, int(payload["players"]), seed, payload.get(DEAL))
@@ -134,6 +149,9 @@ class Table:
             action = Action.from_json(payload["action"])
             self.game.apply(action)
             self.last_action = action.text()
+            if payload.get(MISSED):  # the deadline that ran out is the one before this entry
+                self.misses[action.player] = self.misses.get(action.player, 0) + 1
+                self.charged[action.player] = self.deadline
             if payload.get("id"):
                 self.action_ids[action.player, str(payload["id"])] = entry.seq
         self.deadline = payload.get("deadline")
@@ -235,6 +253,10 @@ class Table:
         self.seq += 1
         self.match_no = match_no
         self.action_ids.clear()  # ids are unique within a match
+        self.misses.clear()
+        self.charged.clear()
+        self.notified.clear()
+        self.presence.new_match()
         self.game = game
         self.deadline = deadline
         self.recent.clear()
@@ -245,6 +267,7 @@ class Table:
         self.publish_table()
         self._publish([])
         self.scheduler.changed()
+        self._notify()
 
     async def act(
         self, seat: int, data: dict[str, Any], action_id: str | None, seen_seq: int | None
@@ -256,6 +279,12 @@ class Table:
             game = self.game
             if game is None or not self.is_playing():
                 raise TableError("not_playing", "no match is being played at this table")
+            if seat in self.presence.forfeited:
+                raise TableError(
+                    "seat_forfeited",
+                    "your seat was forfeited after three missed deadlines: a bot plays it "
+                    "to the end of this match",
+                )
             try:
                 action = Action.from_json(data, player=seat)
             except ActionFormatError as e:
@@ -272,7 +301,15 @@ class Table:
     async def play(self, game: Game, action: Action, *, timed_out: bool = False) -> None:
         """An automatic move (a bot's, or a timer's default: ``timed_out``, and everyone is told
         that time ran out and what was played); the caller holds the lock."""
-        await self._apply(game, action, None, auto=True, timed_out=timed_out)
+        missed = timed_out and self._misses_now(game, action.player)
+        await self._apply(game, action, None, auto=True, timed_out=timed_out, missed=missed)
+
+    def _misses_now(self, game: Game, seat: int) -> bool:
+        """Whether a move the timer plays for ``seat`` is a missed deadline to count: at a
+        turn-based table, the first such move for the deadline of a peek or a turn."""
+        if not self.turn_based or game.awaiting().timer not in (Timer.PEEK, Timer.TURN):
+            return False
+        return seat not in self.charged or self.charged[seat] != self.deadline
 
     async def _apply(
         self,
@@ -282,7 +319,9 @@ class Table:
         *,
         auto: bool,
         timed_out: bool = False,
+        missed: bool = False,
     ) -> int:
+        ran_out = self.deadline  # the deadline a timed-out move answers
         after = game.clone()
         try:
             events = after.apply(action)  # the engine validates; a refusal changes nothing
@@ -291,13 +330,7 @@ class Table:
         # The timer restarts when the thing being waited for changes: a new round phase or turn.
         same_wait = after.awaiting().timer_key == game.awaiting().timer_key
         deadline = self.deadline if same_wait else self._deadline_for(after)
-        payload: dict[str, Any] = {"action": action.to_json(), "deadline": deadline}
-        if action_id is not None:
-            payload["id"] = action_id
-        if auto:
-            payload["auto"] = True
-        if timed_out:
-            payload["timed_out"] = True
+        payload = _action_entry(action, action_id, deadline, auto, timed_out, missed)
         finished, window = None, None
         if after.is_match_over:  # the last action and the end of the match are one write
             finished = replace(self.record, status="finished", updated_at=self.now())
@@ -312,12 +345,50 @@ class Table:
             self.action_ids[action.player, action_id] = self.seq
         self.last_action = action.text()
         self.recent.append((self.seq, events))
+        if missed:
+            self._missed(action.player, ran_out)
         self._publish(events, action if timed_out else None)
         self.scheduler.changed()
         self.ctx.metrics.applied(auto=auto, timed_out=timed_out)
         if after.is_match_over:
             self.ctx.hooks.match_over(self.record)
+        self._notify()
         return self.seq
+
+    def _missed(self, seat: int, deadline: float | None) -> None:
+        """Count a missed deadline for ``seat`` (the one that ran out: the seat is charged
+        once for it); the third in the match forfeits the seat to a bot."""
+        self.misses[seat] = self.misses.get(seat, 0) + 1
+        self.charged[seat] = deadline
+        if forfeits(self.misses[seat]):
+            self.presence.forfeit(seat, self.game)
+        self.publish_table()
+
+    # ------------------------------------------------------------------ whose move
+    def waiting_for(self) -> list[int]:
+        """The seats of people the match waits for now (none at a reveal: the timer or anyone
+        deals the next round; none that a bot plays)."""
+        game = self.game
+        if game is None or not self.playing():
+            return []
+        waiting = game.awaiting()
+        if waiting.any_one:
+            return []
+        automatic = set(self.presence.automatic_seats())
+        humans = set(seating.human_seats(self.record))
+        return [s for s in waiting.must_act if s in humans and s not in automatic]
+
+    def _notify(self) -> None:
+        """Tell the players of a turn-based table that it is their move, once per wait (a
+        seat is told again only after it stopped being waited for)."""
+        if not self.turn_based:
+            return
+        waiting = set(self.waiting_for())
+        self.notified &= waiting
+        fresh = sorted(waiting - self.notified)
+        self.notified |= waiting
+        if fresh and self.ctx.notifier is not None:
+            self.ctx.notifier.your_turn(self.record, fresh, self.deadline)
 
     def settings(self) -> dict[str, Any]:
         return {**DEFAULT_SETTINGS, **self.record.settings}
@@ -334,7 +405,9 @@ class Table:
         game = self.game
         if game is None:  # never: only a table in a match renders
             raise RuntimeError("render before the match started")
-        seen = observe(game, _viewer(seat), events or ())
+        # Recollection only where the mode shows it (turn-based), whatever the ruleset says.
+        knowledge = shows_recollection(self.record.settings)
+        seen = observe(game, _viewer(seat), events or (), knowledge=knowledge)
         message: dict[str, Any] = {
             "type": "event" if events is not None else "snapshot",
             "seq": self.seq,
@@ -383,6 +456,8 @@ class Table:
                     "level": s.bot_level,
                     "connected": s.kind == "bot" or s.seat in present,
                     "bot_standin": s.seat in self.presence.standins,
+                    "missed": self.misses.get(s.seat, 0),
+                    "forfeited": s.seat in self.presence.forfeited,
                 }
                 for s in self.record.seats
             ],
@@ -454,3 +529,25 @@ class Table:
 def _viewer(seat: int | None) -> int:
     """The engine's viewer for an audience (None: a spectator)."""
     return SPECTATOR if seat is None else seat
+
+
+def _action_entry(
+    action: Action,
+    action_id: str | None,
+    deadline: float | None,
+    auto: bool,
+    timed_out: bool,
+    missed: bool,
+) -> dict[str, Any]:
+    """An action's log entry: the action, the deadline it leaves, and (only when set) the
+    client's id and whether a bot, a timer or a missed deadline played it."""
+    payload: dict[str, Any] = {"action": action.to_json(), "deadline": deadline}
+    if action_id is not None:
+        payload["id"] = action_id
+    if auto:
+        payload["auto"] = True
+    if timed_out:
+        payload["timed_out"] = True
+    if missed:
+        payload[MISSED] = True
+    return payload

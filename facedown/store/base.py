@@ -120,6 +120,7 @@ class UserRecord:
     player_id: str  # the player id the account sits with at new tables
     created_at: float = 0.0
     updated_at: float = 0.0
+    email: str | None = None  # where turn e-mails go (revision 0007); only its owner sees it
 
 
 @dataclass(frozen=True)
@@ -292,6 +293,10 @@ class Store(Protocol):
         the account but ``keep_session``, in one transaction.  A rehash of the same password
         (new argon2 parameters) passes ``end_sessions=False``.  Raise StoreError when there is
         no such account."""
+
+    async def set_email(self, user_id: str, email: str | None, at: float) -> None:
+        """Set (or with None remove) the account's e-mail address.  Raise StoreError when there
+        is no such account."""
 
     async def create_session(self, session: SessionRecord) -> None:
         """Insert a session (and drop the account's sessions that have expired by

@@ -201,6 +201,13 @@ class MemoryStore(RankedMemory):
         if end_sessions:
             self._drop_sessions(user_id, keep_session)
 
+    async def set_email(self, user_id: str, email: str | None, at: float) -> None:
+        self._check_open()
+        user = self._users.get(user_id)
+        if user is None:
+            raise StoreError(f"no account {user_id!r}")
+        self._users[user_id] = replace(user, email=email, updated_at=at)
+
     async def create_session(self, session: SessionRecord) -> None:
         self._check_open()
         if session.user_id not in self._users:

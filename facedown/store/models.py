@@ -10,8 +10,9 @@ SHA-256 of each session token).  ``store_meta`` counts commits (store/commits.py
 ``scoreboards`` holds the scoreboards of paper games (revision 0005).  Ranked play (revision
 0006): ``ranked_queue`` (who waits in which queue), ``queue_leases`` (which process matches a
 queue), ``ranked_matches`` and ``ranked_seats`` (the matches made, who sat where, how long each
-waited) and ``ratings`` (one per account and queue).  Times are unix seconds (floats), as in
-the records of :mod:`facedown.store.base`.
+waited) and ``ratings`` (one per account and queue).  ``users.email`` is where a player's turn
+e-mails go (revision 0007).  Times are unix seconds (floats), as in the records of
+:mod:`facedown.store.base`.
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ class UserRow(Base):
     player_id: Mapped[str] = mapped_column(String, unique=True)
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
+    email: Mapped[str | None] = mapped_column(String)  # revision 0007: turn e-mails go here
 
 
 class UserPlayerRow(Base):

@@ -251,6 +251,9 @@ class SqlStore(RankedSql):
         )
         await self._write(write)
 
+    async def set_email(self, user_id: str, email: str | None, at: float) -> None:
+        await self._write(partial(accounts.set_email, user_id=user_id, email=email, at=at))
+
     async def create_session(self, session: SessionRecord) -> None:
         await self._write(partial(accounts.create_session, session=session))
 

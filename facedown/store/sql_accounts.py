@@ -85,6 +85,14 @@ def set_password(
         delete_sessions(connection, user_id, keep)
 
 
+def set_email(connection: Connection, user_id: str, email: str | None, at: float) -> None:
+    result = connection.execute(
+        update(UserRow).where(UserRow.id == user_id).values(email=email, updated_at=at)
+    )
+    if result.rowcount == 0:
+        raise StoreError(f"no account {user_id!r}")
+
+
 def create_session(connection: Connection, session: SessionRecord) -> None:
     user_exists(connection, session.user_id)
     try:
@@ -139,6 +147,7 @@ def user_record(row: UserRow) -> UserRecord:
         player_id=row.player_id,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        email=row.email,
     )
 
 
@@ -163,6 +172,7 @@ def _user_fields(user: UserRecord) -> dict[str, Any]:
         "player_id": user.player_id,
         "created_at": user.created_at,
         "updated_at": user.updated_at,
+        "email": user.email,
     }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import uvicorn
+from fastapi import FastAPI
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
@@ -26,6 +27,7 @@ from websockets.uri import parse_uri
 from facedown.engine import Action
 from facedown.server.addresses import ClientLimits, Rate
 from facedown.server.app import create_app
+from facedown.server.clock import Clock, FakeClock
 from facedown.server.serving import uvicorn_config
 from facedown.server.settings import ServerSettings
 from facedown.store.base import Store
@@ -61,10 +63,13 @@ class RunningServer:
 
 
 @contextlib.contextmanager
-def run_server(settings: ServerSettings, store: Store | None = None) -> Iterator[RunningServer]:
-    """Serve the app in a thread (its own event loop) on a free port, until the block ends."""
+def run_server(
+    settings: ServerSettings, store: Store | None = None, clock: Clock | None = None
+) -> Iterator[RunningServer]:
+    """Serve the app in a thread (its own event loop) on a free port, until the block ends.
+    With ``clock`` (a FakeClock) the tables run on it: :func:`advance` moves it."""
     port = free_port()
-    app = create_app(settings, store=store)
+    app = create_app(settings, store=store, clock=clock)
     # The configuration facedown serve runs with (its timeouts and limits), on this port.
     config = uvicorn_config(app, settings, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
@@ -80,6 +85,14 @@ def run_server(settings: ServerSettings, store: Store | None = None) -> Iterator
     finally:
         server.should_exit = True
         thread.join(15)
+
+
+async def advance(server: RunningServer, clock: FakeClock, seconds: float) -> None:
+    """Move a server's FakeClock on, running what falls due on the server's own event loop."""
+    app = server.server.config.app
+    assert isinstance(app, FastAPI)
+    loop = app.state.loop
+    await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(clock.advance(seconds), loop))
 
 
 @dataclass

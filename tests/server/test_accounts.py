@@ -110,7 +110,8 @@ def test_sign_up_sets_an_http_only_strict_cookie_and_no_token_in_the_body(
         token = http.cookies["facedown_session"]
         assert len(token) >= 40
         assert token not in r.text
-        assert r.json() == {"name": "Ann", "created_at": r.json()["created_at"], "ratings": []}
+        created = r.json()["created_at"]
+        assert r.json() == {"name": "Ann", "created_at": created, "ratings": [], "email": None}
         assert signed_in_as(http) == "Ann"
     with browser(server) as other:
         assert signed_in_as(other) is None

@@ -29,7 +29,9 @@ def settings(tmp_path: Path) -> ServerSettings:
 @pytest.mark.anyio
 async def test_a_match_of_humans_and_a_bot(tmp_path: Path) -> None:
     with run_server(settings(tmp_path)) as server:
-        code, tokens = create_table(server, "kivo", 3, options={"rounds": 2}, bots=["random"])
+        code, tokens = create_table(
+            server, "kivo", 3, options={"rounds": 2, "round_choices": None}, bots=["random"]
+        )
         players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]
         await start(server, code, tokens[0])
         async with asyncio.timeout(60):

@@ -5,8 +5,20 @@ import { getAccount, type Account, type HistoryMatch } from "./api";
 
 export const account = $state<{ info: Account | null; loaded: boolean }>({ info: null, loaded: false });
 
+let asking: Promise<void> | null = null;
+
 /** Ask the server who is signed in (null when no one); the header and the profile follow. */
-export async function refreshAccount(): Promise<void> {
+export function refreshAccount(): Promise<void> {
+  asking = ask();
+  return asking;
+}
+
+/** Once the server has said who is signed in (asking it if nobody has yet). */
+export function accountKnown(): Promise<void> {
+  return asking ?? refreshAccount();
+}
+
+async function ask(): Promise<void> {
   try {
     account.info = await getAccount();
   } catch {

@@ -19,7 +19,15 @@ export interface CreateTable {
   peek_seconds: number;
   turn_seconds: number;
   bots: (BotLevel | null)[];
+  /** "turn_based": a table that lives for days (absent: a Live Private table). */
+  mode?: "turn_based";
+  /** Turn-based: seconds for each move, one of MOVE_DEADLINES. */
+  move_deadline?: number;
 }
+
+/** The move deadlines a turn-based table's host chooses from (facedown/server/turnbased.py). */
+export const MOVE_DEADLINES = [1, 4, 8, 12, 24, 48, 72].map((h) => h * 3600);
+export const DEFAULT_DEADLINE = 24 * 3600;
 
 export class ApiError extends Error {
   constructor(
@@ -112,6 +120,8 @@ export interface Account {
   name: string;
   created_at: number;
   ratings: Rating[];
+  /** Where turn e-mails go: only ever sent to the account itself. */
+  email: string | null;
 }
 
 export interface SessionInfo {
@@ -184,6 +194,48 @@ export function endSession(id: string): Promise<{ ended: number }> {
 
 export function changePassword(current: string, next: string): Promise<{ ended: number }> {
   return call("/api/account/password", post({ current_password: current, new_password: next }));
+}
+
+export function setEmail(email: string | null): Promise<{ email: string | null }> {
+  return call("/api/account/email", { method: "PUT", body: JSON.stringify({ email }) });
+}
+
+// The account's games (facedown/server/games.py): the ones waiting for your move first.
+
+export interface GameSeat {
+  seat: number;
+  name: string;
+  kind: string;
+  forfeited: boolean;
+}
+
+export interface YourGame {
+  code: string;
+  preset: string;
+  mode: string;
+  status: string;
+  match: number;
+  seats: GameSeat[];
+  you: number[];
+  your_move: boolean;
+  waiting_for: number[];
+  deadline: number | null;
+  missed: number;
+  updated_at: number;
+}
+
+export interface YourGames {
+  games: YourGame[];
+  your_move: number;
+}
+
+export function getGames(): Promise<YourGames> {
+  return call("/api/account/games");
+}
+
+/** The signed-in account's seat at a table, with a seat token for this device. */
+export function getMySeat(code: string): Promise<Seated> {
+  return call(`/api/tables/${encodeURIComponent(code)}/seat`);
 }
 
 export async function getHistory(): Promise<HistoryMatch[]> {

@@ -9,6 +9,7 @@ export type Route =
   | { page: "profile" }
   | { page: "ranked" }
   | { page: "leaderboard"; queue: string }
+  | { page: "games" }
   | { page: "replay"; table: string; match: number }
   | { page: "shared"; key: string }
   | { page: "scoreboard-new" }
@@ -46,6 +47,7 @@ export function parseRoute(path: string, hash = ""): Route {
     if (parts[1] === "leaderboard" && QUEUE.test(parts[2] ?? "")) return { page: "leaderboard", queue: parts[2] };
     return { page: "ranked" };
   }
+  if (parts[0] === "games") return { page: "games" };
   if (parts[0] === "scoreboard") {
     if (parts[1] === "view" && BOARD_KEY.test(parts[2] ?? "")) return { page: "scoreboard-view", key: parts[2] };
     if (BOARD_KEY.test(parts[1] ?? "")) return { page: "scoreboard", key: parts[1] };
@@ -68,6 +70,8 @@ export function routePath(route: Route): string {
       return "/ranked";
     case "leaderboard":
       return `/ranked/leaderboard/${encodeURIComponent(route.queue)}`;
+    case "games":
+      return "/games";
     case "scoreboard-new":
       return "/scoreboard";
     case "scoreboard":

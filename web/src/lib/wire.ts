@@ -251,6 +251,8 @@ export interface Ruleset {
   hundred_reset: number;
   /** Rounds in a match (null: no fixed number). */
   rounds: number | null;
+  /** The numbers of rounds a table of this game may be set to (null: any number); a table's `rounds` must be one of them. A custom ruleset that sets this to null keeps any number. */
+  round_choices: number[] | null;
   /** The match ends after the round in which a player's total exceeds this (null: none). */
   score_limit: number | null;
   /** After the fixed rounds, one more round is played when the lowest total is tied; a tie after it is a draw. */
@@ -269,6 +271,10 @@ export interface SeatInfo {
   connected: boolean;
   /** a bot plays this seat while its player is away */
   bot_standin: boolean;
+  /** turn-based: deadlines this seat missed in the match */
+  missed?: number;
+  /** turn-based: forfeited after three missed deadlines; a bot plays it */
+  forfeited?: boolean;
 }
 
 /** One event as one viewer may see it; fields that do not apply are left out. */
@@ -400,5 +406,5 @@ export const BOT_LEVELS = ["random", "easy", "medium", "hard", "expert"] as cons
 export type BotLevel = (typeof BOT_LEVELS)[number];
 
 /** Every error code the server sends (facedown/server/errors.py). */
-export const ERROR_CODES = ["frame_too_large", "malformed_json", "malformed_message", "unknown_type", "invalid_message", "no_hello", "already_hello", "hello_timeout", "idle", "rate_limited", "unknown_table", "table_closed", "table_unavailable", "table_full", "table_started", "too_many_spectators", "bad_token", "not_host", "not_seated", "host_seat", "no_open_seat", "no_such_seat", "open_seats", "too_few_seats", "match_running", "not_playing", "stale", "bad_action", "bad_rules", "bad_seats", "bad_bot_level", "bad_deal", "test_hooks_off", "invalid_request", "too_large", "not_found", "store_unavailable", "cross_site", "account_required", "bad_queue", "in_ranked_match", "illegal:illegal", "illegal:wrong_phase", "illegal:not_your_turn", "illegal:invalid_slot", "illegal:invalid_target", "illegal:power_unavailable", "illegal:call_not_allowed", "illegal:not_in_rules"] as const;
+export const ERROR_CODES = ["frame_too_large", "malformed_json", "malformed_message", "unknown_type", "invalid_message", "no_hello", "already_hello", "hello_timeout", "idle", "rate_limited", "unknown_table", "table_closed", "table_unavailable", "table_full", "table_started", "too_many_spectators", "bad_token", "not_host", "not_seated", "host_seat", "no_open_seat", "no_such_seat", "open_seats", "too_few_seats", "match_running", "not_playing", "stale", "bad_action", "seat_forfeited", "no_seat", "bad_rules", "bad_seats", "bad_bot_level", "bad_deal", "bad_rounds", "bad_deadline", "turn_based_only", "test_hooks_off", "invalid_request", "too_large", "not_found", "store_unavailable", "cross_site", "account_required", "bad_queue", "in_ranked_match", "illegal:illegal", "illegal:wrong_phase", "illegal:not_your_turn", "illegal:invalid_slot", "illegal:invalid_target", "illegal:power_unavailable", "illegal:call_not_allowed", "illegal:not_in_rules"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,0 +1,154 @@
+"""A turn-based table in a real browser: one account signed in on two devices (two browser
+contexts), the games list marking the table that waits for its move, moves made on either
+device and seen on the other, and Recollection opened to show what the seat has learned."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from facedown.server.passwords import PasswordCost
+from facedown.server.settings import ServerSettings
+from facedown.server.table import TableConfig
+
+from ..server.harness import RunningServer
+from ..server.harness import run_server as serve
+from .conftest import Shots
+from .screens import check_screen
+from .test_profile import PASSWORD, fill_account, open_page
+
+# A stacked first deal: Ann (seat 0) holds 4 4 9 2 and draws a 1 first; she starts.
+DEAL = {
+    "hands": [["4", "4", "9", "2"], ["7", "3", "8", "6"]],
+    "discard": "5",
+    "draw": ["1"],
+    "first": 0,
+}
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    settings = ServerSettings(
+        data_dir=tmp_path,
+        secret="turn-based-browser-test",
+        table=TableConfig(bot_delay=0.25, reveal_seconds=120),
+        password_cost=PasswordCost(time_cost=1, memory_kib=8 * 1024, parallelism=1),
+        test_hooks=True,  # the stacked deal
+    )
+    with serve(settings) as running:
+        yield running
+
+
+def _client(page: Page, path: str) -> Any:
+    """A value of the page's table client (window.__facedown), e.g. ``s.view.holding``."""
+    return page.evaluate(f"() => window.__facedown?.{path}")
+
+
+def _wait(page: Page, condition: str) -> None:
+    page.wait_for_function(f"() => {{ const c = window.__facedown; return !!c && ({condition}); }}")
+
+
+def test_a_turn_based_move_on_two_devices_and_recollection(
+    browser: Browser, server: RunningServer, shots: Shots
+) -> None:
+    laptop_ctx, laptop = open_page(browser)
+    phone_ctx, phone = open_page(browser, 360)
+    contexts: list[BrowserContext] = [laptop_ctx, phone_ctx]
+    try:
+        # On the laptop, Ann has an account and opens a turn-based table against a bot.
+        signup = {"name": "Ann", "password": PASSWORD, "guest_tokens": []}
+        r = laptop_ctx.request.post(f"{server.url}/api/account/signup", data=signup)
+        assert r.status == 201, r.text()
+        body = {
+            "preset": "kivo",
+            "seats": 2,
+            "name": "Ann",
+            "options": {"rounds": 1},
+            "bots": ["random"],
+            "mode": "turn_based",
+            "seed": 7,
+            "deal": DEAL,
+        }
+        r = laptop_ctx.request.post(f"{server.url}/api/tables", data=body)
+        assert r.status == 200, r.text()
+        code = r.json()["code"]
+        laptop.goto(f"{server.url}/t/{code}")  # the account's seat, found by the page
+        laptop.get_by_test_id("start").click()
+        expect(laptop.get_by_test_id("game")).to_be_visible()
+        expect(laptop.get_by_test_id("card-0-0")).to_be_visible()  # seat 0: Ann's
+
+        # On the phone Ann signs in: her games list marks the table waiting for her move.
+        phone.goto(f"{server.url}/profile")
+        fill_account(phone, "Ann", PASSWORD)
+        expect(phone.get_by_test_id("account-title")).to_have_text("Ann")
+        expect(phone.get_by_test_id("games-badge")).to_have_text("1")
+        phone.get_by_test_id("games-link").click()
+        game = phone.get_by_test_id(f"game-{code}")
+        expect(game).to_have_attribute("data-your-move", "yes")
+        expect(game).to_contain_text("Your move")
+        check_screen(phone, "turn-based-games")  # 360 px, 44 px targets, axe-core
+        game.get_by_role("link").click()
+        expect(phone.get_by_test_id("game")).to_be_visible()
+
+        # The opening look, on the phone; the laptop sees that Ann has looked.
+        phone.get_by_test_id("card-0-0").click()
+        phone.get_by_test_id("card-0-1").click()
+        expect(phone.get_by_test_id("card-0-0")).to_have_attribute("data-face", "4")
+        _wait(laptop, "c.s.view?.peeked?.[0] === true")
+
+        # Recollection, opened on the laptop: the two cards looked at on the phone.
+        laptop.get_by_test_id("recollection-open").click()
+        recalled = laptop.get_by_test_id("recollection").locator("li")
+        expect(recalled).to_have_count(2)
+        expect(laptop.get_by_test_id("recalled-0:0")).to_contain_text("4")
+        expect(laptop.get_by_test_id("recalled-0:1")).to_contain_text("4")
+        shots.take(laptop, "turn-based-recollection")
+
+        # Ann's turn (once the bot has looked): she draws on the laptop ...
+        draw = laptop.get_by_test_id("act-draw")
+        expect(draw).to_be_visible()
+        draw.click()
+        # ... and the phone, the same seat, holds the drawn card and discards it.
+        _wait(phone, "c.s.view?.held === '1'")
+        phone.get_by_test_id("act-discard").click()
+        _wait(laptop, "c.s.view?.top_discard === '1'")
+        assert _client(laptop, "s.view.holding") is False
+        # Recollection on the phone knows the same cards (a discarded card is no longer held).
+        phone.get_by_test_id("recollection-open").click()
+        expect(phone.get_by_test_id("recollection").locator("li")).to_have_count(2)
+        check_screen(phone, "turn-based-recollection")
+        # The settings of a new table, turn-based: the deadline from the list, kivo's rounds.
+        phone.goto(f"{server.url}/new/kivo")
+        phone.get_by_test_id("mode-turn-based").check()
+        expect(phone.get_by_test_id("settings-deadline")).to_have_value("86400")
+        rounds = phone.get_by_test_id("settings-rounds").locator("option")
+        expect(rounds).to_have_text(["1", "3", "5"])
+        check_screen(phone, "turn-based-settings")
+        for page in (laptop, phone):
+            assert getattr(page, "js_errors") == []  # noqa: B009 - set by open_page
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_a_live_table_shows_no_recollection(browser: Browser, server: RunningServer) -> None:
+    context, page = open_page(browser)
+    try:
+        body = {"preset": "kivo", "seats": 2, "name": "Bo", "bots": ["random"], "deal": DEAL}
+        r = context.request.post(f"{server.url}/api/tables", data=body)
+        assert r.status == 200, r.text()
+        created = r.json()
+        page.goto(f"{server.url}/t/{created['code']}#seat={created['token']}")
+        page.get_by_test_id("start").click()
+        page.get_by_test_id("card-0-0").click()
+        page.get_by_test_id("card-0-1").click()
+        expect(page.get_by_test_id("card-0-0")).to_have_attribute("data-face", "4")
+        _wait(page, "c.s.view?.peeked?.[0] === true")
+        assert _client(page, "s.view.knowledge") is None
+        expect(page.get_by_test_id("recollection")).to_have_count(0)
+    finally:
+        context.close()
