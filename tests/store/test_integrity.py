@@ -38,14 +38,22 @@ async def _database_with_logs(path: Path) -> None:
 
 
 def _damage(path: Path) -> None:
-    """Overwrite pages in the middle of the file with junk (a bad disk, a bad copy)."""
+    """Overwrite pages of the action log with junk (a bad disk, a bad copy): pages that hold
+    rows, since junk on an empty table's page or a free page is nothing SQLite can notice."""
     with closing(sqlite3.connect(path)) as connection:
         page_size = connection.execute("PRAGMA page_size").fetchone()[0]
-        pages = connection.execute("PRAGMA page_count").fetchone()[0]
-    assert pages > 20
+        log_pages = [
+            row[0]
+            for row in connection.execute(
+                "SELECT pageno FROM dbstat WHERE name = 'table_log' AND pagetype = 'leaf'"
+                " ORDER BY pageno"
+            )
+        ]
+    assert len(log_pages) > 20
+    middle = len(log_pages) // 2
     with path.open("r+b") as f:
-        for page in range(pages // 2, pages // 2 + 4):
-            f.seek(page * page_size + 8)
+        for page in log_pages[middle : middle + 4]:  # dbstat numbers pages from 1
+            f.seek((page - 1) * page_size + 8)
             f.write(bytes(range(256)) * 4)
 
 
