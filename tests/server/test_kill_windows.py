@@ -145,7 +145,8 @@ async def _create(http: httpx.AsyncClient, rounds: int) -> tuple[str, str]:
         "seats": 2,
         "name": "Ann",
         "bots": ["easy"],
-        "options": {"rounds": rounds, "score_limit": None},
+        # A custom kivo table (no round_choices): a match of any number of rounds.
+        "options": {"rounds": rounds, "score_limit": None, "round_choices": None},
         "peek_seconds": 3,
         "turn_seconds": 600,
     }
