@@ -1,7 +1,8 @@
 """What makes a table a ranked one: its settings' ``mode``, its rules, who hosts it, forfeits.
 
 Small helpers, so that the table, the lobby and the ranked service ask one place.  A table's
-mode lives in its settings under ``"mode"`` (absent: a Live Private table).
+mode lives in its settings under ``"mode"`` (absent: a Live Private table; the other modes are
+in :mod:`.modes`).
 """
 
 from __future__ import annotations
@@ -9,7 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-MODE = "mode"  # the settings key of a table's mode
+from .modes import MODE, mode_of
+
+__all__ = [
+    "FORFEITS",
+    "MODE",
+    "RANKED",
+    "RANKED_HOST",
+    "RANKED_OPTIONS",
+    "forfeits",
+    "is_ranked",
+    "with_forfeit",
+]
+
 RANKED = "ranked"
 FORFEITS = "forfeits"  # the settings key of a ranked table's forfeited seats
 # The host of a ranked table: no player, so nobody starts it again, adds a bot or removes a
@@ -23,7 +36,7 @@ RANKED_OPTIONS: dict[str, Any] = {"rounds": 3, "sudden_death": True, "score_limi
 
 
 def is_ranked(settings: Mapping[str, Any]) -> bool:
-    return settings.get(MODE) == RANKED
+    return mode_of(settings) == RANKED
 
 
 def forfeits(settings: Mapping[str, Any]) -> list[int]:
