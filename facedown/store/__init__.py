@@ -3,6 +3,8 @@
 from .base import (
     ACTIVE_STATUSES,
     DatabaseDamaged,
+    Lease,
+    LeaseLost,
     LogEntry,
     PlayerTaken,
     RevisionConflict,
@@ -17,6 +19,7 @@ from .base import (
     TableRecord,
     UserExists,
     UserRecord,
+    table_lease,
 )
 from .memory import MemoryStore
 from .sql import SqlStore, open_store
@@ -24,6 +27,8 @@ from .sql import SqlStore, open_store
 __all__ = [
     "ACTIVE_STATUSES",
     "DatabaseDamaged",
+    "Lease",
+    "LeaseLost",
     "LogEntry",
     "MemoryStore",
     "PlayerTaken",
@@ -41,4 +46,5 @@ __all__ = [
     "UserExists",
     "UserRecord",
     "open_store",
+    "table_lease",
 ]

@@ -7,8 +7,9 @@ same sequence number fail instead of forking the game.  Accounts (revision 0003)
 id the account holds: its own and the guest ids it took over) and ``sessions`` (only the
 SHA-256 of each session token).  ``store_meta`` counts commits (store/commits.py) and
 ``token_floors`` keeps session-token rotations (server/auth.py), revision 0004;
-``scoreboards`` holds the scoreboards of paper games (revision 0005).  Times are unix
-seconds (floats), as in the records of :mod:`facedown.store.base`.
+``scoreboards`` holds the scoreboards of paper games (revision 0005); ``leases`` says which
+server process owns each table of a cluster, or runs a once-per-cluster job (revision 0009).
+Times are unix seconds (floats), as in the records of :mod:`facedown.store.base`.
 """
 
 from __future__ import annotations
@@ -154,3 +155,15 @@ class ScoreboardRow(Base):
     revision: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
+
+
+class LeaseRow(Base):
+    """A lease: ``owner`` (a server process) holds ``name`` until ``expires_at`` (the store's
+    clock); ``fence`` grows by one at each takeover, and a fenced write checks it."""
+
+    __tablename__ = "leases"
+
+    name: Mapped[str] = mapped_column(String, primary_key=True)
+    owner: Mapped[str] = mapped_column(String)
+    fence: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[float] = mapped_column(Float)

@@ -137,7 +137,7 @@ async def _empty_tables(url: str) -> None:
     engine = make_engine(url)
     try:
         async with engine.begin() as connection:
-            tables = "sessions, user_players, users, table_log, seats, tables, scoreboards"
+            tables = "sessions, user_players, users, table_log, seats, tables, scoreboards, leases"
             await connection.execute(text(f"TRUNCATE {tables}"))
     finally:
         await engine.dispose()

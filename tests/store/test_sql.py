@@ -264,4 +264,4 @@ def test_alembic_alone_migrates_by_url(tmp_path: Path) -> None:
     command.upgrade(alembic_config(url), "head")
     with closing(sqlite3.connect(tmp_path / "alembic.db")) as connection:
         [(revision,)] = connection.execute("SELECT version_num FROM alembic_version").fetchall()
-    assert revision == "0005"
+    assert revision == "0009"
