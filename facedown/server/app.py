@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import FastAPI, Header, HTTPException, Request, WebSocket
 from fastapi import Path as PathParam
@@ -21,6 +21,7 @@ from .accounts import Accounts
 from .apidocs import api_docs_page
 from .auth import Tokens
 from .clock import SystemClock
+from .cluster import Node
 from .context import TableContext, TableError
 from .crashhook import ENV as CRASH_ENV
 from .crashhook import CrashAt
@@ -30,13 +31,14 @@ from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
 from .ops import ops_routes
+from .ownership import LeaseOwnership, SoleOwner
 from .passwords import Passwords
+from .relay import ClusterHub, Relays
 from .replays import replay_routes
 from .scoreboards import scoreboard_routes
 from .settings import ServerSettings
 from .sockets import serve_socket
-from .state import ServerState
-from .table import Table
+from .state import AnyTable, ServerState
 from .text import CODE_PATTERN, Name
 
 # The built web client (web/ builds into it; the package ships it).
@@ -45,6 +47,8 @@ _NOT_BUILT = (
     "<!doctype html><title>Facedown</title><h1>Facedown</h1>"
     "<p>The game server is running. The web client is not built: run ./scripts/run.sh.</p>"
 )
+
+T = TypeVar("T")
 
 # Refusals of a table the engine or the bots cannot play (a well-formed request, so 422).
 _UNPROCESSABLE = frozenset({"bad_seats", "bad_bot_level"})
@@ -135,17 +139,20 @@ def create_app(
             used = await open_store(settings.resolved_database_url(), before_commit=dies)
         else:
             used = store
+        cluster = _cluster(settings, used, state) if settings.redis_url else None
         ctx = TableContext(
             used,
-            hub or LocalHub(),
+            hub or (cluster[1] if cluster is not None else LocalHub()),
             bot_for_seat,
             settings.table,
             SystemClock(),
             metrics=state.metrics,
             crash=crash,
+            ownership=cluster[2] if cluster is not None else SoleOwner(),
         )
         state.tokens.load_floors(await used.token_floors())  # rotations outlive a restart
-        state.live_lobby = lobby = Lobby(ctx)
+        live_nodes = cluster[0].live_nodes if cluster is not None else None
+        state.live_lobby = lobby = Lobby(ctx, live_nodes)
         state.metrics.watch_tables(lambda: (t.record.status for t in lobby.tables.values()))
         state.accounts = Accounts(
             used,
@@ -155,9 +162,16 @@ def create_app(
             settings.account_lifetime,
         )
         state.history = History(used)
+        if cluster is not None:
+            state.node, state.relays = cluster[0], Relays(state, cluster[0])
+            await cluster[0].start(state.relays)
         await state.live_lobby.recover()
         yield
-        await state.live_lobby.close()
+        if state.relays is not None:
+            await state.relays.close()  # relayed and remote clients are told to reconnect
+        await state.live_lobby.close()  # in a cluster its leases go: others take over at once
+        if state.node is not None:
+            await state.node.close()
         if owned:
             await used.close()
 
@@ -194,6 +208,28 @@ def create_app(
     _serve_client(app, WEB_DIST)
     app.state.lobby = state.lobby
     return app
+
+
+def _cluster(
+    settings: ServerSettings, store: Store, state: ServerState
+) -> tuple[Node, ClusterHub, LeaseOwnership]:
+    """This process's part of a cluster: its node on Redis, its hub and its table leases."""
+    if not store.shared:
+        raise StoreError(
+            "a cluster (--redis-url) needs a database every process shares: "
+            "give --database-url postgresql://..."
+        )
+    node = Node(str(settings.redis_url))
+    hub = ClusterHub()
+    hub.node = node
+    ownership = LeaseOwnership(
+        store,
+        node.id,
+        settings.lease_seconds,
+        alive=node.alive,
+        on_takeover=state.metrics.takeovers.inc,
+    )
+    return node, hub, ownership
 
 
 def _crash_hook(settings: ServerSettings) -> CrashAt | None:
@@ -259,7 +295,7 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
     @app.get("/api/tables/{code}")
     async def get_table(code: TableCode, request: Request) -> dict[str, Any]:
         table = await _find(code, _address(request))
-        return table.table_info()
+        return (await _at(state.table_info(table)))[0]
 
     @app.post("/api/tables/{code}/join", response_model=Seated)
     async def join_table(
@@ -271,11 +307,15 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         table = await _find(code, address)
         guest, token = tokens.issue(body.name, await _player_at(table, request, authorization))
         try:
-            seat = await table.join(guest.player_id, body.name)
+            seat, info = await state.join(table, guest.player_id, body.name)
         except TableError as e:
-            raise HTTPException(409, {"code": e.code, "message": e.message}) from None
-        c = table.record.code
-        return Seated(code=c, link=state.link(c), token=token, seat=seat, table=table.table_info())
+            status = _FIND_STATUS.get(e.code, 409)
+            raise HTTPException(status, {"code": e.code, "message": e.message}) from None
+        except StoreError:
+            message = "the seat could not be saved: try again"
+            raise HTTPException(503, {"code": "store_unavailable", "message": message}) from None
+        c = table.code
+        return Seated(code=c, link=state.link(c), token=token, seat=seat, table=info)
 
     @app.post("/api/session/rotate", response_model=Session)
     async def rotate_session(authorization: str | None = BEARER) -> Session:
@@ -295,7 +335,9 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         tokens.refuse_before(guest.player_id, issued_ms)
         return Session(token=token, expires=guest.expires(tokens.lifetime))
 
-    async def _player_at(table: Table, request: Request, authorization: str | None) -> str | None:
+    async def _player_at(
+        table: AnyTable, request: Request, authorization: str | None
+    ) -> str | None:
         """Who sits down: the account (with the id it already holds a seat with, if any),
         else the guest of the bearer token, else a new guest (None)."""
         account = await signed_in(state, request)
@@ -305,15 +347,26 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         ids = await state.accounts_().player_ids(account)
         return next((p for p in ids if table.seat_of(p) is not None), ids[0])
 
-    async def _find(code: str, address: str) -> Table:
-        try:
-            return await state.find(code, address)
-        except TableError as e:
-            status = _FIND_STATUS.get(e.code, 404)
-            raise HTTPException(status, {"code": e.code, "message": e.message}) from None
+    async def _find(code: str, address: str) -> AnyTable:
+        return await _at(state.find(code, address))
 
 
-_FIND_STATUS = {"table_unavailable": 503, "rate_limited": 429, "table_closed": 410}
+async def _at(work: Awaitable[T]) -> T:
+    """``work``'s result; a refusal as the HTTP error it is."""
+    try:
+        return await work
+    except TableError as e:
+        status = _FIND_STATUS.get(e.code, 404)
+        raise HTTPException(status, {"code": e.code, "message": e.message}) from None
+
+
+_FIND_STATUS = {
+    "table_unavailable": 503,
+    "cluster_unavailable": 503,
+    "store_unavailable": 503,
+    "rate_limited": 429,
+    "table_closed": 410,
+}
 
 
 def _rate_limited(message: str) -> HTTPException:

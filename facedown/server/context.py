@@ -11,6 +11,7 @@ from .clock import Clock, SystemClock
 from .crashhook import CrashAt
 from .hub import Hub
 from .metrics import Metrics
+from .ownership import Ownership, SoleOwner
 
 BotFactory = Callable[[str, int], Bot]
 
@@ -46,3 +47,5 @@ class TableContext:
     clock: Clock = field(default_factory=SystemClock)
     metrics: Metrics = field(default_factory=Metrics)
     crash: CrashAt | None = None  # a test hook: die inside a durability window (crashhook.py)
+    # Which tables this process owns: all of them (one process), or by lease (a cluster).
+    ownership: Ownership = field(default_factory=SoleOwner)

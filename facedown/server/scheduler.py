@@ -15,16 +15,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ..bots import Bot, Reactive, SeatInfo, seat_info
 from ..bots.base import Watcher
 from ..engine import Action, Game, Timer
+from ..store.base import LeaseLost, StoreError
 from .clock import Alarm, Clock
 from .context import TableConfig, TableError
 from .defaults import default_action
 from .presence import Presence
+
+log = logging.getLogger(__name__)
+STORE_RETRY = 1.0  # seconds before a timer whose move the store refused runs again
 
 
 def deadline_for(
@@ -57,6 +62,9 @@ class Scheduled(Protocol):
 
     def publish_table(self) -> None:
         """Tell everyone the table's public facts (a stand-in took a seat)."""
+
+    async def lost(self) -> None:
+        """Another process took the table over (its write was fenced off): stop here."""
 
 
 class Scheduler:
@@ -112,6 +120,15 @@ class Scheduler:
         try:
             with contextlib.suppress(TableError):
                 await self._wake()
+        except LeaseLost:
+            await self.table.lost()
+        except StoreError as e:  # the database is away: the move is tried again in a while
+            log.warning("a timed or automatic move could not be saved: %s", e)
+            if not self.closed and self._timer is None:
+                self._armed += 1
+                armed = self._armed
+                retry = self.clock.now() + STORE_RETRY
+                self._timer = self.clock.call_at(retry, lambda: self._run(armed))
         finally:
             self._running.discard(task)
 

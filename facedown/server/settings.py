@@ -50,6 +50,11 @@ class ServerSettings:
     test_hooks: bool = False
     # With test hooks only: FACEDOWN_CRASH_AT, a window to die in by SIGKILL (crashhook.py).
     crash_at: str | None = None
+    # A cluster (docs/server.md): with a Redis URL (and a PostgreSQL database shared by every
+    # process) this process joins the others; each table is owned by one of them by a lease of
+    # lease_seconds, taken over that long after its owner died.
+    redis_url: str | None = None
+    lease_seconds: float = 5.0
 
     def resolved_database_url(self) -> str:
         if self.database_url:

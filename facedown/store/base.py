@@ -171,6 +171,10 @@ class Store(Protocol):
     and ``memory.MemoryStore`` (tests).
     """
 
+    # Whether several server processes may share it (a cluster): PostgreSQL, and the memory
+    # store for the apps of one test process; not a SQLite file, which has one writer.
+    shared: bool
+
     async def create_table(self, record: TableRecord) -> None:
         """Insert a new table with its seats; raise TableExists when its id or code is taken.
 

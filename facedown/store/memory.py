@@ -36,6 +36,8 @@ from .checks import check_entry, check_floor, check_scoreboard, check_table, jso
 class MemoryStore:
     """A :class:`~facedown.store.base.Store` in dicts; every method is atomic (no awaits inside)."""
 
+    shared = True  # the apps of one test process may share it as a cluster's processes
+
     def __init__(self) -> None:
         self._tables: dict[str, TableRecord] = {}
         self._codes: dict[str, str] = {}  # upper-case code -> table id

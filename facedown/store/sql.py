@@ -112,6 +112,7 @@ class SqlStore:
         # SQLite has one writer at a time: writes queue for group commit.  PostgreSQL commits
         # concurrent transactions together by itself, so each write has its own connection.
         sqlite = engine.url.get_backend_name() == "sqlite"
+        self.shared = not sqlite  # PostgreSQL: a cluster's processes share it
         self._writer = None
         if sqlite:
             path = sqlite_file(engine.url)  # a file's commits are counted (store/commits.py)
