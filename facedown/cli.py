@@ -199,6 +199,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if settings.redis_url and not os.environ.get("FACEDOWN_SECRET"):
+        print(
+            "facedown serve: a cluster (--redis-url) needs FACEDOWN_SECRET, the same in every "
+            "process (each signs and checks the others' session tokens)",
+            file=sys.stderr,
+        )
+        return 2
     if not 1.0 <= settings.lease_seconds <= 300.0:
         print("facedown serve: --lease-seconds must be 1 to 300", file=sys.stderr)
         return 2

@@ -139,7 +139,7 @@ def create_app(
             used = await open_store(settings.resolved_database_url(), before_commit=dies)
         else:
             used = store
-        cluster = _cluster(settings, used, state) if settings.redis_url else None
+        cluster = await _cluster(settings, used, state) if settings.redis_url else None
         ctx = TableContext(
             used,
             hub or (cluster[1] if cluster is not None else LocalHub()),
@@ -210,7 +210,7 @@ def create_app(
     return app
 
 
-def _cluster(
+async def _cluster(
     settings: ServerSettings, store: Store, state: ServerState
 ) -> tuple[Node, ClusterHub, LeaseOwnership]:
     """This process's part of a cluster: its node on Redis, its hub and its table leases."""
@@ -219,7 +219,7 @@ def _cluster(
             "a cluster (--redis-url) needs a database every process shares: "
             "give --database-url postgresql://..."
         )
-    node = Node(str(settings.redis_url))
+    node = Node(str(settings.redis_url), await store.cluster_id())
     hub = ClusterHub()
     hub.node = node
     ownership = LeaseOwnership(

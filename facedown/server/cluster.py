@@ -1,16 +1,17 @@
 """The processes of a cluster talking through Redis pub/sub: one channel per process, one for all.
 
-Every process (a *node*) has a unique id and listens on its own channel, ``facedown:node:ID``,
-and on ``facedown:cluster``.  What one node sends another (a client's frame for the table's
-owner, the owner's messages for the clients of that node, a call and its reply) is queued in an
-outbox per destination and published in batches, by one task on one Redis connection, so the
-destination receives them in the order they were queued.  Each batch carries a number per
-destination (1, 2, 3, ...); every ``beat`` seconds each node says on the cluster channel that it
-lives and how many batches it sent each other node.  A receiver that finds a batch missing (a
-number skipped, or fewer received than the sender says it sent) treats its link with the sender
-as broken: whatever rode on it (relayed clients, remote subscribers) is closed, and the clients
-reconnect and resync from the table, which is the truth.  So is a node not heard for
-``dead_after`` seconds.
+Every process (a *node*) has a unique id and listens on its own channel,
+``facedown:CLUSTER:node:ID``, and on ``facedown:CLUSTER:all``, where CLUSTER is the id kept in
+the shared database (``Store.cluster_id``): clusters on different databases may share a Redis.
+What one node sends another (a client's frame for the table's owner, the owner's messages for
+the clients of that node, a call and its reply) is queued in an outbox per destination and
+published in batches, by one task on one Redis connection, so the destination receives them in
+the order they were queued.  Each batch carries a number per destination (1, 2, 3, ...); every
+``beat`` seconds each node says on the cluster channel that it lives and how many batches it
+sent each other node.  A receiver that finds a batch missing (a number skipped, or fewer
+received than the sender says it sent) treats its link with the sender as broken: whatever rode
+on it (relayed clients, remote subscribers) is closed, and the clients reconnect and resync
+from the table, which is the truth.  So is a node not heard for ``dead_after`` seconds.
 
 Pub/sub, not streams: Redis holds nothing that matters here.  The log in the database is the
 truth and every client resyncs from it by seq, so a message lost with a broken link costs a
@@ -34,8 +35,7 @@ from typing import Any, Protocol
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-CLUSTER_CHANNEL = "facedown:cluster"
-NODE_CHANNEL = "facedown:node:"
+PREFIX = "facedown"
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +72,11 @@ class ClusterDown(Exception):
 class Node:
     """This process on the cluster's Redis."""
 
-    def __init__(self, url: str, timings: ClusterTimings | None = None) -> None:
+    def __init__(self, url: str, cluster: int, timings: ClusterTimings | None = None) -> None:
         self.url = url
         self.id = new_node_id()
+        self.all_channel = f"{PREFIX}:{cluster}:all"
+        self.node_channel = f"{PREFIX}:{cluster}:node:"
         self.timings = timings or ClusterTimings()
         self.handler: Handler | None = None
         self._redis: aioredis.Redis = aioredis.Redis.from_url(
@@ -112,7 +114,7 @@ class Node:
         with contextlib.suppress(RedisError, OSError):
             await asyncio.wait_for(self._flush(), 2.0)
             bye = json.dumps({"op": "bye", "node": self.id})
-            await asyncio.wait_for(self._redis.publish(CLUSTER_CHANNEL, bye), 2.0)
+            await asyncio.wait_for(self._redis.publish(self.all_channel, bye), 2.0)
         self.closed = True
         for task in self._tasks:
             task.cancel()
@@ -204,14 +206,14 @@ class Node:
         for node, items in outbox.items():
             n = self._sent[node] = self._sent.get(node, 0) + 1
             batch = json.dumps({"from": self.id, "n": n, "items": items}, separators=(",", ":"))
-            pipe.publish(NODE_CHANNEL + node, batch)
+            pipe.publish(self.node_channel + node, batch)
         await pipe.execute()
 
     async def _beat_loop(self) -> None:
         while True:
             beat = {"op": "beat", "node": self.id, "sent": dict(self._sent)}
             with contextlib.suppress(RedisError, OSError):
-                await self._redis.publish(CLUSTER_CHANNEL, json.dumps(beat))
+                await self._redis.publish(self.all_channel, json.dumps(beat))
             await asyncio.sleep(self.timings.beat)
             self._check_silence()
 
@@ -229,7 +231,7 @@ class Node:
         while True:
             pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(NODE_CHANNEL + self.id, CLUSTER_CHANNEL)
+                await pubsub.subscribe(self.node_channel + self.id, self.all_channel)
                 self.up = True
                 self._subscribed.set()
                 log.info("cluster: node %s listening on Redis at %s", self.id, self.shown_url)
@@ -253,7 +255,7 @@ class Node:
         except ValueError:
             log.warning("cluster: a message that is not JSON on %r", channel)
             return
-        if channel.decode() == CLUSTER_CHANNEL:
+        if channel.decode() == self.all_channel:
             self._cluster_message(message)
             return
         sender = str(message.get("from"))

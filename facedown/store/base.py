@@ -252,6 +252,10 @@ class Store(Protocol):
     async def get_lease(self, name: str) -> tuple[Lease, bool] | None:
         """The stored lease and whether it is still valid (unexpired) by the store's clock."""
 
+    async def cluster_id(self) -> int:
+        """A random number made once for this database and kept in it: the processes sharing
+        the database are one cluster, and name their Redis channels by it."""
+
     async def unowned_tables(self, limit: int) -> list[str]:
         """Ids of tables in the lobby or playing whose lease is missing or expired (at most
         ``limit``, oldest tables first): what a cluster's processes take over."""

@@ -7,6 +7,7 @@ back (lists for tuples, string keys) and a caller mutating a returned dict chang
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -50,6 +51,7 @@ class MemoryStore:
         self._boards: dict[str, ScoreboardRecord] = {}
         self._views: dict[str, str] = {}  # view key -> board id
         self._leases: dict[str, Lease] = {}
+        self._cluster = secrets.randbits(62)
         self._closed = False
 
     def _check_open(self) -> None:
@@ -153,6 +155,10 @@ class MemoryStore:
         self._check_open()
         held = self._leases.get(name)
         return None if held is None else (held, held.expires_at > time.time())
+
+    async def cluster_id(self) -> int:
+        self._check_open()
+        return self._cluster
 
     async def unowned_tables(self, limit: int) -> list[str]:
         self._check_open()

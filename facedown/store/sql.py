@@ -7,6 +7,7 @@ returns only once committed.  Reads go through the ORM for typed rows.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -66,6 +67,7 @@ from .migrate import upgrade_engine
 from .models import (
     LeaseRow,
     LogRow,
+    MetaRow,
     ScoreboardRow,
     SeatRow,
     SessionRow,
@@ -79,6 +81,9 @@ from .writer import GroupCommit, Write
 # Called inside the transaction of a log write, after its statements and before its commit,
 # with the table id and the entry's seq (a test hook: server/crashhook.py).
 BeforeCommit = Callable[[str, int], None]
+
+
+CLUSTER_KEY = "cluster"  # store_meta: the cluster's id (Store.cluster_id)
 
 
 def _nothing(_table_id: str, _seq: int) -> None:
@@ -234,6 +239,22 @@ class SqlStore:
         if row is None:
             return None
         return Lease(row[0], row[1], row[2], row[3]), bool(row[4])
+
+    async def cluster_id(self) -> int:
+        made = secrets.randbits(62)
+
+        def write(connection: Connection) -> None:
+            dialect = connection.dialect.name
+            insert_ = postgresql.insert if dialect == "postgresql" else sqlite.insert
+            row = insert_(MetaRow).values(key=CLUSTER_KEY, value=made)
+            connection.execute(row.on_conflict_do_nothing(index_elements=[MetaRow.key]))
+
+        await self._write(write)
+        async with self._session() as session:
+            found = await session.scalar(select(MetaRow.value).where(MetaRow.key == CLUSTER_KEY))
+        if found is None:  # never: it was written just now
+            raise StoreError("the cluster id could not be stored")
+        return int(found)
 
     async def unowned_tables(self, limit: int) -> list[str]:
         lease_name = literal(TABLE_LEASE) + TableRow.id

@@ -133,3 +133,8 @@ async def test_concurrent_takeovers_on_postgresql_have_one_winner(postgres_url: 
     finally:
         for s in stores:
             await s.close()
+
+
+async def test_the_cluster_id_is_made_once_and_kept(store: Store) -> None:
+    first = await store.cluster_id()
+    assert first == await store.cluster_id()
