@@ -134,6 +134,7 @@ class Table:
         if entry.kind == "start":
             self.match_no = int(payload["match"])
             self.action_ids.clear()
+            self.recent.clear()
             # The start entry carries a stacked deal (test hooks) as it was dealt.
             seed = start_seed(self.record.seed, payload)
             self.game = new_match(self.rules, int(payload["players"]), seed, payload.get(DEAL))
@@ -141,7 +142,9 @@ class Table:
             if self.game is None:
                 raise ValueError(f"log entry {entry.seq}: an action before the match started")
             action = Action.from_json(payload["action"])
-            self.game.apply(action)
+            # Kept as when it was played: a client reconnecting to a process that took the
+            # table over is sent exactly the events it missed.
+            self.recent.append((entry.seq, self.game.apply(action)))
             self.last_action = action.text()
             if payload.get("id"):
                 self.action_ids[action.player, str(payload["id"])] = entry.seq

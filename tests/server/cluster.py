@@ -144,7 +144,6 @@ class Cluster:
                 base_url=self.url,
                 verify=self.tls or True,
                 headers={"Host": HOST},
-                extensions={"sni_hostname": HOST},
                 timeout=20,
             )
         return httpx.Client(base_url=base, timeout=20)

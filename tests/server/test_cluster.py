@@ -1,0 +1,405 @@
+"""Three ``facedown serve`` processes on PostgreSQL and Redis behind nginx, for real.
+
+Players of one table sit on different processes; the table's owner is killed with SIGKILL in
+the middle of a turn and with an action in flight, or stalled with SIGSTOP until another process
+took its table over: the match goes on elsewhere, every client sees the same events in the same
+order with none missing, and the log holds every acknowledged action exactly once.  A stalled
+owner that wakes up cannot write.  The players here reconnect as the web client does: to the
+next process, with the last seq they saw, resending an unanswered action with its id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import signal
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from tests.store.conftest import postgres_database
+
+from .cluster import HOST, Cluster, running_cluster, server_logs
+from .harness import Client
+
+SHARED_REDIS = "redis://127.0.0.1:6379/0"
+TRIES = 200  # connection attempts of one reconnection (each a fraction of a second apart)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def database(anyio_backend: str) -> AsyncIterator[str]:
+    async with postgres_database() as url:
+        yield url
+
+
+def skeleton(events: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+    """What every seat sees alike of a seq's events: what happened, and who did it."""
+    return [(e["type"], e.get("by")) for e in events]
+
+
+class Recorder(Client):
+    """A raw client that files every event it is sent by seq (an event seen twice must agree)."""
+
+    def __init__(self, ws: Any, seen: dict[int, list[tuple[Any, Any]]]) -> None:
+        super().__init__(ws)
+        self.seen = seen
+
+    async def recv(self, timeout: float = 20.0) -> dict[str, Any]:  # noqa: ASYNC109 - per frame
+        msg = await super().recv(timeout)
+        if msg["type"] in ("event", "missed"):
+            got = skeleton(msg["events"])
+            assert self.seen.setdefault(msg["seq"], got) == got, (msg["seq"], got)
+        return msg
+
+
+class Player:
+    """One seat's client, on one process at a time (``urls[at]``), reconnecting to the next."""
+
+    def __init__(self, cluster: Cluster, code: str, token: str, urls: list[str], at: int) -> None:
+        self.cluster = cluster
+        self.code = code
+        self.token = token
+        self.urls = urls
+        self.at = at
+        self.seen: dict[int, list[tuple[Any, Any]]] = {}
+        self.client: Recorder | None = None
+        self.acked: dict[str, int] = {}  # action id -> seq
+        self.reconnections = 0
+        self.refusals: list[str] = []  # error codes of hellos refused on the way
+
+    @property
+    def c(self) -> Recorder:
+        assert self.client is not None
+        return self.client
+
+    async def open(self) -> None:
+        """Connect and say hello (with the last seq seen), trying process after process."""
+        last = self.client.seq if self.client is not None else None
+        for attempt in range(TRIES):
+            url = self.urls[self.at % len(self.urls)]
+            try:
+                ws = await connect(url, max_size=2**22, open_timeout=10)
+            except (OSError, InvalidHandshake, TimeoutError):
+                self.at += 1
+                await asyncio.sleep(0.1)
+                continue
+            client = Recorder(ws, self.seen)
+            if last is not None:
+                client.seq = last
+            try:
+                await self._hello(client, last)
+            except (ConnectionClosed, TimeoutError, Refused):
+                await ws.close()
+                self.at += 1
+                await asyncio.sleep(0.1 + 0.02 * attempt)
+                continue
+            self.client = client
+            return
+        raise AssertionError(f"{self.code}: no process took the player back")
+
+    async def _hello(self, client: Recorder, last: int | None) -> None:
+        hello: dict[str, Any] = {"type": "hello", "table": self.code, "token": self.token}
+        if last is not None:
+            hello["last_seq"] = last
+        await client.send(hello)
+        while True:
+            msg = await client.recv()
+            if msg["type"] == "error":
+                self.refusals.append(msg["code"])
+                raise Refused(msg["code"])
+            if msg["type"] == "snapshot" or (
+                msg["type"] == "table" and msg["table"]["status"] == "lobby"
+            ):
+                return
+
+    async def reopen(self) -> None:
+        self.reconnections += 1
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.client.ws.close()
+        self.at += 1
+        await self.open()
+
+    async def until_seq(self, seq: int) -> None:
+        while self.c.seq < seq:
+            try:
+                await self.c.recv()
+            except (ConnectionClosed, TimeoutError):
+                await self.reopen()
+
+    async def act(self, action: dict[str, Any], action_id: str) -> dict[str, Any]:
+        """Send the action; on a lost connection, reconnect and send it again with its id."""
+        for _ in range(TRIES):
+            try:
+                answer = await self.c.act(action, action_id=action_id)
+            except (ConnectionClosed, TimeoutError):
+                await self.reopen()
+                continue
+            if answer["type"] == "error" and answer["code"] in ("store_unavailable", "stale"):
+                await asyncio.sleep(0.2)  # the table is moving: its next owner answers
+                await self.until_seq(self.c.seq)
+                continue
+            if answer["type"] == "ack":
+                self.acked[action_id] = answer["seq"]
+            return answer
+        raise AssertionError("the action was never answered")
+
+
+class Refused(Exception):
+    pass
+
+
+async def seat_players(
+    cluster: Cluster, seats: int, **options: Any
+) -> tuple[str, str, list[Player]]:
+    """A table made through nginx; its players each on another process (seat i on process
+    i, i+1, ...), started.  Returns its code, id and players."""
+    created = cluster.create(
+        preset="cabo", seats=seats, name="Ann", turn_seconds=3600, peek_seconds=600, **options
+    )
+    code = created["code"]
+    urls = [p.ws_url for p in cluster.processes]
+    tokens = [created["token"]]
+    for i in range(1, seats):  # joined on process i (an HTTP call to the owner if elsewhere)
+        tokens.append(cluster.join(code, f"P{i}", cluster.processes[i % len(urls)].url))
+    players = [Player(cluster, code, t, urls, i) for i, t in enumerate(tokens)]
+    for p in players:
+        await p.open()
+    await players[0].c.send({"type": "start"})
+    for p in players:
+        await p.until_seq(1)
+    return code, await cluster.table_id(code), players
+
+
+def pick(players: list[Player], rng: random.Random) -> tuple[Player, dict[str, Any]] | None:
+    """A legal action of a player who is up to date (no TAPs: they race), by a seeded choice."""
+    top = max(p.c.seq for p in players)
+    options = [
+        (p, a)
+        for p in players
+        if p.c.seq == top
+        for a in p.c.legal
+        if a["do"] != "tap" and p.c.view.get("phase") != "match_over"
+    ]
+    if not options:
+        return None
+    player, action = rng.choice(options)
+    return player, {k: v for k, v in action.items() if k != "by"}
+
+
+async def play(
+    players: list[Player], rng: random.Random, actions: int, kill: Any = None
+) -> int:
+    """Play up to ``actions`` actions (fewer if the match ends); ``kill(n)`` is awaited
+    before the n-th action is answered (after it is sent).  Returns how many were played."""
+    for n in range(actions):
+        for p in players:
+            await p.until_seq(max(q.c.seq for q in players))
+        chosen = pick(players, rng)
+        if chosen is None:
+            return n
+        player, action = chosen
+        action_id = uuid.uuid4().hex[:12]
+        if kill is not None and await kill(n, player, action, action_id):
+            continue
+        answer = await player.act(action, action_id)
+        assert answer["type"] == "ack", answer
+    return actions
+
+
+async def check_log(cluster: Cluster, table_id: str, players: list[Player]) -> None:
+    """Every acknowledged action is in the log once, at its seq; every player saw every seq's
+    events, the same as every other player."""
+    log = await cluster.log(table_id)
+    assert [seq for seq, _, _ in log] == list(range(1, len(log) + 1))
+    ids = [payload["id"] for _, kind, payload in log if kind == "action" and "id" in payload]
+    assert len(ids) == len(set(ids)), "an action was applied twice"
+    by_id = {payload["id"]: seq for seq, _, payload in log if "id" in payload}
+    for p in players:
+        for action_id, seq in p.acked.items():
+            assert by_id.get(action_id) == seq, f"acknowledged {action_id} at {seq}, not in the log"
+    last = len(log)
+    for p in players:
+        await p.until_seq(last)
+        missing = [s for s in range(2, last + 1) if s not in p.seen]
+        assert not missing, f"a player never saw the events of {missing}"
+    for seq in range(2, last + 1):
+        assert len({str(p.seen[seq]) for p in players}) == 1, f"players disagree at {seq}"
+
+
+async def metric(url: str, name: str) -> float:
+    async with httpx.AsyncClient(timeout=10) as http:
+        text = (await http.get(f"{url}/metrics")).text
+    for line in text.splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+# ---------------------------------------------------------------- the tests
+
+
+@pytest.mark.anyio
+async def test_players_on_three_processes_play_a_match_through_nginx(
+    database: str, tmp_path: Path
+) -> None:
+    with running_cluster(database, SHARED_REDIS, tmp_path) as cluster:
+        try:
+            code, table_id, players = await seat_players(cluster, 3)
+            # A spectator through nginx too (wss, the guide's site file, three upstreams).
+            async with connect(
+                cluster.ws_url, ssl=cluster.tls, server_hostname=HOST, max_size=2**22
+            ) as ws:
+                watcher = Client(ws)
+                await watcher.hello(code, spectate=True)
+                rng = random.Random(7)
+                while await play(players, rng, 50) == 50:
+                    pass
+                await watcher.until_seq(max(p.c.seq for p in players))
+                assert watcher.view["phase"] in ("match_over", "round_over")
+            await check_log(cluster, table_id, players)
+            owner = await cluster.owner(table_id)
+            # The other processes relayed their players to the owner: nobody reconnected.
+            assert {p.at % 3 for p in players} == {0, 1, 2}
+            assert owner in cluster.processes
+            assert sum(p.reconnections for p in players) == 0
+            for p in cluster.processes:  # each is ready, Redis and PostgreSQL both reachable
+                ready = httpx.get(f"{p.url}/api/ready", timeout=10).json()
+                assert ready == {"ready": True, "checks": {"store": "ok", "redis": "ok"}}
+        except BaseException:
+            print(server_logs(cluster))
+            raise
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("moment", ["mid_turn", "mid_burst"])
+async def test_kill_9_of_the_owner_the_match_goes_on_elsewhere(
+    database: str, tmp_path: Path, moment: str
+) -> None:
+    """SIGKILL of the table's owner between the draw and the discard of a turn (mid_turn), or
+    right after an action was sent, before its answer (mid_burst): another process takes the
+    table over from the log; nothing acknowledged is lost, nothing is applied twice."""
+    with running_cluster(database, SHARED_REDIS, tmp_path) as cluster:
+        try:
+            code, table_id, players = await seat_players(cluster, 3)
+            rng = random.Random(11)
+            killed: list[int] = []
+            old_node = (await cluster.lease(table_id))[0]
+
+            async def kill(n: int, player: Player, action: dict[str, Any], action_id: str) -> bool:
+                if killed or n < 6:
+                    return False
+                in_turn = player.c.view.get("phase") == "turn" and action["do"] != "draw"
+                if moment == "mid_turn" and not in_turn:
+                    return False
+                owner = await cluster.owner(table_id)
+                if moment == "mid_burst":
+                    await player.c.send(
+                        {"type": "action", "id": action_id, "seq": player.c.seq, "action": action}
+                    )
+                owner.kill(signal.SIGKILL)
+                killed.append(owner.index)
+                # The unanswered action is sent again, with its id, to whoever holds it now.
+                answer = await player.act(action, action_id)
+                assert answer["type"] == "ack", answer
+                return True
+
+            while await play(players, rng, 40, kill) == 40 and not killed:
+                pass
+            assert killed, "the match ended before the owner could be killed"
+            new_node, fence = await cluster.lease(table_id)
+            assert new_node != old_node
+            assert fence >= 2
+            await play(players, rng, 20)
+            await check_log(cluster, table_id, players)
+            new_owner = await cluster.owner(table_id)
+            assert await metric(new_owner.url, "facedown_lease_takeovers_total") >= 1
+        except BaseException:
+            print(server_logs(cluster))
+            raise
+
+
+@pytest.mark.anyio
+async def test_a_stalled_owner_cannot_write_after_its_lease_was_taken_over(
+    database: str, tmp_path: Path
+) -> None:
+    """SIGSTOP of the owner with an action waiting in its socket; another process takes the
+    table over; SIGCONT: the old owner's write of that action is refused (the log never holds
+    it from there), its client is told to reconnect, and the action, sent again with its id to
+    the new owner, is applied once."""
+    with running_cluster(database, SHARED_REDIS, tmp_path, size=2, nginx=False) as cluster:
+        try:
+            with cluster.http(cluster.processes[0].url) as http:
+                r = http.post(
+                    "/api/tables",
+                    json={"preset": "cabo", "seats": 2, "turn_seconds": 3600, "peek_seconds": 600},
+                )
+                assert r.status_code == 200, r.text
+                created = r.json()
+            code = created["code"]
+            table_id = await cluster.table_id(code)
+            stalled = await cluster.owner(table_id)
+            other = next(p for p in cluster.processes if p is not stalled)
+            token = cluster.join(code, "Bob", other.url)
+            urls = [stalled.ws_url, other.ws_url]
+            host = Player(cluster, code, created["token"], urls, 0)  # on the owner
+            guest = Player(cluster, code, token, urls, 1)  # relayed from the other
+            for p in (host, guest):
+                await p.open()
+            await host.c.send({"type": "start"})
+            for p in (host, guest):
+                await p.until_seq(1)
+            chosen = pick([host], random.Random(3))
+            assert chosen is not None
+            _, action = chosen
+            old_node, old_fence = await cluster.lease(table_id)
+            stalled.kill(signal.SIGSTOP)
+            action_id = "stalled-1"
+            await host.c.send(
+                {"type": "action", "id": action_id, "seq": host.c.seq, "action": action}
+            )
+            new_node = await cluster.until_owner_changes(table_id, old_node)
+            assert (await cluster.lease(table_id))[1] == old_fence + 1
+            stalled.kill(signal.SIGCONT)
+            # The old owner reads the action now: its fenced write is refused.
+            closed_by = None
+            with contextlib.suppress(ConnectionClosed):
+                while True:
+                    msg = await host.c.recv()
+                    assert not (msg["type"] == "ack" and msg.get("id") == action_id), msg
+            closed_by = host.c.ws.close_code
+            assert closed_by == 1012  # "service restart": reconnect
+            assert all(p.get("id") != action_id for _, _, p in await cluster.log(table_id))
+            answer = await host.act(action, action_id)  # sent again, to the new owner
+            assert answer["type"] == "ack", answer
+            assert (await cluster.lease(table_id))[0] == new_node
+            await play([host, guest], random.Random(5), 10)
+            await check_log(cluster, table_id, [host, guest])
+            assert stalled.proc is not None
+            assert stalled.proc.poll() is None  # alive, serving what it owns (nothing)
+            health = httpx.get(f"{stalled.url}/api/health", timeout=10).json()
+            assert health["tables"] == 0
+        except BaseException:
+            print(server_logs(cluster))
+            raise
+
+
+def _wait_until(condition: Any, within: float = 60.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the cluster never got there")
+        time.sleep(0.1)
