@@ -200,9 +200,7 @@ def pick(players: list[Player], rng: random.Random) -> tuple[Player, dict[str, A
     return player, {k: v for k, v in action.items() if k != "by"}
 
 
-async def play(
-    players: list[Player], rng: random.Random, actions: int, kill: Any = None
-) -> int:
+async def play(players: list[Player], rng: random.Random, actions: int, kill: Any = None) -> int:
     """Play up to ``actions`` actions (fewer if the match ends); ``kill(n)`` is awaited
     before the n-th action is answered (after it is sent).  Returns how many were played."""
     for n in range(actions):
@@ -302,7 +300,7 @@ async def test_kill_9_of_the_owner_the_match_goes_on_elsewhere(
             async def kill(n: int, player: Player, action: dict[str, Any], action_id: str) -> bool:
                 if killed or n < 6:
                     return False
-                in_turn = player.c.view.get("phase") == "turn" and action["do"] != "draw"
+                in_turn = player.c.view.get("phase") in ("holding", "taken", "powers", "turn_end")
                 if moment == "mid_turn" and not in_turn:
                     return False
                 owner = await cluster.owner(table_id)
@@ -325,6 +323,7 @@ async def test_kill_9_of_the_owner_the_match_goes_on_elsewhere(
             assert fence >= 2
             await play(players, rng, 20)
             await check_log(cluster, table_id, players)
+            assert sum(p.reconnections for p in players) >= 1  # the dead owner's players did
             new_owner = await cluster.owner(table_id)
             assert await metric(new_owner.url, "facedown_lease_takeovers_total") >= 1
         except BaseException:
