@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import signal
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -27,7 +29,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from tests.store.conftest import postgres_database
 
-from .cluster import HOST, Cluster, running_cluster, server_logs
+from .cluster import HOST, Cluster, own_redis, running_cluster, server_logs
 from .harness import Client
 
 SHARED_REDIS = "redis://127.0.0.1:6379/0"
@@ -238,6 +240,11 @@ async def check_log(cluster: Cluster, table_id: str, players: list[Player]) -> N
         assert len({str(p.seen[seq]) for p in players}) == 1, f"players disagree at {seq}"
 
 
+async def get_json(url: str) -> Any:
+    async with httpx.AsyncClient(timeout=10) as http:
+        return (await http.get(url)).json()
+
+
 async def metric(url: str, name: str) -> float:
     async with httpx.AsyncClient(timeout=10) as http:
         text = (await http.get(f"{url}/metrics")).text
@@ -275,7 +282,7 @@ async def test_players_on_three_processes_play_a_match_through_nginx(
             assert owner in cluster.processes
             assert sum(p.reconnections for p in players) == 0
             for p in cluster.processes:  # each is ready, Redis and PostgreSQL both reachable
-                ready = httpx.get(f"{p.url}/api/ready", timeout=10).json()
+                ready = await get_json(f"{p.url}/api/ready")
                 assert ready == {"ready": True, "checks": {"store": "ok", "redis": "ok"}}
         except BaseException:
             print(server_logs(cluster))
@@ -292,7 +299,7 @@ async def test_kill_9_of_the_owner_the_match_goes_on_elsewhere(
     table over from the log; nothing acknowledged is lost, nothing is applied twice."""
     with running_cluster(database, SHARED_REDIS, tmp_path) as cluster:
         try:
-            code, table_id, players = await seat_players(cluster, 3)
+            _, table_id, players = await seat_players(cluster, 3)
             rng = random.Random(11)
             killed: list[int] = []
             old_node = (await cluster.lease(table_id))[0]
@@ -389,16 +396,190 @@ async def test_a_stalled_owner_cannot_write_after_its_lease_was_taken_over(
             await check_log(cluster, table_id, [host, guest])
             assert stalled.proc is not None
             assert stalled.proc.poll() is None  # alive, serving what it owns (nothing)
-            health = httpx.get(f"{stalled.url}/api/health", timeout=10).json()
+            health = await get_json(f"{stalled.url}/api/health")
             assert health["tables"] == 0
         except BaseException:
             print(server_logs(cluster))
             raise
 
 
-def _wait_until(condition: Any, within: float = 60.0) -> None:
+async def until_ready(url: str, ready: bool, within: float = 60.0) -> dict[str, Any]:
+    """Poll /api/ready (bounded) until it says ``ready``; its last answer."""
     deadline = time.monotonic() + within
-    while not condition():
+    while True:
+        with contextlib.suppress(httpx.HTTPError):
+            answer: dict[str, Any] = await get_json(f"{url}/api/ready")
+            if answer["ready"] is ready:
+                return answer
         if time.monotonic() > deadline:
-            raise AssertionError("the cluster never got there")
-        time.sleep(0.1)
+            raise AssertionError(f"{url} never became ready={ready}")
+        await asyncio.sleep(0.1)
+
+
+async def two_on_two(cluster: Cluster) -> tuple[str, Player, Player]:
+    """A table made on process 0 (its owner), the host on it, the guest relayed from 1."""
+    with cluster.http(cluster.processes[0].url) as http:
+        body = {"preset": "cabo", "seats": 2, "turn_seconds": 3600, "peek_seconds": 600}
+        r = http.post("/api/tables", json=body)
+        assert r.status_code == 200, r.text
+        created = r.json()
+    code = created["code"]
+    token = cluster.join(code, "Bob", cluster.processes[1].url)
+    urls = [p.ws_url for p in cluster.processes]
+    host = Player(cluster, code, created["token"], urls, 0)
+    guest = Player(cluster, code, token, urls, 1)
+    for p in (host, guest):
+        await p.open()
+    await host.c.send({"type": "start"})
+    for p in (host, guest):
+        await p.until_seq(1)
+    return await cluster.table_id(code), host, guest
+
+
+async def refused_hello(url: str, code: str) -> dict[str, Any]:
+    """A spectator's hello at ``url``: the first frame that answers it."""
+    async with connect(url, max_size=2**22, open_timeout=10) as ws:
+        await ws.send(json.dumps({"type": "hello", "table": code, "spectate": True}))
+        first: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 20))
+        return first
+
+
+@pytest.mark.anyio
+async def test_a_redis_restart_closes_relayed_clients_clearly_and_the_cluster_recovers(
+    database: str, tmp_path: Path
+) -> None:
+    """Redis (a server of this test's own) stops in the middle of a match: the owner goes on
+    serving its own clients, another process refuses a relayed hello with
+    cluster_unavailable and is not ready; nobody takes the table over (its lease is in
+    PostgreSQL and still renewed: no split brain).  Redis back, the relayed guest plays on."""
+    with (
+        own_redis(tmp_path / "redis") as redis,
+        running_cluster(database, redis.url, tmp_path, size=2, nginx=False) as cluster,
+    ):
+        try:
+            table_id, host, guest = await two_on_two(cluster)
+            rng = random.Random(21)
+            await play([host, guest], rng, 6)
+            before = await cluster.lease(table_id)
+            redis.stop()
+            other = cluster.processes[1]
+            down = await until_ready(other.url, False)
+            assert down["checks"]["store"] == "ok"
+            assert down["checks"]["redis"] != "ok"
+            answer = await refused_hello(other.ws_url, host.code)
+            assert answer["type"] == "error"
+            assert answer["code"] == "cluster_unavailable"
+            await play([host, guest], rng, 6)  # the guest came back on the owner itself
+            redis.start()
+            for p in cluster.processes:
+                await until_ready(p.url, True)
+            guest.at = 0
+            await guest.reopen()  # on process 1 again: relayed through the new Redis
+            await play([host, guest], rng, 10)
+            assert await cluster.lease(table_id) == before  # never taken over
+            await check_log(cluster, table_id, [host, guest])
+        except BaseException:
+            print(server_logs(cluster))
+            raise
+
+
+class Proxy:
+    """A TCP proxy to PostgreSQL in a thread of its own: ``cut()`` closes every connection
+    through it and refuses new ones (a lost network), ``restore()`` lets them through again."""
+
+    def __init__(self, port: int = 5432) -> None:
+        self.target = port
+        self.cut_off = False
+        self.port = 0
+        self._open: set[asyncio.StreamWriter] = set()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._server: asyncio.Server | None = None
+
+    def start(self) -> None:
+        self._thread.start()
+        self._server = asyncio.run_coroutine_threadsafe(
+            asyncio.start_server(self._serve, "127.0.0.1", 0), self._loop
+        ).result(10)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.cut_off:
+            writer.close()
+            return
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        self._open |= {writer, up_writer}
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(OSError, ConnectionError):
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        self._open -= {writer, up_writer}
+
+    def cut(self) -> None:
+        def close_all() -> None:
+            self.cut_off = True
+            for writer in list(self._open):
+                writer.transport.abort()
+
+        self._loop.call_soon_threadsafe(close_all)
+
+    def restore(self) -> None:
+        self._loop.call_soon_threadsafe(setattr, self, "cut_off", False)
+
+    def stop(self) -> None:
+        self.cut()
+        if self._server is not None:
+            self._loop.call_soon_threadsafe(self._server.close)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+
+@pytest.mark.anyio
+async def test_an_owner_that_loses_postgresql_lets_its_table_go_and_never_writes_again(
+    database: str, tmp_path: Path
+) -> None:
+    """The owner reaches PostgreSQL through a proxy that is cut in the middle of a match: it
+    answers store_unavailable, is not ready, and once its lease ran out stops serving the
+    table; the other process takes it over and the match goes on there.  The proxy restored,
+    the old owner is ready again and relays its clients to the new one: one writer throughout
+    (each acknowledged action once in the log, the seqs without a gap)."""
+    proxy = Proxy()
+    proxy.start()
+    try:
+        through = database.replace("127.0.0.1:5432", f"127.0.0.1:{proxy.port}")
+        assert through != database
+        with running_cluster(
+            database, SHARED_REDIS, tmp_path, size=2, nginx=False, database_urls=[through, database]
+        ) as cluster:
+            try:
+                table_id, host, guest = await two_on_two(cluster)
+                rng = random.Random(31)
+                await play([host, guest], rng, 6)
+                old_node, old_fence = await cluster.lease(table_id)
+                cut = cluster.processes[0]
+                assert (await cluster.owner(table_id)) is cut
+                proxy.cut()
+                down = await until_ready(cut.url, False)
+                assert down["checks"]["store"] != "ok"
+                assert down["checks"]["redis"] == "ok"
+                new_node = await cluster.until_owner_changes(table_id, old_node)
+                assert (await cluster.lease(table_id))[1] == old_fence + 1
+                await play([host, guest], rng, 8)  # both on the new owner or relayed to it
+                proxy.restore()
+                await until_ready(cut.url, True)
+                host.at = guest.at = -1
+                await host.reopen()  # back on the old owner, relayed to the new one
+                await guest.reopen()
+                await play([host, guest], rng, 8)
+                assert (await cluster.lease(table_id))[0] == new_node
+                await check_log(cluster, table_id, [host, guest])
+            except BaseException:
+                print(server_logs(cluster))
+                raise
+    finally:
+        proxy.stop()
