@@ -537,6 +537,7 @@ class Proxy:
             self._loop.call_soon_threadsafe(self._server.close)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+        self._loop.close()
 
 
 @pytest.mark.anyio
