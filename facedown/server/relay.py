@@ -35,11 +35,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-UNAVAILABLE = "cluster_unavailable"
 
 
 def _unreachable(what: str) -> TableError:
-    return TableError(UNAVAILABLE, f"the server that holds this table cannot be reached: {what}")
+    return TableError(
+        "cluster_unavailable", f"the server that holds this table cannot be reached: {what}"
+    )
 
 
 class RemoteConnection:
@@ -120,7 +121,9 @@ class Relays:
     def attach(self, conn: Connection, elsewhere: Elsewhere, hello: str | bytes) -> None:
         """Relay ``conn`` to the owner of ``elsewhere``, starting with its hello."""
         if not self.node.up:
-            conn.send(P.error_message(UNAVAILABLE, "the servers cannot reach each other now"))
+            conn.send(
+                P.error_message("cluster_unavailable", "the servers cannot reach each other now")
+            )
             conn.close(MOVED, "cluster messaging is down: reconnect later")
             return
         self._counter += 1
@@ -168,7 +171,9 @@ class Relays:
         table = self.state.lobby().tables.get(str(item.get("table")))
         result: dict[str, Any]
         if table is None or not self.state.lobby().ownership.holds(table.id):
-            result = {"error": {"code": UNAVAILABLE, "message": "the table moved: try again"}}
+            result = {
+                "error": {"code": "cluster_unavailable", "message": "the table moved: try again"}
+            }
         else:
             args = item.get("args") or {}
             result = {}
