@@ -191,6 +191,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         crash_at=os.environ.get("FACEDOWN_CRASH_AT") or None,  # a test hook: crashhook.py
         redis_url=args.redis_url,
         lease_seconds=args.lease_seconds,
+        bot_processes=args.bot_processes,
     )
     if settings.redis_url and not (args.database_url or "").startswith(("postgres", "postgresql")):
         print(
@@ -525,6 +526,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=5.0,
         help="in a cluster: how long a table's owner may be silent before another process takes "
         "the table over (default 5)",
+    )
+    p.add_argument(
+        "--bot-processes",
+        type=int,
+        default=1,
+        help="worker processes in which expert bots think, off the process that serves the "
+        "sockets (default 1; 0: in a thread)",
     )
     p.add_argument("--public-url", default="", help="base URL of the links handed out")
     p.add_argument(

@@ -40,6 +40,7 @@ from .settings import ServerSettings
 from .sockets import serve_socket
 from .state import AnyTable, ServerState
 from .text import CODE_PATTERN, Name
+from .thinking import Thinker
 
 # The built web client (web/ builds into it; the package ships it).
 WEB_DIST = Path(__file__).resolve().parent.parent / "web_dist"
@@ -149,6 +150,7 @@ def create_app(
             metrics=state.metrics,
             crash=crash,
             ownership=cluster[2] if cluster is not None else SoleOwner(),
+            thinker=Thinker(settings.bot_processes),
         )
         state.tokens.load_floors(await used.token_floors())  # rotations outlive a restart
         live_nodes = cluster[0].live_nodes if cluster is not None else None
@@ -172,6 +174,7 @@ def create_app(
         await state.live_lobby.close()  # in a cluster its leases go: others take over at once
         if state.node is not None:
             await state.node.close()
+        ctx.thinker.close()
         if owned:
             await used.close()
 

@@ -12,6 +12,7 @@ from .crashhook import CrashAt
 from .hub import Hub
 from .metrics import Metrics
 from .ownership import Ownership, SoleOwner
+from .thinking import Thinker
 
 BotFactory = Callable[[str, int], Bot]
 
@@ -49,3 +50,5 @@ class TableContext:
     crash: CrashAt | None = None  # a test hook: die inside a durability window (crashhook.py)
     # Which tables this process owns: all of them (one process), or by lease (a cluster).
     ownership: Ownership = field(default_factory=SoleOwner)
+    # Where bots choose: a thread, or a process pool for long thinkers (server/thinking.py).
+    thinker: Thinker = field(default_factory=Thinker)

@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-
 def _unreachable(what: str) -> TableError:
     return TableError(
         "cluster_unavailable", f"the server that holds this table cannot be reached: {what}"

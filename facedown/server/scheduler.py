@@ -3,9 +3,10 @@
 The scheduler keeps one piece of work armed on the table's :class:`~facedown.server.clock.Clock`,
 at the earliest of: the running deadline, the end of a grace period, or (after ``bot_delay``) a
 move a bot owes.  When it runs, under the table's lock: ended grace periods get their stand-in,
-bots are asked about an out-of-turn move (TAP), a bot whose turn it is chooses (in a thread,
-without the lock), or an expired timer gets the default move.  Each automatic move goes through
-the table like any other, and every change re-arms the timer.
+bots are asked about an out-of-turn move (TAP), a bot whose turn it is chooses (without the lock,
+in a thread, or for a long thinker in a worker process: :mod:`.thinking`), or an expired timer
+gets the default move.  Each automatic move goes through the table like any other, and every
+change re-arms the timer.
 
 After each change the bot-played seats whose bot is a :class:`~facedown.bots.base.Watcher` are
 shown their seat's new info (a bot choosing in its thread gets what it missed once it has chosen).
@@ -27,6 +28,7 @@ from .clock import Alarm, Clock
 from .context import TableConfig, TableError
 from .defaults import default_action
 from .presence import Presence
+from .thinking import Thinker
 
 log = logging.getLogger(__name__)
 STORE_RETRY = 1.0  # seconds before a timer whose move the store refused runs again
@@ -68,9 +70,12 @@ class Scheduled(Protocol):
 
 
 class Scheduler:
-    def __init__(self, table: Scheduled, clock: Clock, bot_delay: float) -> None:
+    def __init__(
+        self, table: Scheduled, clock: Clock, bot_delay: float, thinker: Thinker | None = None
+    ) -> None:
         self.table = table
         self.clock = clock
+        self.thinker = thinker or Thinker(0)
         self.bot_delay = bot_delay
         self._timer: Alarm | None = None
         self._armed = 0  # arms so far: the work of the latest knows it is the current timer
@@ -214,13 +219,21 @@ class Scheduler:
             bot = table.presence.player(seat)
             info, seq = seat_info(game, seat), table.seq
             self._thinking = bot
+        await self._think(bot, info, seq)
+
+    async def _think(self, bot: Bot, info: SeatInfo, seq: int) -> None:
+        """The bot chooses; its move is played if the table is still where it was."""
+        table = self.table
         try:
             # The bot thinks off the event loop (a search bot takes its whole budget), and
             # without the lock: the table may move on meanwhile, and then the move is dropped.
-            action = await asyncio.to_thread(bot.choose, info)
+            action, thought = await self.thinker.choose(bot, info)
         except BaseException:
             self._thinking, self._held = None, []
             raise
+        if thought is not bot:  # it thought in a worker process: this copy knows what it did
+            table.presence.replace(bot, thought)
+            bot = thought
         async with table.lock:
             # Still "thinking" until now, so that what it missed reaches it before anything new.
             self._thinking = None

@@ -55,6 +55,9 @@ class ServerSettings:
     # lease_seconds, taken over that long after its owner died.
     redis_url: str | None = None
     lease_seconds: float = 5.0
+    # Worker processes in which long-thinking bots (the expert) choose, off this process's GIL
+    # (server/thinking.py); 0: in a thread, as the other bots.
+    bot_processes: int = 1
 
     def resolved_database_url(self) -> str:
         if self.database_url:

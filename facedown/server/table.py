@@ -66,7 +66,7 @@ class Table:
         self.action_ids: dict[tuple[int, str], int] = {}  # this match's (seat, id) -> seq
         self.last_action = ""  # the text form of the last action applied (public)
         self.presence = Presence(record.seed, ctx.bot_factory, ctx.config.grace_seconds)
-        self.scheduler = Scheduler(self, ctx.clock, ctx.config.bot_delay)
+        self.scheduler = Scheduler(self, ctx.clock, ctx.config.bot_delay, ctx.thinker)
 
     @property
     def bots(self) -> dict[int, Bot]:
