@@ -281,7 +281,15 @@ class Lobby:
         except StoreError as e:
             log.error("table %s could not be marked broken: %s", record.id, e)
 
-    async def find(self, code: str) -> Table | Elsewhere:
+    async def find(self, code: str) -> Table:
+        """The table with this code, loaded here from the store when needed (TableError
+        ``cluster_unavailable`` when another process of a cluster owns it)."""
+        found = await self.locate(code)
+        if isinstance(found, Elsewhere):
+            raise TableError("cluster_unavailable", f"table {code.upper()} is served elsewhere")
+        return found
+
+    async def locate(self, code: str) -> Table | Elsewhere:
         """The table with this code, loaded from the store when needed (in a cluster: unless
         another process owns it, then that process)."""
         key = code.strip().upper()

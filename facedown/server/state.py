@@ -60,7 +60,7 @@ class ServerState:
         if lookups.exhausted(address):
             raise TableError("rate_limited", "too many unknown table codes from your address")
         try:
-            return await self.lobby().find(code)
+            return await self.lobby().locate(code)
         except TableError as e:
             if e.code == "unknown_table":
                 lookups.charge(address)
