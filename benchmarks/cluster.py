@@ -52,14 +52,25 @@ def drop_database(admin_url: str, url: str) -> None:
     asyncio.run(_admin(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
-def start_cluster(size: int, database_url: str, redis_url: str, root: Path) -> list[Server]:
+def start_cluster(
+    size: int,
+    database_url: str,
+    redis_url: str,
+    root: Path,
+    extra: list[str],
+    profile: Path | None = None,
+) -> list[Server]:
+    """``size`` processes; the first under cProfile into ``profile`` if given."""
     secret = secrets.token_hex(32)
     servers = []
     for i in range(size):
         folder = root / f"p{i}"
         folder.mkdir()
-        extra = ["--database-url", database_url, "--redis-url", redis_url]
-        servers.append(start_server(free_port(), folder, extra=extra, secret=secret))
+        options = ["--database-url", database_url, "--redis-url", redis_url, *extra]
+        where = profile if i == 0 else None
+        servers.append(
+            start_server(free_port(), folder, extra=options, secret=secret, profile=where)
+        )
     return servers
 
 
@@ -70,15 +81,17 @@ def run_sizes(args: argparse.Namespace, run: Run) -> int:
         url = create_database(args.postgres)
         try:
             with tempfile.TemporaryDirectory(prefix="facedown-cluster-") as tmp:
-                servers = start_cluster(size, url, args.redis_url, Path(tmp))
+                extra = ["--max-connections", str(args.tables * 4 + 200)]
+                servers = start_cluster(size, url, args.redis_url, Path(tmp), extra, args.profile)
                 try:
                     asyncio.run(run(args, servers))
                 except RuntimeError as e:
                     print(f"error: {e}", file=sys.stderr)
                     return 1
                 finally:
-                    for server in servers:
-                        stop_server(server, grace=10)
+                    for i, server in enumerate(servers):
+                        profiled = i == 0 and args.profile is not None
+                        stop_server(server, grace=60 if profiled else 10, profiled=profiled)
         finally:
             drop_database(args.postgres, url)
     return 0

@@ -657,7 +657,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.sizes:
         return cluster.run_sizes(args, run)
     with tempfile.TemporaryDirectory(prefix="facedown-load-", dir=args.data_root) as tmp:
-        server = start_server(args.port or free_port(), Path(tmp), profile=args.profile)
+        extra = ["--max-connections", str(args.tables * 4 + 200)]  # every client is let in
+        server = start_server(
+            args.port or free_port(), Path(tmp), profile=args.profile, extra=extra
+        )
         try:
             asyncio.run(run(args, [server]))
         except RuntimeError as e:

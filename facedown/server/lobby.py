@@ -327,9 +327,15 @@ class Lobby:
             settings = {**settings, DEAL: deal}
         now = self.ctx.clock.now()
         seat_records = _seat_records(host_id, host_name, seats, bots)
+        table_id = uuid.uuid4().hex
+        # The lease first: once the record is stored, another process looking for tables
+        # nobody owns would otherwise take the new table before this one loads it.
+        claim = await self.ownership.claim(table_id)
+        if not claim.held:  # never: nobody else knows this id yet
+            raise TableError("table_unavailable", "the new table could not be claimed")
         for attempt in range(20):
             record = TableRecord(
-                id=uuid.uuid4().hex,
+                id=table_id,
                 code=new_code(),
                 preset=preset,
                 rules=rules.to_json(),
@@ -346,11 +352,13 @@ class Lobby:
                 break
             except TableExists:
                 if attempt == 19:  # 32**6 codes: twenty collisions in a row mean something else
+                    self.ownership.forget(table_id)
                     raise
-        claimed = await self._claim(record)
-        if not isinstance(claimed, Table):  # never: a new table has no lease yet
-            raise _unavailable(record.code)
-        return claimed
+            except StoreError:
+                self.ownership.forget(table_id)
+                raise
+        async with self._claims.setdefault(record.id, asyncio.Lock()):
+            return await self._load(record, claim.lease)
 
     async def close(self) -> None:
         """Stop every table; in a cluster, let their leases go so others take them at once."""

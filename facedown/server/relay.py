@@ -119,11 +119,10 @@ class Relays:
     # ------------------------------------------------------------------ relaying a client
     def attach(self, conn: Connection, elsewhere: Elsewhere, hello: str | bytes) -> None:
         """Relay ``conn`` to the owner of ``elsewhere``, starting with its hello."""
-        if not self.node.up:
-            conn.send(
-                P.error_message("cluster_unavailable", "the servers cannot reach each other now")
-            )
-            conn.close(MOVED, "cluster messaging is down: reconnect later")
+        if not self.node.up or not self.node.alive(elsewhere.owner):
+            message = "the server that holds this table cannot be reached now"
+            conn.send(P.error_message("cluster_unavailable", message))
+            conn.close(MOVED, "the table's server cannot be reached: reconnect later")
             return
         self._counter += 1
         conn_id = str(self._counter)

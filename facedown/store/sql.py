@@ -17,6 +17,7 @@ from typing import Any, cast
 from sqlalchemy import (
     ColumnElement,
     Float,
+    bindparam,
     case,
     delete,
     func,
@@ -488,6 +489,18 @@ def _update_table(connection: Connection, record: TableRecord) -> None:
     _insert_seats(connection, record)
 
 
+# Built once: every write of a cluster's table runs it (bound parameters, one cached compile).
+_CHECK_LEASE = (
+    update(LeaseRow)
+    .where(
+        LeaseRow.name == bindparam("lease_name"),
+        LeaseRow.owner == bindparam("lease_owner"),
+        LeaseRow.fence == bindparam("lease_fence"),
+    )
+    .values(fence=LeaseRow.fence)
+)
+
+
 def _fenced(lease: Lease | None, write: Write) -> Write:
     """``write``, first checking in its transaction that ``lease`` is still held as it was."""
     if lease is None:
@@ -505,13 +518,8 @@ def _check_lease(connection: Connection, lease: Lease) -> None:
     # ends, so a takeover (which updates the row) waits for this write to commit or fail, and
     # a write after a takeover sees the new fence.  It refuses before anything has changed.
     held = connection.execute(
-        update(LeaseRow)
-        .where(
-            LeaseRow.name == lease.name,
-            LeaseRow.owner == lease.owner,
-            LeaseRow.fence == lease.fence,
-        )
-        .values(fence=LeaseRow.fence)
+        _CHECK_LEASE,
+        {"lease_name": lease.name, "lease_owner": lease.owner, "lease_fence": lease.fence},
     )
     if held.rowcount != 1:
         raise LeaseLost(
