@@ -584,3 +584,30 @@ async def test_an_owner_that_loses_postgresql_lets_its_table_go_and_never_writes
                 raise
     finally:
         proxy.stop()
+
+
+@pytest.mark.anyio
+async def test_sigterm_of_the_owner_hands_its_table_over_at_once(
+    database: str, tmp_path: Path
+) -> None:
+    """A graceful stop releases the process's leases: another process takes the table over
+    without waiting for the lease to run out, and the match goes on there."""
+    with running_cluster(database, SHARED_REDIS, tmp_path, extra=["--lease-seconds", "60"]) as c:
+        try:
+            _, table_id, players = await seat_players(c, 3)
+            rng = random.Random(41)
+            await play(players, rng, 6)
+            old_node, old_fence = await c.lease(table_id)
+            owner = await c.owner(table_id)
+            owner.kill(signal.SIGTERM)
+            assert owner.proc is not None
+            owner.proc.wait(60)
+            # With 60 s leases, only the release lets another process in this soon.
+            new_node = await c.until_owner_changes(table_id, old_node, within=30)
+            assert new_node != old_node
+            assert (await c.lease(table_id))[1] == old_fence + 1
+            await play(players, rng, 10)
+            await check_log(c, table_id, players)
+        except BaseException:
+            print(server_logs(c))
+            raise
