@@ -611,3 +611,45 @@ async def test_sigterm_of_the_owner_hands_its_table_over_at_once(
         except BaseException:
             print(server_logs(c))
             raise
+
+
+@pytest.mark.anyio
+async def test_timers_and_bots_go_on_in_the_new_owner_with_nobody_connected(
+    database: str, tmp_path: Path
+) -> None:
+    """A table nobody is connected to: its timers and its bot run in its owner only; killed,
+    they go on in the process that takes the table over (found by its scan, no hello)."""
+    with running_cluster(
+        database, SHARED_REDIS, tmp_path, size=2, nginx=False, extra=["--bot-delay", "0.05"]
+    ) as cluster:
+        try:
+            with cluster.http(cluster.processes[0].url) as http:
+                body = {"preset": "cabo", "seats": 2, "bots": ["easy"], "peek_seconds": 3}
+                r = http.post("/api/tables", json={**body, "turn_seconds": 5})
+                assert r.status_code == 200, r.text
+                created = r.json()
+            table_id = await cluster.table_id(created["code"])
+            owner = await cluster.owner(table_id)
+            async with connect(owner.ws_url) as ws:  # the host starts the match and leaves
+                host = Client(ws)
+                await host.hello(created["code"], created["token"])
+                await host.send({"type": "start"})
+                await host.until("event")
+            deadline = time.monotonic() + 90
+            while len(await cluster.log(table_id)) < 4:  # the peek timers and a move or two
+                assert time.monotonic() < deadline, "nothing moved at the table"
+                await asyncio.sleep(0.2)
+            node, _ = await cluster.lease(table_id)
+            owner.kill(signal.SIGKILL)
+            before = len(await cluster.log(table_id))
+            await cluster.until_owner_changes(table_id, node)
+            later: list[tuple[int, str, dict[str, Any]]] = []
+            # Until the host's turn timer ran out in the new owner (the bot plays meanwhile).
+            while not any(p.get("timed_out") for _, _, p in later):
+                assert time.monotonic() < deadline + 90, "the new owner's timers never ran"
+                await asyncio.sleep(0.2)
+                later = (await cluster.log(table_id))[before:]
+            assert all(p.get("auto") for _, kind, p in later if kind == "action")
+        except BaseException:
+            print(server_logs(cluster))
+            raise
