@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from facedown.store import LeaseLost, Store, open_store, table_lease
+from facedown.store import LeaseLost, SequenceConflict, Store, open_store, table_lease
 
 from .test_contract import entry, table
 
@@ -138,3 +138,15 @@ async def test_concurrent_takeovers_on_postgresql_have_one_winner(postgres_url: 
 async def test_the_cluster_id_is_made_once_and_kept(store: Store) -> None:
     first = await store.cluster_id()
     assert first == await store.cluster_id()
+
+
+async def test_a_fenced_entry_reads_back_as_written(store: Store) -> None:
+    await store.create_table(table())
+    lease = await store.take_lease(NAME, "a", LONG)
+    assert lease is not None
+    written = entry(1, note="ünï ♠", nested={"a": [1, 2.5, None, True]})
+    await store.append("t1", written, lease=lease)
+    [back] = await store.log("t1")
+    assert back == written
+    with pytest.raises(SequenceConflict):
+        await store.append("t1", entry(1), lease=lease)
