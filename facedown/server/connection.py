@@ -77,6 +77,7 @@ class Connection:
         # the id this connection is relayed to its owner by.
         self.elsewhere: Elsewhere | None = None
         self.relay_id: str | None = None
+        self.relayed_spectator = False  # the owner's welcome gave it no seat
         self.closing = False
         self._closed: asyncio.Future[None] = loop.create_future()
         self._closer: asyncio.Task[None] | None = None

@@ -191,10 +191,13 @@ class Relays:
     def item(self, sender: str, item: Item) -> None:
         op = item.get("op")
         if op == "send":  # for clients relayed from here
+            message = item["msg"]
             for one in item.get("conns", ()):
                 relayed = self.relayed.get(str(one))
                 if relayed is not None:
-                    relayed[0].send(item["msg"])
+                    if message.get("type") == "welcome":  # its idle limit is kept here
+                        relayed[0].relayed_spectator = message.get("seat") is None
+                    relayed[0].send(message)
         elif op == "close":
             relayed = self.relayed.get(str(item.get("conn")))
             if relayed is not None:

@@ -57,17 +57,13 @@ async def _serve(state: ServerState, conn: Connection) -> None:
     hello_by = time.monotonic() + settings.hello_timeout
     frames = state.limits.frames
     while True:
-        if conn.relay_id is not None:
-            wait: float | None = None  # relayed: the table's owner has the client's timers
-        elif conn.table is None:
-            wait = max(0.0, hello_by - time.monotonic())
-        else:  # a spectator that sends nothing, not even the client's pings, is gone
-            wait = settings.clients.spectator_idle if conn.seat is None else None
         try:
-            async with asyncio.timeout(wait):
+            async with asyncio.timeout(_wait(state, conn, hello_by)):
                 raw = await conn.receive()
         except TimeoutError:
-            if conn.table is not None:
+            if conn.relay_id is not None and not conn.relayed_spectator:
+                continue  # a relayed player (its welcome came after the wait began)
+            if conn.table is not None or conn.relay_id is not None:
                 conn.send(P.error_message("idle", "a spectator that sends nothing is closed"))
                 conn.close(IDLE, "idle spectator")
                 return
@@ -91,6 +87,16 @@ async def _serve(state: ServerState, conn: Connection) -> None:
         if strikes >= settings.strikes:
             conn.close(TOO_MANY, "too many messages")
             return
+
+
+def _wait(state: ServerState, conn: Connection, hello_by: float) -> float | None:
+    """How long the next frame may take: the hello's deadline, a spectator's idle limit (a
+    spectator that sends nothing, not even the client's pings, is gone), else for ever."""
+    if conn.relay_id is not None:  # relayed: a spectator or not, its welcome says (later)
+        return state.settings.clients.spectator_idle
+    if conn.table is None:
+        return max(0.0, hello_by - time.monotonic())
+    return state.settings.clients.spectator_idle if conn.seat is None else None
 
 
 async def _dispatch(state: ServerState, conn: Connection, raw: str | bytes) -> None:
