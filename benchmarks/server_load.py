@@ -14,7 +14,9 @@ CPU of both processes.  All clients run in this process on one event loop with o
 (``time.perf_counter``); the server and the clients share this machine's cores.
 
 Run from the checkout: ``.venv/bin/python -m benchmarks.server_load [--tables 500]
-[--duration 60]``.
+[--duration 60]``.  ``--cluster 1,2,3`` runs the same load on a cluster of 1, then 2, then 3
+processes on a PostgreSQL database of its own and Redis (``benchmarks/cluster.py``), each
+table's clients spread over the processes (so most are relayed to the table's owner).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from benchmarks import cluster
 from benchmarks.serverproc import (
     Server,
     free_port,
@@ -121,6 +124,12 @@ def own_cpu_seconds() -> float:
 # ------------------------------------------------------------------ clients
 
 
+def table_address(index: int) -> str:
+    """The loopback address a table's clients come from: the server's limits per address
+    (connections, tables made, joins) count each table apart, as they would real players."""
+    return f"127.1.{index // 250 % 250}.{index % 250 + 1}"
+
+
 class SeatClient:
     """One player's WebSocket: keeps the last seq, legal actions and phase it saw."""
 
@@ -153,6 +162,7 @@ class SeatClient:
             ping_interval=None,  # browsers do not ping; keep the measure free of keepalives
             open_timeout=30,
             close_timeout=5,
+            local_addr=(self.table.address, 0),  # each table from its own loopback address
         )
         self.reader = asyncio.create_task(self._read())
 
@@ -194,6 +204,7 @@ class TableDriver:
         self.stats = stats
         self.think = think
         self.rng = random.Random(seed)
+        self.address = table_address(index)
         self.clients = [SeatClient(self, i, t) for i, t in enumerate(tokens)]
         self.changed = asyncio.Event()
         self.pending: dict[int, Pending] = {}  # expected seq -> the action sent for it
@@ -249,8 +260,13 @@ class TableDriver:
         return True
 
     # -- setting up
-    async def connect(self, ws_url: str, deflate: bool) -> None:
-        await asyncio.gather(*(c.open(ws_url, deflate) for c in self.clients))
+    async def connect(self, ws_urls: list[str], deflate: bool) -> None:
+        """Client i on ``ws_urls[(table + i) % len]``: in a cluster, a table's players sit on
+        different processes."""
+        n = len(ws_urls)
+        await asyncio.gather(
+            *(c.open(ws_urls[(self.index + c.index) % n], deflate) for c in self.clients)
+        )
         for c in self.clients:
             await c.send({"type": "hello", "table": self.code, "token": c.token})
         everyone = self.clients
@@ -388,7 +404,19 @@ async def lag_probe(stats: Stats, stop: asyncio.Event) -> None:
             stats.loop_lag.append(now - start - LAG_TICK)
 
 
-async def run(args: argparse.Namespace, server: Server) -> Stats:
+async def watch(servers: list[Server], stats: Stats) -> int:
+    """Until the measured window ends: every server still runs; their peak RSS (KiB)."""
+    rss_peak = 0
+    while time.perf_counter() < stats.window[1]:
+        await asyncio.sleep(min(1.0, max(0.0, stats.window[1] - time.perf_counter())))
+        for server in servers:
+            if server.proc.poll() is not None:
+                raise RuntimeError(f"a server exited during the run: {log_tail(server)}")
+        rss_peak = max(rss_peak, sum(rss_kib(s.proc.pid) for s in servers))
+    return rss_peak
+
+
+async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
     stats = Stats()
     stop = asyncio.Event()
     options = json.loads(args.options)
@@ -397,23 +425,34 @@ async def run(args: argparse.Namespace, server: Server) -> Stats:
     failures: Counter[str] = Counter()
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
     limits = httpx.Limits(max_connections=SETUP_CONCURRENCY)
-    async with httpx.AsyncClient(
-        base_url=server.url, timeout=30, limits=limits, trust_env=False
-    ) as http:
-        await wait_healthy(server, http)
+    ws_urls = [s.ws_url for s in servers]
+    async with contextlib.AsyncExitStack() as stack:
+        https = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(base_url=s.url, timeout=30, limits=limits, trust_env=False)
+            )
+            for s in servers
+        ]
+        for s, http in zip(servers, https, strict=True):
+            await wait_healthy(s, http)
         await asyncio.sleep(1.0)
-        pid = server.proc.pid
-        idle_rss = rss_kib(pid)
+        pids = [s.proc.pid for s in servers]
+        idle_rss = sum(rss_kib(pid) for pid in pids)
         load_before = os.getloadavg()
 
         async def open_table(i: int) -> None:
             async with gate:
                 try:
                     async with asyncio.timeout(SETUP_TIMEOUT):
-                        code, tokens = await create_table(http, args.preset, options)
+                        base = servers[i % len(servers)].url
+                        transport = httpx.AsyncHTTPTransport(local_address=table_address(i))
+                        async with httpx.AsyncClient(
+                            base_url=base, transport=transport, timeout=30, trust_env=False
+                        ) as http:
+                            code, tokens = await create_table(http, args.preset, options)
                         driver = TableDriver(i, code, tokens, stats, args.think, args.seed + i)
                         drivers.append(driver)
-                        await driver.connect(server.ws_url, args.deflate)
+                        await driver.connect(ws_urls, args.deflate)
                 except Exception as e:  # counted and reported: a run survives a few failures
                     failures[type(e).__name__ + (f": {e}"[:120] if str(e) else "")] += 1
                     return
@@ -441,22 +480,18 @@ async def run(args: argparse.Namespace, server: Server) -> Stats:
         await asyncio.sleep(args.warmup)
         begin = time.perf_counter()
         stats.window = (begin, begin + args.duration)
-        cpu_server, cpu_client = cpu_seconds(pid), own_cpu_seconds()
-        wait_server, wait_client = runqueue_seconds(pid), runqueue_seconds(os.getpid())
-        rss_peak = 0
-        while time.perf_counter() < stats.window[1]:
-            await asyncio.sleep(min(1.0, max(0.0, stats.window[1] - time.perf_counter())))
-            if server.proc.poll() is not None:
-                raise RuntimeError(f"the server exited during the run: {log_tail(server)}")
-            rss_peak = max(rss_peak, rss_kib(pid))
+        cpu_server, cpu_client = sum(cpu_seconds(p) for p in pids), own_cpu_seconds()
+        wait_server = sum(runqueue_seconds(p) for p in pids)
+        wait_client = runqueue_seconds(os.getpid())
+        rss_peak = await watch(servers, stats)
         elapsed = time.perf_counter() - begin
-        cpu_server = cpu_seconds(pid) - cpu_server
+        cpu_server = sum(cpu_seconds(p) for p in pids) - cpu_server
         cpu_client = own_cpu_seconds() - cpu_client
         waits = (
-            runqueue_seconds(pid) - wait_server,
+            sum(runqueue_seconds(p) for p in pids) - wait_server,
             runqueue_seconds(os.getpid()) - wait_client,
         )
-        rss_end = rss_kib(pid)
+        rss_end = sum(rss_kib(p) for p in pids)
         load_after = os.getloadavg()
 
         stop.set()  # no new actions; those in flight finish (bounded by ACK_TIMEOUT)
@@ -469,7 +504,7 @@ async def run(args: argparse.Namespace, server: Server) -> Stats:
         lag.cancel()
         report(
             args, stats, tables, elapsed, cpu_server, cpu_client, waits,
-            idle_rss, rss_end, rss_peak, load_before, load_after,
+            idle_rss, rss_end, rss_peak, load_before, load_after, len(servers),
         )  # fmt: skip
         await asyncio.wait(
             [asyncio.create_task(d.close()) for d in drivers], timeout=ACK_TIMEOUT + 5
@@ -490,6 +525,7 @@ def report(
     rss_peak: int,
     load_before: tuple[float, float, float],
     load_after: tuple[float, float, float],
+    processes: int = 1,
 ) -> None:
     lat = sorted(stats.latencies)
     ms = [percentile(lat, q) * 1000 for q in (50, 95, 99)]
@@ -515,9 +551,15 @@ def report(
         f"connections closed by the server: {stats.closed}"
     )
     print(
-        f"server RSS: {idle_rss / 1024:.1f} MiB idle, {rss_end / 1024:.1f} MiB at the end "
+        f"server RSS (all processes): {idle_rss / 1024:.1f} MiB idle, "
+        f"{rss_end / 1024:.1f} MiB at the end "
         f"(peak {rss_peak / 1024:.1f} MiB): {per_table:.0f} KiB per table "
         f"(4 WebSockets, engine state, store caches)"
+    )
+    per_action = 1000 * cpu_server / stats.acks if stats.acks else float("nan")
+    print(
+        f"server CPU per action: {per_action:.2f} ms ({processes} server "
+        f"process{'es' if processes > 1 else ''} together)"
     )
     print(
         f"CPU over the window: server {100 * cpu_server / elapsed:.0f}% of one core, "
@@ -568,7 +610,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--profile", type=Path, default=None, help="run the server under cProfile into this file"
     )
+    parser.add_argument(
+        "--cluster",
+        default=None,
+        metavar="N[,N...]",
+        help="a cluster of N processes on PostgreSQL and Redis instead of one on SQLite (a "
+        "table's four players on different processes); several counts run one after the other",
+    )
+    parser.add_argument(
+        "--postgres",
+        default=cluster.ADMIN_URL,
+        help="with --cluster: a PostgreSQL database to create the run's own database from",
+    )
+    parser.add_argument(
+        "--redis-url", default=cluster.REDIS_URL, help="with --cluster: the Redis to use"
+    )
     args = parser.parse_args(argv)
+    try:
+        args.sizes = [int(n) for n in args.cluster.split(",")] if args.cluster else []
+    except ValueError:
+        parser.error("--cluster: process counts such as 3 or 1,2,3")
+    if any(not 1 <= n <= 16 for n in args.sizes):
+        parser.error("--cluster: 1 to 16 processes")
     if not 1 <= args.tables <= 5000:
         parser.error("--tables: 1 to 5000")
     if not 0 < args.duration <= 3600 or not 0 <= args.warmup <= 600:
@@ -591,10 +654,15 @@ def main(argv: list[str] | None = None) -> int:
         f"SQLite in {args.data_root or tempfile.gettempdir()}",
         flush=True,
     )
+    if args.sizes:
+        return cluster.run_sizes(args, run)
     with tempfile.TemporaryDirectory(prefix="facedown-load-", dir=args.data_root) as tmp:
-        server = start_server(args.port or free_port(), Path(tmp), profile=args.profile)
+        extra = ["--max-connections", str(args.tables * 4 + 200)]  # every client is let in
+        server = start_server(
+            args.port or free_port(), Path(tmp), profile=args.profile, extra=extra
+        )
         try:
-            asyncio.run(run(args, server))
+            asyncio.run(run(args, [server]))
         except RuntimeError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1

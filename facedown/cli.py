@@ -196,7 +196,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
         smtp_host=args.smtp_host,
         smtp_port=args.smtp_port,
         smtp_sender=args.smtp_sender,
+        redis_url=args.redis_url,
+        lease_seconds=args.lease_seconds,
+        bot_processes=args.bot_processes,
     )
+    if settings.redis_url and not (args.database_url or "").startswith(("postgres", "postgresql")):
+        print(
+            "facedown serve: a cluster (--redis-url) needs a PostgreSQL --database-url that "
+            "every process shares",
+            file=sys.stderr,
+        )
+        return 2
+    if settings.redis_url and not os.environ.get("FACEDOWN_SECRET"):
+        print(
+            "facedown serve: a cluster (--redis-url) needs FACEDOWN_SECRET, the same in every "
+            "process (each signs and checks the others' session tokens)",
+            file=sys.stderr,
+        )
+        return 2
+    if not 1.0 <= settings.lease_seconds <= 300.0:
+        print("facedown serve: --lease-seconds must be 1 to 300", file=sys.stderr)
+        return 2
     try:  # a damaged SQLite file is refused here, before anything is served
         check_database(settings.resolved_database_url())
     except StoreError as e:
@@ -213,9 +233,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # at once (latency tail); almost everything here is freed by reference counting anyway.
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
+    where = "a process of a cluster" if settings.redis_url else "one process"
     print(
         f"Facedown: http://{args.host}:{args.port}/ (data in {settings.data_dir}; "
-        f"at most {max_connections(settings)} connections)",
+        f"at most {max_connections(settings)} connections; {where})",
         flush=True,
     )
     # The limits and timeouts of the open network: server/serving.py and docs/server.md.
@@ -494,7 +515,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--data", default="data", help="folder for the SQLite database and the key")
-    p.add_argument("--database-url", default=None, help="e.g. postgresql+asyncpg://host/db")
+    p.add_argument(
+        "--database-url",
+        default=os.environ.get("FACEDOWN_DATABASE_URL") or None,
+        help="e.g. postgresql://user@host/db (also FACEDOWN_DATABASE_URL; default: SQLite in "
+        "--data)",
+    )
+    p.add_argument(
+        "--redis-url",
+        default=os.environ.get("FACEDOWN_REDIS_URL") or None,
+        help="join a cluster of processes on this Redis, e.g. redis://host:6379/0 (needs a "
+        "PostgreSQL --database-url every process shares; also FACEDOWN_REDIS_URL)",
+    )
+    p.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=5.0,
+        help="in a cluster: how long a table's owner may be silent before another process takes "
+        "the table over (default 5)",
+    )
+    p.add_argument(
+        "--bot-processes",
+        type=int,
+        default=1,
+        help="worker processes in which expert bots think, off the process that serves the "
+        "sockets (default 1; 0: in a thread)",
+    )
     p.add_argument("--public-url", default="", help="base URL of the links handed out")
     p.add_argument(
         "--test-hooks",

@@ -27,7 +27,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Collection
-from typing import Any
+from typing import Any, ClassVar
 
 from ..engine import PLAY_PHASES, Action, Phase
 from ..engine import actions as A
@@ -66,6 +66,10 @@ def opponent_knows_at(turns: int) -> float:
 
 class ExpertBot:
     """A search player of one seat for one match."""
+
+    # It uses its whole budget of CPU per move: a server lets it choose in a worker process
+    # (facedown/server/thinking.py), and it must pickle.
+    thinks_long: ClassVar[bool] = True
 
     def __init__(
         self,

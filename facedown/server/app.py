@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import FastAPI, Header, HTTPException, Request, WebSocket
 from fastapi import Path as PathParam
@@ -22,6 +22,7 @@ from .accounts import Accounts
 from .apidocs import api_docs_page
 from .auth import Tokens
 from .clock import Clock, SystemClock
+from .cluster import Node
 from .context import TableContext, TableError
 from .crashhook import ENV as CRASH_ENV
 from .crashhook import CrashAt
@@ -35,18 +36,20 @@ from .mail import Mailer
 from .modes import TURN_BASED
 from .notify import Notifier
 from .ops import ops_routes
+from .ownership import LeaseOwnership, SoleOwner
 from .passplay import passplay_routes
 from .passwords import Passwords
 from .ranked import Ranked
 from .ranked_routes import ranked_routes
+from .relay import ClusterHub, Relays
 from .replays import replay_routes
 from .scoreboards import scoreboard_routes
 from .settings import ServerSettings
 from .sockets import serve_socket
-from .state import ServerState
-from .table import Table
+from .state import AnyTable, ServerState
 from .testhooks import StackedDealSpec, refuse_test_hooks
 from .text import CODE_PATTERN, Name
+from .thinking import Thinker
 from .turnbased import DEFAULT_DEADLINE, MOVE_DEADLINES, turn_based_settings
 
 # The built web client (web/ builds into it; the package ships it).
@@ -55,6 +58,8 @@ _NOT_BUILT = (
     "<!doctype html><title>Facedown</title><h1>Facedown</h1>"
     "<p>The game server is running. The web client is not built: run ./scripts/run.sh.</p>"
 )
+
+T = TypeVar("T")
 
 # Refusals of a table the engine or the bots cannot play (a well-formed request, so 422).
 _UNPROCESSABLE = frozenset({"bad_seats", "bad_bot_level"})
@@ -144,7 +149,8 @@ def create_app(
             used = await open_store(settings.resolved_database_url(), before_commit=dies)
         else:
             used = store
-        fanout = hub or LocalHub()
+        cluster = await _cluster(settings, used, state) if settings.redis_url else None
+        fanout = hub or (cluster[1] if cluster is not None else LocalHub())
         mail = settings.mail()
         state.notifier = notifier = Notifier(
             used, Mailer(mail) if mail else None, settings.public_url, fanout.present
@@ -158,10 +164,13 @@ def create_app(
             metrics=state.metrics,
             crash=crash,
             notifier=notifier,
+            ownership=cluster[2] if cluster is not None else SoleOwner(),
+            thinker=Thinker(settings.bot_processes),
         )
         app.state.loop = asyncio.get_running_loop()  # tests run a FakeClock's work on it
         state.tokens.load_floors(await used.token_floors())  # rotations outlive a restart
-        state.live_lobby = lobby = Lobby(ctx)
+        live_nodes = cluster[0].live_nodes if cluster is not None else None
+        state.live_lobby = lobby = Lobby(ctx, live_nodes)
         state.metrics.watch_tables(lambda: (t.record.status for t in lobby.tables.values()))
         state.accounts = Accounts(
             used,
@@ -175,12 +184,20 @@ def create_app(
         state.ranked = ranked = Ranked(
             lobby, state.tokens, ctx.clock, settings.ranked, test_hooks=settings.test_hooks
         )
+        if cluster is not None:
+            state.node, state.relays = cluster[0], Relays(state, cluster[0])
+            await cluster[0].start(state.relays)
         await state.live_lobby.recover()
         await ranked.start()
         yield
         await ranked.close()
-        await state.live_lobby.close()
+        if state.relays is not None:
+            await state.relays.close()  # relayed and remote clients are told to reconnect
+        await state.live_lobby.close()  # in a cluster its leases go: others take over at once
+        if state.node is not None:
+            await state.node.close()
         await notifier.close()
+        ctx.thinker.close()
         if owned:
             await used.close()
 
@@ -227,6 +244,28 @@ def _table_settings(body: CreateTable) -> dict[str, Any]:
     if body.mode == TURN_BASED:
         return turn_based_settings(body.move_deadline)
     return {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}
+
+
+async def _cluster(
+    settings: ServerSettings, store: Store, state: ServerState
+) -> tuple[Node, ClusterHub, LeaseOwnership]:
+    """This process's part of a cluster: its node on Redis, its hub and its table leases."""
+    if not store.shared:
+        raise StoreError(
+            "a cluster (--redis-url) needs a database every process shares: "
+            "give --database-url postgresql://..."
+        )
+    node = Node(str(settings.redis_url), await store.cluster_id())
+    hub = ClusterHub()
+    hub.node = node
+    ownership = LeaseOwnership(
+        store,
+        node.id,
+        settings.lease_seconds,
+        alive=node.alive,
+        on_takeover=state.metrics.takeovers.inc,
+    )
+    return node, hub, ownership
 
 
 def _crash_hook(settings: ServerSettings) -> CrashAt | None:
@@ -287,7 +326,7 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
     @app.get("/api/tables/{code}")
     async def get_table(code: TableCode, request: Request) -> dict[str, Any]:
         table = await _find(code, _address(request))
-        return table.table_info()
+        return (await _at(state.table_info(table)))[0]
 
     @app.post("/api/tables/{code}/join", response_model=Seated)
     async def join_table(
@@ -299,11 +338,15 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         table = await _find(code, address)
         guest, token = tokens.issue(body.name, await _player_at(table, request, authorization))
         try:
-            seat = await table.join(guest.player_id, body.name)
+            seat, info = await state.join(table, guest.player_id, body.name)
         except TableError as e:
-            raise HTTPException(409, {"code": e.code, "message": e.message}) from None
-        c = table.record.code
-        return Seated(code=c, link=state.link(c), token=token, seat=seat, table=table.table_info())
+            status = _FIND_STATUS.get(e.code, 409)
+            raise HTTPException(status, {"code": e.code, "message": e.message}) from None
+        except StoreError:
+            message = "the seat could not be saved: try again"
+            raise HTTPException(503, {"code": "store_unavailable", "message": message}) from None
+        c = table.code
+        return Seated(code=c, link=state.link(c), token=token, seat=seat, table=info)
 
     @app.get("/api/tables/{code}/seat", response_model=Seated)
     async def my_seat(code: TableCode, request: Request) -> Seated:
@@ -322,7 +365,8 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         name = next(s.name for s in table.record.seats if s.seat == seat)
         _, token = tokens.issue(name, held)
         c = table.record.code
-        return Seated(code=c, link=state.link(c), token=token, seat=seat, table=table.table_info())
+        info, _ = await _at(state.table_info(table))  # from its owner, in a cluster
+        return Seated(code=c, link=state.link(c), token=token, seat=seat, table=info)
 
     @app.post("/api/session/rotate", response_model=Session)
     async def rotate_session(authorization: str | None = BEARER) -> Session:
@@ -342,7 +386,9 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         tokens.refuse_before(guest.player_id, issued_ms)
         return Session(token=token, expires=guest.expires(tokens.lifetime))
 
-    async def _player_at(table: Table, request: Request, authorization: str | None) -> str | None:
+    async def _player_at(
+        table: AnyTable, request: Request, authorization: str | None
+    ) -> str | None:
         """Who sits down: the account (with the id it already holds a seat with, if any),
         else the guest of the bearer token, else a new guest (None)."""
         account = await signed_in(state, request)
@@ -352,15 +398,26 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         ids = await state.accounts_().player_ids(account)
         return next((p for p in ids if table.seat_of(p) is not None), ids[0])
 
-    async def _find(code: str, address: str) -> Table:
-        try:
-            return await state.find(code, address)
-        except TableError as e:
-            status = _FIND_STATUS.get(e.code, 404)
-            raise HTTPException(status, {"code": e.code, "message": e.message}) from None
+    async def _find(code: str, address: str) -> AnyTable:
+        return await _at(state.find(code, address))
 
 
-_FIND_STATUS = {"table_unavailable": 503, "rate_limited": 429, "table_closed": 410}
+async def _at(work: Awaitable[T]) -> T:
+    """``work``'s result; a refusal as the HTTP error it is."""
+    try:
+        return await work
+    except TableError as e:
+        status = _FIND_STATUS.get(e.code, 404)
+        raise HTTPException(status, {"code": e.code, "message": e.message}) from None
+
+
+_FIND_STATUS = {
+    "table_unavailable": 503,
+    "cluster_unavailable": 503,
+    "store_unavailable": 503,
+    "rate_limited": 429,
+    "table_closed": 410,
+}
 
 
 def _rate_limited(message: str) -> HTTPException:

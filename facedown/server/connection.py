@@ -7,11 +7,14 @@ import contextlib
 import json
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.websockets import WebSocket
 
 from .table import Table
+
+if TYPE_CHECKING:
+    from .lobby import Elsewhere
 
 SLOW_CLIENT = 4008  # close code: the client did not drain its messages in time
 TOO_MANY = 4029  # close code: the client kept sending faster than the rate limit
@@ -39,6 +42,26 @@ class RateLimit:
         return False
 
 
+class Peer(Protocol):
+    """A client as the message handlers see it: a WebSocket of this process
+    (:class:`Connection`), or one another process relays (``relay.RemoteConnection``)."""
+
+    table: Table | None
+    player_id: str | None
+    address: str
+    watching: str | None
+    elsewhere: Elsewhere | None
+
+    @property
+    def seat(self) -> int | None: ...
+
+    def room(self) -> int: ...
+
+    def send(self, message: Mapping[str, Any]) -> None: ...
+
+    def close(self, code: int = 1000, reason: str = "") -> None: ...
+
+
 class Connection:
     """A client connection as the table and the hub see it."""
 
@@ -50,6 +73,11 @@ class Connection:
         self.player_id: str | None = None
         self.address = "unknown"  # whom its frames count against (see addresses.py)
         self.watching: str | None = None  # the table it holds a spectator place at
+        # A cluster: the hello named a table another process owns (server/relay.py), and
+        # the id this connection is relayed to its owner by.
+        self.elsewhere: Elsewhere | None = None
+        self.relay_id: str | None = None
+        self.relayed_spectator = False  # the owner's welcome gave it no seat
         self.closing = False
         self._closed: asyncio.Future[None] = loop.create_future()
         self._closer: asyncio.Task[None] | None = None

@@ -12,6 +12,8 @@ from .clock import Clock, SystemClock
 from .crashhook import CrashAt
 from .hub import Hub
 from .metrics import Metrics
+from .ownership import Ownership, SoleOwner
+from .thinking import Thinker
 
 BotFactory = Callable[[str, int], Bot]
 
@@ -66,3 +68,7 @@ class TableContext:
     crash: CrashAt | None = None  # a test hook: die inside a durability window (crashhook.py)
     hooks: TableHooks = field(default_factory=TableHooks)
     notifier: Notifier | None = None  # tells turn-based players it is their move (notify.py)
+    # Which tables this process owns: all of them (one process), or by lease (a cluster).
+    ownership: Ownership = field(default_factory=SoleOwner)
+    # Where bots choose: a thread, or a process pool for long thinkers (server/thinking.py).
+    thinker: Thinker = field(default_factory=Thinker)

@@ -62,6 +62,9 @@ SERVER_CODES: dict[str, str] = {
     "too_large": "a request body over the size limit",
     "not_found": "no such route or file",
     "store_unavailable": "the database did not take a write: try again",
+    # a cluster of processes (docs/server.md)
+    "cluster_unavailable": "the table is held by another server process that cannot be reached "
+    "now (Redis is down, or the table is moving): reconnect in a moment",
     # accounts
     "cross_site": "a request from another site tried to use the session cookie",
     # ranked play

@@ -2,8 +2,9 @@
 
 The table renders one message per audience (each seat, and spectators) and publishes them; the
 hub delivers each connection the message of its audience.  ``LocalHub`` does this inside one
-process; a Redis pub/sub hub with the same interface lets connections on any process receive a
-table's messages (the messages are already rendered, so no other process needs the game state).
+process; ``relay.ClusterHub``, the same interface, also delivers to the connections of other
+processes of a cluster through Redis (the messages are already rendered, so no other process
+needs the game state).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ class Subscriber(Protocol):
     def send(self, message: Mapping[str, Any]) -> None:
         """Queue a message without waiting (a connection too slow to drain is dropped)."""
 
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Close the connection (in the background)."""
+
 
 class Hub(Protocol):
     def subscribe(self, table_id: str, subscriber: Subscriber) -> None: ...
@@ -35,7 +39,10 @@ class Hub(Protocol):
         spectators.  A seat without a message gets nothing."""
 
     def present(self, table_id: str) -> set[int]:
-        """Seats with at least one live connection (in this process)."""
+        """Seats with at least one live connection."""
+
+    def subscribers(self, table_id: str) -> list[Subscriber]:
+        """Every connection subscribed to the table."""
 
     def audiences(self, table_id: str) -> set[int]:
         """Audiences with a live connection: seats, and SPECTATORS when anyone watches.
@@ -64,6 +71,9 @@ class LocalHub:
             message = messages.get(audience)
             if message is not None:
                 sub.send(message)
+
+    def subscribers(self, table_id: str) -> list[Subscriber]:
+        return list(self._subs.get(table_id, ()))
 
     def present(self, table_id: str) -> set[int]:
         return {s.seat for s in self._subs.get(table_id, ()) if s.seat is not None}

@@ -5,23 +5,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import secrets
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from ..engine import Ruleset, make_ruleset
-from ..store.base import SeatRecord, StoreError, TableExists, TableRecord
+from ..store.base import ACTIVE_STATUSES, Lease, SeatRecord, StoreError, TableExists, TableRecord
+from . import seating
 from .clock import Alarm
 from .context import TableContext, TableError
 from .limits import check_bot_level, check_options, check_players
 from .modes import shows_recollection
+from .ownership import share
 from .table import Table
 from .testhooks import DEAL, stacked_deal
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 CODE_LENGTH = 6
 MAX_DAMAGE = 1000  # characters of a rebuild's error kept with a broken table
+SCAN_EVERY = 1.0  # seconds between a cluster process's looks for tables nobody owns
+SCAN_LIMIT = 256  # unowned tables looked at per look
+MOVED = 1012  # close code for a client whose table moved to another process: reconnect
 
 log = logging.getLogger(__name__)
 
@@ -103,18 +110,41 @@ def _seat_records(
     return records
 
 
+class Elsewhere:
+    """A table another process of the cluster owns: its record as stored, and that process."""
+
+    def __init__(self, record: TableRecord, owner: str) -> None:
+        self.record = record
+        self.owner = owner
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def code(self) -> str:
+        return self.record.code
+
+    def seat_of(self, player_id: str) -> int | None:
+        return seating.seat_of(self.record, player_id)
+
+
 class Lobby:
     """Owns the live tables of this process (each table has exactly one owner)."""
 
-    def __init__(self, ctx: TableContext) -> None:
+    def __init__(self, ctx: TableContext, live_nodes: Callable[[], int] | None = None) -> None:
         self.ctx = ctx
         self.store = ctx.store
         self.hub = ctx.hub
+        self.ownership = ctx.ownership
         self.tables: dict[str, Table] = {}
         self._by_code: dict[str, str] = {}
         self.broken: dict[str, str] = {}  # code -> id of a stored table that could not be rebuilt
         self._loading = asyncio.Lock()
+        self._claims: dict[str, asyncio.Lock] = {}  # table id -> held while it is claimed
         self._sweep: Alarm | None = None
+        self._scan: asyncio.Task[None] | None = None
+        self._live_nodes = live_nodes or (lambda: 1)
 
     async def recover(self) -> int:
         """Load every table that was in the lobby or playing: after a crash, games resume.
@@ -124,12 +154,15 @@ class Lobby:
         named in a warning, and is neither served nor tried again.  Returns how many tables
         were loaded."""
         count = 0
-        for record in await self.store.active_tables():
+        if self.ownership.clustered:  # the tables nobody owns are taken in turns (_scan_loop)
+            self.ownership.start(self.drop)
+            self._scan = asyncio.get_running_loop().create_task(self._scan_loop())
+        for record in [] if self.ownership.clustered else await self.store.active_tables():
             if self._expired(record):
                 await self._close_expired(record)
                 continue
             with contextlib.suppress(TableError):
-                await self._load(record)
+                await self._load(record, None)
                 count += 1
         for record in await self.store.broken_tables():
             self.broken[record.code.upper()] = record.id
@@ -147,10 +180,10 @@ class Lobby:
         expiry = self.ctx.config.lobby_expiry
         return record.status == "lobby" and record.created_at + expiry <= self.ctx.clock.now()
 
-    async def _close_expired(self, record: TableRecord) -> None:
+    async def _close_expired(self, record: TableRecord, lease: Lease | None = None) -> None:
         closed = replace(record, status="closed", updated_at=self.ctx.clock.now())
         try:
-            await self.store.update_table(closed)
+            await self.store.update_table(closed, lease=lease)
         except StoreError as e:
             log.error("expired table %s could not be closed: %s", record.id, e)
 
@@ -166,7 +199,7 @@ class Lobby:
                 async with table.lock:
                     if not self._expired(table.record):
                         continue
-                    await self._close_expired(table.record)
+                    await self._close_expired(table.record, table.lease)
                     table.record = replace(table.record, status="closed")
                     table.publish_table()  # whoever waits there sees it closed
                 await table.close()
@@ -176,12 +209,71 @@ class Lobby:
         finally:
             self._arm_sweep()
 
-    async def _load(self, record: TableRecord) -> Table:
+    # ------------------------------------------------------------------ a cluster
+    async def _scan_loop(self) -> None:
+        """Take a share of the active tables whose owner is gone (or that nobody owns yet)."""
+        while True:
+            try:
+                await self.scan()
+            except StoreError as e:
+                log.warning("cluster: looking for unowned tables failed: %s", e)
+            await asyncio.sleep(SCAN_EVERY)
+
+    async def scan(self) -> int:
+        """One look: returns how many tables this process took."""
+        unowned = [t for t in await self.store.unowned_tables(SCAN_LIMIT) if t not in self.tables]
+        if not unowned:
+            return 0
+        taken = 0
+        mine = random.sample(unowned, min(len(unowned), share(len(unowned), self._live_nodes())))
+        for table_id in mine:
+            record = await self.store.get_table(table_id)
+            if record is None or record.status not in ACTIVE_STATUSES:
+                continue
+            if self._expired(record):
+                await self._close_expired(record)
+                continue
+            with contextlib.suppress(TableError):
+                taken += isinstance(await self._claim(record), Table)
+        return taken
+
+    async def _claim(self, record: TableRecord) -> Table | Elsewhere:
+        """The table loaded here under its lease, or the process that owns it."""
+        # One claim of a table at a time (locks are kept: a waiter holds on to its lock).
+        async with self._claims.setdefault(record.id, asyncio.Lock()):
+            table = self.tables.get(record.id)
+            if table is not None:
+                return table
+            if record.status == "broken":
+                return await self._load(record, None)  # refused, as broken
+            claim = await self.ownership.claim(record.id)
+            if not claim.held:
+                if claim.owner is None:  # never: a lease is held or takeable
+                    raise _unavailable(record.code)
+                return Elsewhere(record, claim.owner)
+            if self.ownership.clustered:
+                # The previous owner may have changed it since it was read: read it again.
+                record = await self.store.get_table(record.id) or record
+            return await self._load(record, claim.lease)
+
+    async def drop(self, table_id: str) -> None:
+        """This process no longer owns the table (its lease was lost): stop serving it here.
+        Its clients are told to reconnect; wherever they land, the new owner serves them."""
+        self.ownership.forget(table_id)
+        table = self.tables.pop(table_id, None)
+        if table is None:
+            return
+        self._by_code.pop(table.record.code.upper(), None)
+        await table.close()
+        for subscriber in self.hub.subscribers(table_id):
+            subscriber.close(MOVED, "the table moved to another server: reconnect")
+
+    async def _load(self, record: TableRecord, lease: Lease | None) -> Table:
         if record.status == "broken":
             self.broken[record.code.upper()] = record.id
             raise _unavailable(record.code)
         try:
-            table = await Table.load(record, self.ctx)
+            table = await Table.load(record, self.ctx, lease)
         except Exception as e:  # a rebuild can fail in any way its stored data allows
             damage = f"{type(e).__name__}: {e}"[:MAX_DAMAGE]
             log.error(
@@ -192,35 +284,46 @@ class Lobby:
                 exc_info=True,
             )
             self.broken[record.code.upper()] = record.id
-            await self._mark_broken(record, damage)
+            await self._mark_broken(record, damage, lease)
             raise _unavailable(record.code) from None
+        table.on_lost = lambda: self.drop(record.id)
         self.tables[record.id] = table
         self._by_code[record.code.upper()] = record.id
         return table
 
-    async def _mark_broken(self, record: TableRecord, damage: str) -> None:
+    async def _mark_broken(self, record: TableRecord, damage: str, lease: Lease | None) -> None:
         """Keep the table, with why, for an operator; it is not loaded again (see recover)."""
         broken = replace(record, status="broken", damage=damage, updated_at=self.ctx.clock.now())
         try:
-            await self.store.update_table(broken)
+            await self.store.update_table(broken, lease=lease)
         except StoreError as e:
             log.error("table %s could not be marked broken: %s", record.id, e)
 
     async def find(self, code: str) -> Table:
-        """The table with this code, loaded from the store when needed."""
+        """The table with this code, loaded here from the store when needed (TableError
+        ``cluster_unavailable`` when another process of a cluster owns it)."""
+        found = await self.locate(code)
+        if isinstance(found, Elsewhere):
+            raise TableError("cluster_unavailable", f"table {code.upper()} is served elsewhere")
+        return found
+
+    async def locate(self, code: str) -> Table | Elsewhere:
+        """The table with this code, loaded from the store when needed (in a cluster: unless
+        another process owns it, then that process)."""
         key = code.strip().upper()
-        async with self._loading:
-            table_id = self._by_code.get(key)
-            if table_id is not None:
+        table_id = self._by_code.get(key)
+        if table_id is not None:
+            if await self.ownership.confirm(table_id):
                 return self.tables[table_id]
-            if key in self.broken:
-                raise _unavailable(key)
-            record = await self.store.find_by_code(key)
-            if record is None:
-                raise TableError("unknown_table", f"there is no table {code!r}")
-            if record.status == "closed" or self._expired(record):
-                raise TableError("table_closed", f"table {key} is closed")
-            return await self._load(record)
+            await self.drop(table_id)  # its lease is gone: whoever owns it now serves it
+        if key in self.broken:
+            raise _unavailable(key)
+        record = await self.store.find_by_code(key)
+        if record is None:
+            raise TableError("unknown_table", f"there is no table {code!r}")
+        if record.status == "closed" or self._expired(record):
+            raise TableError("table_closed", f"table {key} is closed")
+        return await self._claim(record)
 
     async def create(
         self,
@@ -276,9 +379,10 @@ class Lobby:
     ) -> Table:
         """Store a new table under a fresh code and load it."""
         now = self.ctx.clock.now()
+        table_id, lease = await self.reserve()
         for attempt in range(20):
             record = TableRecord(
-                id=uuid.uuid4().hex,
+                id=table_id,
                 code=new_code(),
                 preset=preset,
                 rules=rules.to_json(),
@@ -295,18 +399,42 @@ class Lobby:
                 break
             except TableExists:
                 if attempt == 19:  # 32**6 codes: twenty collisions in a row mean something else
+                    self.release(table_id)
                     raise
-        async with self._loading:
-            return await self._load(record)
+            except StoreError:
+                self.release(table_id)
+                raise
+        return await self.adopt(record, lease)
 
-    async def adopt(self, record: TableRecord) -> Table:
-        """Serve a table that was written to the store by another part of the server (the
-        ranked matchmaker writes a match's table with the match, in one transaction)."""
-        async with self._loading:
-            return await self._load(record)
+    async def reserve(self) -> tuple[str, Lease | None]:
+        """A new table's id, its lease already taken: once the record is stored, another process
+        looking for tables nobody owns would otherwise take the new table before this one
+        loads it.  The caller stores the record, then :meth:`adopt` s it (or :meth:`release` s
+        the id when it could not)."""
+        table_id = uuid.uuid4().hex
+        claim = await self.ownership.claim(table_id)
+        if not claim.held:  # never: nobody else knows this id yet
+            raise TableError("table_unavailable", "the new table could not be claimed")
+        return table_id, claim.lease
+
+    def release(self, table_id: str) -> None:
+        """A reserved id that was never stored: its lease is not renewed."""
+        self.ownership.forget(table_id)
+
+    async def adopt(self, record: TableRecord, lease: Lease | None) -> Table:
+        """Serve a table just written to the store under a reserved id (:meth:`create`, and the
+        ranked matchmaker, which writes a match's table with the match in one transaction)."""
+        async with self._claims.setdefault(record.id, asyncio.Lock()):
+            return await self._load(record, lease)
 
     async def close(self) -> None:
+        """Stop every table; in a cluster, let their leases go so others take them at once."""
         if self._sweep is not None:
             self._sweep.cancel()
+        if self._scan is not None:
+            self._scan.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._scan
         for table in self.tables.values():
             await table.close()
+        await self.ownership.close()

@@ -77,6 +77,12 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
+        self.takeovers = Counter(
+            "facedown_lease_takeovers",
+            "table leases this process took over from another (a cluster: its owner died, "
+            "stalled or stopped)",
+            registry=r,
+        )
         self._tables = _Tables()
         r.register(self._tables)
 

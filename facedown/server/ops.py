@@ -1,7 +1,8 @@
 """The operator's endpoints: liveness, readiness and (when asked for) Prometheus metrics.
 
 - ``GET /api/health``: the process is alive and serving (it never touches the store).
-- ``GET /api/ready``: the process can do its work: the store answers in time.  503 with what
+- ``GET /api/ready``: the process can do its work: the store (and in a cluster, Redis) answers
+  in time.  503 with what
   failed otherwise, so a load balancer stops sending players to it.
 - ``GET /metrics``: the Prometheus text format (``facedown serve --metrics``; off by default).
 """
@@ -9,12 +10,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any
 
 from fastapi import FastAPI, Response
 from fastapi.responses import JSONResponse
 
 from ..store.base import StoreError
+from .cluster import ClusterDown
 from .metrics import CONTENT_TYPE
 from .state import ServerState
 
@@ -22,15 +25,21 @@ READY_TIMEOUT = 2.0  # seconds the store has to answer the readiness check
 
 
 async def readiness(state: ServerState) -> dict[str, str]:
-    """Each dependency's state: ``"ok"`` or why it is not."""
+    """Each dependency's state: ``"ok"`` or why it is not (in a cluster, Redis too)."""
+    checks = {"store": await _check(state.lobby().store.ping())}
+    if state.node is not None:
+        checks["redis"] = await _check(state.node.ping())
+    return checks
+
+
+async def _check(ping: Awaitable[None]) -> str:
     try:
-        store = state.lobby().store
-        await asyncio.wait_for(store.ping(), READY_TIMEOUT)
+        await asyncio.wait_for(ping, READY_TIMEOUT)
     except TimeoutError:
-        return {"store": f"no answer in {READY_TIMEOUT:g} s"}
-    except (StoreError, RuntimeError) as e:
-        return {"store": str(e) or type(e).__name__}
-    return {"store": "ok"}
+        return f"no answer in {READY_TIMEOUT:g} s"
+    except (StoreError, ClusterDown, RuntimeError) as e:
+        return str(e) or type(e).__name__
+    return "ok"
 
 
 def ops_routes(app: FastAPI, state: ServerState) -> None:

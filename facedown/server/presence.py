@@ -106,6 +106,13 @@ class Presence:
         """Seats a bot plays now: bot seats, and humans away past their grace period."""
         return sorted(set(self.bots) | set(self.standins))
 
+    def replace(self, old: Bot, new: Bot) -> None:
+        """``new`` plays wherever ``old`` did (a bot back from thinking in another process)."""
+        for bots in (self.bots, self.standins):
+            for seat, bot in bots.items():
+                if bot is old:
+                    bots[seat] = new
+
     def player(self, seat: int) -> Bot:
         """The bot that plays an automatic seat now."""
         return self.bots.get(seat) or self.standins[seat]

@@ -258,7 +258,7 @@ class Ranked:
                 queue = self.queues.get(name)
                 if queue is None:
                     continue
-                if not await self.store.take_lease(
+                if not await self.store.take_queue_lease(
                     name, self.holder, now, self.config.lease_seconds
                 ):
                     continue  # another process matches this queue
@@ -292,9 +292,10 @@ class Ranked:
         ranked_seats = tuple(
             RankedSeat(i, u.id, max(now - joined[u.id], 0.0)) for i, u in enumerate(users)
         )
+        table_id, lease = await self.lobby.reserve()
         for attempt in range(20):
             record = TableRecord(
-                id=uuid.uuid4().hex,
+                id=table_id,
                 code=new_code(),
                 preset=queue.preset,
                 rules=rules.to_json(),
@@ -312,12 +313,17 @@ class Ranked:
                 break
             except TableExists:
                 if attempt == 19:
+                    self.lobby.release(table_id)
                     raise
             except QueueChanged:
+                self.lobby.release(table_id)
                 return False  # someone left meanwhile: the others wait on
+            except BaseException:
+                self.lobby.release(table_id)
+                raise
         for user in users:
             self._stacked.pop(user.id, None)
-        table = await self.lobby.adopt(record)
+        table = await self.lobby.adopt(record, lease)
         await table.start(ranked_mode.RANKED_HOST)
         return True
 

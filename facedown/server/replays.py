@@ -35,7 +35,12 @@ from .protocol import ActionJson
 from .state import ServerState
 from .text import CODE_PATTERN
 
-_FIND_STATUS = {"table_unavailable": 503, "rate_limited": 429, "table_closed": 410}
+_FIND_STATUS = {
+    "table_unavailable": 503,
+    "cluster_unavailable": 503,
+    "rate_limited": 429,
+    "table_closed": 410,
+}
 MAX_STEPS = 200  # steps in one page
 CACHED = 32  # finished replays kept built (they never change)
 TABLE_ID = r"^[A-Za-z0-9]{1,64}$"
@@ -347,7 +352,11 @@ def replay_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - fla
             table = await state.find(code, address)
         except TableError as e:
             raise _refuse(_FIND_STATUS.get(e.code, 404), e.code, e.message) from None
-        table_id, match_no = table.record.id, match or table.match_no
+        try:
+            current = (await state.table_info(table))[1]
+        except TableError as e:
+            raise _refuse(_FIND_STATUS.get(e.code, 503), e.code, e.message) from None
+        table_id, match_no = table.id, match or current
         if match_no < 1:
             raise _refuse(409, "match_running", "no match has been played at this table yet")
         await replays.open(request, table_id, match_no, authorization, None)

@@ -3,9 +3,10 @@
 The scheduler keeps one piece of work armed on the table's :class:`~facedown.server.clock.Clock`,
 at the earliest of: the running deadline, the end of a grace period, or (after ``bot_delay``) a
 move a bot owes.  When it runs, under the table's lock: ended grace periods get their stand-in,
-bots are asked about an out-of-turn move (TAP), a bot whose turn it is chooses (in a thread,
-without the lock), or an expired timer gets the default move.  Each automatic move goes through
-the table like any other, and every change re-arms the timer.
+bots are asked about an out-of-turn move (TAP), a bot whose turn it is chooses (without the lock,
+in a thread, or for a long thinker in a worker process: :mod:`.thinking`), or an expired timer
+gets the default move.  Each automatic move goes through the table like any other, and every
+change re-arms the timer.
 
 After each change the bot-played seats whose bot is a :class:`~facedown.bots.base.Watcher` are
 shown their seat's new info (a bot choosing in its thread gets what it missed once it has chosen).
@@ -15,17 +16,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ..bots import Bot, Reactive, SeatInfo, seat_info
 from ..bots.base import Watcher
 from ..engine import Action, Game, Timer
+from ..store.base import LeaseLost, StoreError
 from .clock import Alarm, Clock
 from .context import TableConfig, TableError
 from .defaults import default_action
 from .modes import has_timers
 from .presence import Presence
+from .thinking import Thinker
+
+log = logging.getLogger(__name__)
+STORE_RETRY = 1.0  # seconds before a timer whose move the store refused runs again
 
 
 def deadline_for(
@@ -60,11 +67,17 @@ class Scheduled(Protocol):
     async def stood_in(self, seat: int) -> None:
         """A stand-in took the seat (its player's grace period ended): tell everyone."""
 
+    async def lost(self) -> None:
+        """Another process took the table over (its write was fenced off): stop here."""
+
 
 class Scheduler:
-    def __init__(self, table: Scheduled, clock: Clock, bot_delay: float) -> None:
+    def __init__(
+        self, table: Scheduled, clock: Clock, bot_delay: float, thinker: Thinker | None = None
+    ) -> None:
         self.table = table
         self.clock = clock
+        self.thinker = thinker or Thinker(0)
         self.bot_delay = bot_delay
         self._timer: Alarm | None = None
         self._armed = 0  # arms so far: the work of the latest knows it is the current timer
@@ -114,6 +127,15 @@ class Scheduler:
         try:
             with contextlib.suppress(TableError):
                 await self._wake()
+        except LeaseLost:
+            await self.table.lost()
+        except StoreError as e:  # the database is away: the move is tried again in a while
+            log.warning("a timed or automatic move could not be saved: %s", e)
+            if not self.closed and self._timer is None:
+                self._armed += 1
+                armed = self._armed
+                retry = self.clock.now() + STORE_RETRY
+                self._timer = self.clock.call_at(retry, lambda: self._run(armed))
         finally:
             self._running.discard(task)
 
@@ -199,13 +221,21 @@ class Scheduler:
             bot = table.presence.player(seat)
             info, seq = seat_info(game, seat), table.seq
             self._thinking = bot
+        await self._think(bot, info, seq)
+
+    async def _think(self, bot: Bot, info: SeatInfo, seq: int) -> None:
+        """The bot chooses; its move is played if the table is still where it was."""
+        table = self.table
         try:
             # The bot thinks off the event loop (a search bot takes its whole budget), and
             # without the lock: the table may move on meanwhile, and then the move is dropped.
-            action = await asyncio.to_thread(bot.choose, info)
+            action, thought = await self.thinker.choose(bot, info)
         except BaseException:
             self._thinking, self._held = None, []
             raise
+        if thought is not bot:  # it thought in a worker process: this copy knows what it did
+            table.presence.replace(bot, thought)
+            bot = thought
         async with table.lock:
             # Still "thinking" until now, so that what it missed reaches it before anything new.
             self._thinking = None

@@ -64,6 +64,15 @@ class ServerSettings:
             return None
         return MailSettings(self.smtp_host, self.smtp_port, self.smtp_sender)
 
+    # A cluster (docs/server.md): with a Redis URL (and a PostgreSQL database shared by every
+    # process) this process joins the others; each table is owned by one of them by a lease of
+    # lease_seconds, taken over that long after its owner died.
+    redis_url: str | None = None
+    lease_seconds: float = 5.0
+    # Worker processes in which long-thinking bots (the expert) choose, off this process's GIL
+    # (server/thinking.py); 0: in a thread, as the other bots.
+    bot_processes: int = 1
+
     def resolved_database_url(self) -> str:
         if self.database_url:
             return self.database_url

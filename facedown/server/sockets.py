@@ -13,15 +13,17 @@ from typing import Any
 
 from fastapi import WebSocket
 
+from ..store.base import LeaseLost, StoreError
 from . import protocol as P
-from .connection import IDLE, NO_HELLO, TOO_MANY, Connection, RateLimit
+from .connection import IDLE, NO_HELLO, TOO_MANY, Connection, Peer, RateLimit
 from .context import TableError
+from .lobby import MOVED, Elsewhere
 from .state import ServerState
 from .table import Table
 
 STRIKES_FORGIVEN = 10.0  # seconds without a rate-limited message that wipe the strikes
 
-Handler = Callable[[ServerState, Connection, Any], Awaitable[None]]
+Handler = Callable[[ServerState, Peer, Any], Awaitable[None]]
 
 
 async def serve_socket(state: ServerState, ws: WebSocket) -> None:
@@ -40,7 +42,9 @@ async def serve_socket(state: ServerState, ws: WebSocket) -> None:
     finally:
         state.metrics.connections.dec()
         state.limits.disconnect(conn.address)
-        await _leave(state, conn)
+        if state.relays is not None:
+            state.relays.detach(conn)
+        await leave(state, conn)
         await conn.finish()
 
 
@@ -53,15 +57,13 @@ async def _serve(state: ServerState, conn: Connection) -> None:
     hello_by = time.monotonic() + settings.hello_timeout
     frames = state.limits.frames
     while True:
-        if conn.table is None:
-            wait: float | None = max(0.0, hello_by - time.monotonic())
-        else:  # a spectator that sends nothing, not even the client's pings, is gone
-            wait = settings.clients.spectator_idle if conn.seat is None else None
         try:
-            async with asyncio.timeout(wait):
+            async with asyncio.timeout(_wait(state, conn, hello_by)):
                 raw = await conn.receive()
         except TimeoutError:
-            if conn.table is not None:
+            if conn.relay_id is not None and not conn.relayed_spectator:
+                continue  # a relayed player (its welcome came after the wait began)
+            if conn.table is not None or conn.relay_id is not None:
                 conn.send(P.error_message("idle", "a spectator that sends nothing is closed"))
                 conn.close(IDLE, "idle spectator")
                 return
@@ -73,7 +75,7 @@ async def _serve(state: ServerState, conn: Connection) -> None:
         state.metrics.frames.inc()
         # Both: this connection's own limit, and its address's over all of its connections.
         if limit.allow() and frames.allow(conn.address):
-            await _handle(state, conn, raw)
+            await _dispatch(state, conn, raw)
             continue
         state.metrics.refused.inc()
         now = time.monotonic()
@@ -87,7 +89,28 @@ async def _serve(state: ServerState, conn: Connection) -> None:
             return
 
 
-async def _leave(state: ServerState, conn: Connection) -> None:
+def _wait(state: ServerState, conn: Connection, hello_by: float) -> float | None:
+    """How long the next frame may take: the hello's deadline, a spectator's idle limit (a
+    spectator that sends nothing, not even the client's pings, is gone), else for ever."""
+    if conn.relay_id is not None:  # relayed: a spectator or not, its welcome says (later)
+        return state.settings.clients.spectator_idle
+    if conn.table is None:
+        return max(0.0, hello_by - time.monotonic())
+    return state.settings.clients.spectator_idle if conn.seat is None else None
+
+
+async def _dispatch(state: ServerState, conn: Connection, raw: str | bytes) -> None:
+    """Answer a frame here, or (relayed, in a cluster) pass it to the table's owner."""
+    relays = state.relays
+    if conn.relay_id is not None and relays is not None:
+        relays.forward(conn, raw)  # the table's owner answers it
+        return
+    await handle(state, conn, raw)
+    if conn.elsewhere is not None and conn.relay_id is None and relays is not None:
+        relays.attach(conn, conn.elsewhere, raw)  # the hello, for the owner to answer
+
+
+async def leave(state: ServerState, conn: Peer) -> None:
     """The connection is over: the table stops sending to it, and learns who left."""
     if conn.watching is not None:
         state.limits.unwatch(conn.watching)
@@ -101,7 +124,8 @@ async def _leave(state: ServerState, conn: Connection) -> None:
         await table.disconnected(seat)
 
 
-async def _handle(state: ServerState, conn: Connection, raw: str | bytes) -> None:
+async def handle(state: ServerState, conn: Peer, raw: str | bytes) -> None:
+    """Parse one frame and answer it (an error frame for anything refused)."""
     try:
         msg = P.parse_client_message(raw)
     except P.ProtocolError as e:
@@ -110,6 +134,17 @@ async def _handle(state: ServerState, conn: Connection, raw: str | bytes) -> Non
         return
     try:
         await HANDLERS[type(msg)](state, conn, msg)
+    except LeaseLost:
+        # Another process took the table over (this one stalled, or lost the database for
+        # longer than its lease): nothing was written; its clients reconnect to the new owner.
+        if conn.table is not None:
+            await state.lobby().drop(conn.table.id)
+        conn.close(MOVED, "the table moved to another server: reconnect")
+    except StoreError:
+        state.metrics.error("store_unavailable")
+        message = "the game could not be saved (the database is unreachable): try again"
+        saved: dict[str, Any] = {"id": msg.id} if isinstance(msg, P.ActionMessage) else {}
+        conn.send(P.error_message("store_unavailable", message, **saved))
     except TableError as e:
         state.metrics.error(e.code)
         extra: dict[str, Any] = {}
@@ -123,20 +158,20 @@ async def _handle(state: ServerState, conn: Connection, raw: str | bytes) -> Non
 # ---------------------------------------------------------------- who may send what
 
 
-def _table(conn: Connection) -> Table:
+def _table(conn: Peer) -> Table:
     if conn.table is None:
         raise TableError("no_hello", "say hello with a table code first")
     return conn.table
 
 
-def _seat(conn: Connection) -> int:
+def _seat(conn: Peer) -> int:
     seat = conn.seat
     if seat is None:
         raise TableError("not_seated", "spectators cannot act")
     return seat
 
 
-def _host(conn: Connection) -> str:
+def _host(conn: Peer) -> str:
     """The sender's player id (the table checks that it is the host's)."""
     if conn.player_id is None:
         raise TableError("not_host", "only the host can do that")
@@ -146,18 +181,22 @@ def _host(conn: Connection) -> str:
 # ---------------------------------------------------------------- the handlers
 
 
-async def _ping(state: ServerState, conn: Connection, msg: P.Ping) -> None:
+async def _ping(state: ServerState, conn: Peer, msg: P.Ping) -> None:
     conn.send({"type": "pong"})
 
 
-async def _hello(state: ServerState, conn: Connection, msg: P.Hello) -> None:
+async def _hello(state: ServerState, conn: Peer, msg: P.Hello) -> None:
     if conn.table is not None:
         raise TableError("already_hello", "this connection is already at a table")
     lobby = state.lobby()
-    table = await state.find(msg.table, conn.address)
+    found = await state.find(msg.table, conn.address)
     guest = state.tokens.check(msg.token)
     if msg.token and guest is None:
         raise TableError("bad_token", "the session token is not valid")
+    if isinstance(found, Elsewhere):
+        conn.elsewhere = found  # another process owns the table: it answers this hello
+        return
+    table = found
     player_id = None if msg.spectate or guest is None else guest.player_id
     if player_id is None or table.seat_of(player_id) is None:
         if not state.limits.watch(table.record.id):
@@ -180,7 +219,7 @@ async def _hello(state: ServerState, conn: Connection, msg: P.Hello) -> None:
         await table.connected(seat)
 
 
-async def _action(state: ServerState, conn: Connection, msg: P.ActionMessage) -> None:
+async def _action(state: ServerState, conn: Peer, msg: P.ActionMessage) -> None:
     # From the frame's arrival (parsed) to its ack queued: the table's lock, the engine and
     # the store's commit are inside.
     start = time.perf_counter()
@@ -191,23 +230,23 @@ async def _action(state: ServerState, conn: Connection, msg: P.ActionMessage) ->
     state.metrics.latency.observe(time.perf_counter() - start)
 
 
-async def _ready(state: ServerState, conn: Connection, msg: P.Ready) -> None:
+async def _ready(state: ServerState, conn: Peer, msg: P.Ready) -> None:
     conn.send({"type": "ack", "seq": _table(conn).seq})
 
 
-async def _add_bot(state: ServerState, conn: Connection, msg: P.AddBot) -> None:
+async def _add_bot(state: ServerState, conn: Peer, msg: P.AddBot) -> None:
     await _table(conn).add_bot(_host(conn), msg.level, msg.seat)
 
 
-async def _remove_seat(state: ServerState, conn: Connection, msg: P.RemoveSeat) -> None:
+async def _remove_seat(state: ServerState, conn: Peer, msg: P.RemoveSeat) -> None:
     await _table(conn).remove_seat(_host(conn), msg.seat)
 
 
-async def _start(state: ServerState, conn: Connection, msg: P.Start) -> None:
+async def _start(state: ServerState, conn: Peer, msg: P.Start) -> None:
     await _table(conn).start(_host(conn))
 
 
-async def _rematch(state: ServerState, conn: Connection, msg: P.Rematch) -> None:
+async def _rematch(state: ServerState, conn: Peer, msg: P.Rematch) -> None:
     await _table(conn).rematch(_host(conn))
 
 

@@ -4,21 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .addresses import Limits, client_address
 from .auth import Guest, Tokens
 from .context import TableError
-from .lobby import Lobby
+from .lobby import Elsewhere, Lobby
 from .metrics import Metrics
 from .settings import ServerSettings
 from .table import Table
 
 if TYPE_CHECKING:
     from .accounts import Accounts
+    from .cluster import Node
     from .history import History
     from .notify import Notifier
     from .ranked import Ranked
+    from .relay import Relays
+
+AnyTable = Table | Elsewhere  # a table of this process, or one another process owns
 
 
 @dataclass
@@ -30,6 +34,8 @@ class ServerState:
     history: History | None = None
     ranked: Ranked | None = None  # set while the app runs, as the lobby
     notifier: Notifier | None = None
+    node: Node | None = None  # in a cluster: this process on Redis (server/cluster.py)
+    relays: Relays | None = None  # in a cluster: clients relayed to and from other processes
     limits: Limits = field(init=False)
     metrics: Metrics = field(default_factory=Metrics)
 
@@ -55,18 +61,38 @@ class ServerState:
             raise RuntimeError("the app is not running")
         return self.live_lobby
 
-    async def find(self, code: str, address: str) -> Table:
-        """The table with this code.  Lookups of codes that name no table count against the
-        address: once it has used them up, TableError ``rate_limited`` (nothing is looked up)."""
+    async def find(self, code: str, address: str) -> AnyTable:
+        """The table with this code (in a cluster, maybe one another process owns).  Lookups of
+        codes that name no table count against the address: once it has used them up,
+        TableError ``rate_limited`` (nothing is looked up)."""
         lookups = self.limits.lookups
         if lookups.exhausted(address):
             raise TableError("rate_limited", "too many unknown table codes from your address")
         try:
-            return await self.lobby().find(code)
+            return await self.lobby().locate(code)
         except TableError as e:
             if e.code == "unknown_table":
                 lookups.charge(address)
             raise
+
+    async def table_info(self, table: AnyTable) -> tuple[dict[str, Any], int]:
+        """The table's public facts and its match number, from its owner."""
+        if isinstance(table, Table):
+            return table.table_info(), table.match_no
+        result = await self._relays().call(table, "info")
+        return result["info"], int(result["match"])
+
+    async def join(self, table: AnyTable, player_id: str, name: str) -> tuple[int, dict[str, Any]]:
+        """Seat a player at the table, wherever it is owned: the seat and the table's facts."""
+        if isinstance(table, Table):
+            return await table.join(player_id, name), table.table_info()
+        result = await self._relays().call(table, "join", player_id=player_id, name=name)
+        return int(result["seat"]), result["info"]
+
+    def _relays(self) -> Relays:
+        if self.relays is None:  # never: only a cluster has tables elsewhere
+            raise RuntimeError("a table of another process without a cluster")
+        return self.relays
 
     @staticmethod
     def bearer(authorization: str | None) -> str | None:

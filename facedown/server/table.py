@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -28,7 +29,7 @@ from ..engine import (
     observe,
 )
 from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
-from ..store.base import LogEntry, TableRecord, TableStatus
+from ..store.base import Lease, LogEntry, TableRecord, TableStatus
 from . import ranked_mode, seating
 from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS
@@ -49,9 +50,13 @@ _INDEPENDENT = frozenset({"opening_peek", "next_round"})
 class Table:
     """A table's live state: its record, its game, its sequence number, who plays its seats."""
 
-    def __init__(self, record: TableRecord, ctx: TableContext) -> None:
+    def __init__(self, record: TableRecord, ctx: TableContext, lease: Lease | None = None) -> None:
         self.record = record
         self.ctx = ctx
+        # In a cluster, the lease this process owns the table by: every write is fenced with
+        # it (None: the only process, no fence).
+        self.lease = lease
+        self.on_lost: Callable[[], Awaitable[None]] | None = None  # set by the lobby
         self.store = ctx.store
         self.hub = ctx.hub
         self.rules = Ruleset.from_json(record.rules)
@@ -70,7 +75,7 @@ class Table:
             ctx.config.grace_seconds,
             standins=has_stand_ins(record.settings),
         )
-        self.scheduler = Scheduler(self, ctx.clock, ctx.config.bot_delay)
+        self.scheduler = Scheduler(self, ctx.clock, ctx.config.bot_delay, ctx.thinker)
         # Turn-based: missed deadlines per seat in this match, and the deadline each seat was
         # last charged for (one miss per deadline, however many default moves it takes).
         self.misses: dict[int, int] = {}
@@ -99,10 +104,20 @@ class Table:
         return self.record.status == "playing"
 
     # ------------------------------------------------------------------ loading
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def code(self) -> str:
+        return self.record.code
+
     @classmethod
-    async def load(cls, record: TableRecord, ctx: TableContext) -> Table:
+    async def load(
+        cls, record: TableRecord, ctx: TableContext, lease: Lease | None = None
+    ) -> Table:
         """Rebuild a table from its record and log: the state it had, exactly."""
-        table = cls(record, ctx)
+        table = cls(record, ctx, lease)
         for entry in await ctx.store.log(record.id):
             table._replay(entry)
         status = table._status_from_log()
@@ -140,6 +155,7 @@ class Table:
             self.action_ids.clear()
             self.misses.clear()
             self.charged.clear()
+            self.recent.clear()
             # The start entry carries a stacked deal (test hooks) as it was dealt.
             seed = start_seed(self.record.seed, payload)
             self.game = new_match(self.rules, int(payload["players"]), seed, payload.get(DEAL))
@@ -147,7 +163,9 @@ class Table:
             if self.game is None:
                 raise ValueError(f"log entry {entry.seq}: an action before the match started")
             action = Action.from_json(payload["action"])
-            self.game.apply(action)
+            # Kept as when it was played: a client reconnecting to a process that took the
+            # table over is sent exactly the events it missed.
+            self.recent.append((entry.seq, self.game.apply(action)))
             self.last_action = action.text()
             if payload.get(MISSED):  # the deadline that ran out is the one before this entry
                 self.misses[action.player] = self.misses.get(action.player, 0) + 1
@@ -191,8 +209,8 @@ class Table:
             self.publish_table()
 
     async def _save(self, record: TableRecord) -> None:
+        await self.store.update_table(record, lease=self.lease)
         self.record = record
-        await self.store.update_table(record)
 
     async def _log(
         self,
@@ -209,9 +227,9 @@ class Table:
         if self.ctx.crash is not None:
             self.ctx.crash.arm(window, self.record.id, entry.seq)
         if record is None:
-            await self.store.append(self.record.id, entry)
+            await self.store.append(self.record.id, entry, lease=self.lease)
         else:
-            await self.store.append_and_update(record, entry)
+            await self.store.append_and_update(record, entry, lease=self.lease)
             self.record = record
 
     # ------------------------------------------------------------------ the match
@@ -524,6 +542,11 @@ class Table:
 
     async def close(self) -> None:
         self.scheduler.close()
+
+    async def lost(self) -> None:
+        """A fenced write was refused: another process owns the table now."""
+        if self.on_lost is not None:
+            await self.on_lost()
 
 
 def _viewer(seat: int | None) -> int:

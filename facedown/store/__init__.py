@@ -3,6 +3,8 @@
 from .base import (
     ACTIVE_STATUSES,
     DatabaseDamaged,
+    Lease,
+    LeaseLost,
     LogEntry,
     PlayerTaken,
     QueueChanged,
@@ -23,6 +25,7 @@ from .base import (
     TableRecord,
     UserExists,
     UserRecord,
+    table_lease,
 )
 from .memory import MemoryStore
 from .sql import SqlStore, open_store
@@ -30,6 +33,8 @@ from .sql import SqlStore, open_store
 __all__ = [
     "ACTIVE_STATUSES",
     "DatabaseDamaged",
+    "Lease",
+    "LeaseLost",
     "LogEntry",
     "MemoryStore",
     "PlayerTaken",
@@ -53,4 +58,5 @@ __all__ = [
     "UserExists",
     "UserRecord",
     "open_store",
+    "table_lease",
 ]

@@ -30,6 +30,11 @@ class SequenceConflict(StoreError):
     """A log entry with this sequence number already exists for the table (another writer)."""
 
 
+class LeaseLost(StoreError):
+    """A fenced write refused: its lease is no longer held as it was (another process took the
+    table over, whose fence is higher).  Nothing was written."""
+
+
 class TableExists(StoreError):
     """A table with this id or join code already exists (pick another code and retry)."""
 
@@ -97,6 +102,27 @@ class ScoreboardRecord:
     revision: int = 0
     created_at: float = 0.0
     updated_at: float = 0.0
+
+
+TABLE_LEASE = "table:"  # the lease of a table is named TABLE_LEASE + its id
+
+
+def table_lease(table_id: str) -> str:
+    """The name of the lease that says which process owns the table."""
+    return TABLE_LEASE + table_id
+
+
+@dataclass(frozen=True)
+class Lease:
+    """``owner`` holds the lease ``name`` until ``expires_at`` (unix seconds on the store's clock:
+    PostgreSQL's on PostgreSQL, so that the processes' own clocks never decide who owns what).
+    ``fence`` grows by one at each takeover: a write made with a lease is refused
+    (:class:`LeaseLost`) once the stored lease has another owner or fence."""
+
+    name: str
+    owner: str
+    fence: int
+    expires_at: float
 
 
 @dataclass(frozen=True)
@@ -199,6 +225,10 @@ class Store(Protocol):
     and ``memory.MemoryStore`` (tests).
     """
 
+    # Whether several server processes may share it (a cluster): PostgreSQL, and the memory
+    # store for the apps of one test process; not a SQLite file, which has one writer.
+    shared: bool
+
     async def create_table(self, record: TableRecord) -> None:
         """Insert a new table with its seats; raise TableExists when its id or code is taken.
 
@@ -210,22 +240,26 @@ class Store(Protocol):
     async def find_by_code(self, code: str) -> TableRecord | None:
         """The table with this join code (codes are case-insensitive)."""
 
-    async def update_table(self, record: TableRecord) -> None:
+    async def update_table(self, record: TableRecord, *, lease: Lease | None = None) -> None:
         """Replace the table's mutable fields: settings, status, seats, deadline, damage, ...
 
         Every field but ``id``, ``code`` and ``created_at`` is rewritten (so preset, rules, seed
         and host_id too), and the seats are replaced as a whole, in one transaction.  Raise
-        StoreError when there is no such table.
+        StoreError when there is no such table.  With ``lease`` the write is fenced: in the
+        same transaction the stored lease must still have that owner and fence, else
+        LeaseLost and nothing is written (so for every fenced write below).
         """
 
-    async def append(self, table_id: str, entry: LogEntry) -> None:
+    async def append(self, table_id: str, entry: LogEntry, *, lease: Lease | None = None) -> None:
         """Append a log entry; raise SequenceConflict when ``entry.seq`` is taken.
 
         Raise StoreError when there is no such table.  The store does not check for gaps:
         numbering is the table actor's job.
         """
 
-    async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
+    async def append_and_update(
+        self, record: TableRecord, entry: LogEntry, *, lease: Lease | None = None
+    ) -> None:
         """Append ``entry`` to the log of ``record.id`` and update the table to ``record``, in
         one transaction: both are durable on return, or neither happened.
 
@@ -254,6 +288,31 @@ class Store(Protocol):
     async def player_tables(self, player_ids: Sequence[str], limit: int) -> list[TableRecord]:
         """Tables where one of ``player_ids`` holds a seat, most recently updated first (then by
         id), at most ``limit`` of them."""
+
+    # ------------------------------------------------------------------ leases
+
+    async def take_lease(self, name: str, owner: str, seconds: float) -> Lease | None:
+        """Take the lease ``name`` for ``owner`` until ``seconds`` from now, in one statement:
+        when nobody held it (fence 1), when it expired (fence one higher), or when ``owner``
+        holds it already (renewed, the same fence).  None when another owner holds it."""
+
+    async def renew_leases(self, owner: str, names: Sequence[str], seconds: float) -> set[str]:
+        """Extend each of ``names`` that ``owner`` still holds (expired or not, as long as
+        nobody took it over) to ``seconds`` from now; the names renewed."""
+
+    async def release_leases(self, owner: str, names: Sequence[str]) -> None:
+        """End ``owner``'s hold of ``names`` now (they expire: anyone may take them at once)."""
+
+    async def get_lease(self, name: str) -> tuple[Lease, bool] | None:
+        """The stored lease and whether it is still valid (unexpired) by the store's clock."""
+
+    async def cluster_id(self) -> int:
+        """A random number made once for this database and kept in it: the processes sharing
+        the database are one cluster, and name their Redis channels by it."""
+
+    async def unowned_tables(self, limit: int) -> list[str]:
+        """Ids of tables in the lobby or playing whose lease is missing or expired (at most
+        ``limit``, oldest tables first): what a cluster's processes take over."""
 
     # ------------------------------------------------------------------ accounts
 
@@ -380,7 +439,7 @@ class RankedStore(Protocol):
     async def waiting(self) -> dict[str, int]:
         """How many wait in each queue that has anyone waiting."""
 
-    async def take_lease(self, queue: str, holder: str, now: float, seconds: float) -> bool:
+    async def take_queue_lease(self, queue: str, holder: str, now: float, seconds: float) -> bool:
         """Hold the lease of ``queue`` for ``seconds`` from ``now`` if it is free, expired or
         already ``holder``'s (compare-and-set: of several processes asking at once, one gets
         it).  True when ``holder`` holds it now."""

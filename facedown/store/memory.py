@@ -7,12 +7,16 @@ back (lists for tuples, string keys) and a caller mutating a returned dict chang
 from __future__ import annotations
 
 import json
+import secrets
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from .base import (
     ACTIVE_STATUSES,
+    Lease,
+    LeaseLost,
     LogEntry,
     PlayerTaken,
     RevisionConflict,
@@ -25,6 +29,7 @@ from .base import (
     TableStatus,
     UserExists,
     UserRecord,
+    table_lease,
 )
 from .checks import check_entry, check_floor, check_scoreboard, check_table, json_text
 from .memory_ranked import RankedMemory
@@ -32,6 +37,8 @@ from .memory_ranked import RankedMemory
 
 class MemoryStore(RankedMemory):
     """A :class:`~facedown.store.base.Store` in dicts; every method is atomic (no awaits inside)."""
+
+    shared = True  # the apps of one test process may share it as a cluster's processes
 
     def __init__(self) -> None:
         super().__init__()
@@ -45,6 +52,8 @@ class MemoryStore(RankedMemory):
         self._floors: dict[str, int] = {}  # player id -> earliest token issue (ms) valid
         self._boards: dict[str, ScoreboardRecord] = {}
         self._views: dict[str, str] = {}  # view key -> board id
+        self._leases: dict[str, Lease] = {}
+        self._cluster = secrets.randbits(62)
         self._closed = False
 
     def _check_open(self) -> None:
@@ -73,29 +82,97 @@ class MemoryStore(RankedMemory):
         table_id = self._codes.get(code.upper())
         return None if table_id is None else _stored(self._tables[table_id])
 
-    async def update_table(self, record: TableRecord) -> None:
+    async def update_table(self, record: TableRecord, *, lease: Lease | None = None) -> None:
         self._check_open()
         check_table(record)
+        self._check_lease(lease)
         old = self._tables.get(record.id)
         if old is None:
             raise StoreError(f"no table {record.id!r}")
         new = replace(record, code=old.code, created_at=old.created_at)
         self._tables[record.id] = _stored(new)
 
-    async def append(self, table_id: str, entry: LogEntry) -> None:
+    async def append(self, table_id: str, entry: LogEntry, *, lease: Lease | None = None) -> None:
         self._check_open()
         check_entry(entry)
+        self._check_lease(lease)
         self._check_append(table_id, entry)
         self._logs[table_id][entry.seq] = replace(entry, payload=_json_copy(entry.payload))
 
-    async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
+    async def append_and_update(
+        self, record: TableRecord, entry: LogEntry, *, lease: Lease | None = None
+    ) -> None:
         self._check_open()
         check_entry(entry)
         check_table(record)
+        self._check_lease(lease)
         self._check_append(record.id, entry)  # every refusal before the first change
         self._logs[record.id][entry.seq] = replace(entry, payload=_json_copy(entry.payload))
         old = self._tables[record.id]
         self._tables[record.id] = _stored(replace(record, code=old.code, created_at=old.created_at))
+
+    def _check_lease(self, lease: Lease | None) -> None:
+        if lease is None:
+            return
+        held = self._leases.get(lease.name)
+        if held is None or (held.owner, held.fence) != (lease.owner, lease.fence):
+            raise LeaseLost(f"lease {lease.name} (fence {lease.fence}) is no longer held")
+
+    # ------------------------------------------------------------------ leases (this clock)
+
+    async def take_lease(self, name: str, owner: str, seconds: float) -> Lease | None:
+        self._check_open()
+        now = time.time()
+        held = self._leases.get(name)
+        if held is None:
+            fence = 1
+        elif held.owner == owner:
+            fence = held.fence
+        elif held.expires_at <= now:
+            fence = held.fence + 1
+        else:
+            return None
+        lease = self._leases[name] = Lease(name, owner, fence, now + seconds)
+        return lease
+
+    async def renew_leases(self, owner: str, names: Sequence[str], seconds: float) -> set[str]:
+        self._check_open()
+        until = time.time() + seconds
+        renewed = set()
+        for name in names:
+            held = self._leases.get(name)
+            if held is not None and held.owner == owner:
+                self._leases[name] = replace(held, expires_at=until)
+                renewed.add(name)
+        return renewed
+
+    async def release_leases(self, owner: str, names: Sequence[str]) -> None:
+        self._check_open()
+        for name in names:
+            held = self._leases.get(name)
+            if held is not None and held.owner == owner:
+                self._leases[name] = replace(held, expires_at=0.0)
+
+    async def get_lease(self, name: str) -> tuple[Lease, bool] | None:
+        self._check_open()
+        held = self._leases.get(name)
+        return None if held is None else (held, held.expires_at > time.time())
+
+    async def cluster_id(self) -> int:
+        self._check_open()
+        return self._cluster
+
+    async def unowned_tables(self, limit: int) -> list[str]:
+        self._check_open()
+        now = time.time()
+        active = [t for t in self._tables.values() if t.status in ACTIVE_STATUSES]
+        active.sort(key=lambda t: (t.created_at, t.id))
+        out = []
+        for record in active:
+            held = self._leases.get(table_lease(record.id))
+            if held is None or held.expires_at <= now:
+                out.append(record.id)
+        return out[:limit]
 
     def _check_append(self, table_id: str, entry: LogEntry) -> None:
         log = self._logs.get(table_id)

@@ -34,7 +34,7 @@ class RankedMemory:
 
     def __init__(self) -> None:
         self._queue: dict[str, QueueEntry] = {}  # user id -> where it waits
-        self._leases: dict[str, tuple[str, float]] = {}  # queue -> holder, expiry
+        self._queue_leases: dict[str, tuple[str, float]] = {}  # queue -> holder, expiry
         self._matches: dict[str, RankedMatchRecord] = {}
         self._ratings: dict[tuple[str, str], RatingRecord] = {}  # (user, queue) -> rating
 
@@ -86,11 +86,11 @@ class RankedMemory:
             counts[entry.queue] = counts.get(entry.queue, 0) + 1
         return counts
 
-    async def take_lease(self, queue: str, holder: str, now: float, seconds: float) -> bool:
+    async def take_queue_lease(self, queue: str, holder: str, now: float, seconds: float) -> bool:
         self._check_open()
-        held = self._leases.get(queue)
+        held = self._queue_leases.get(queue)
         if held is None or held[0] == holder or held[1] <= now:
-            self._leases[queue] = (holder, now + seconds)
+            self._queue_leases[queue] = (holder, now + seconds)
             return True
         return False
 

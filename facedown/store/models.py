@@ -11,8 +11,9 @@ SHA-256 of each session token).  ``store_meta`` counts commits (store/commits.py
 0006): ``ranked_queue`` (who waits in which queue), ``queue_leases`` (which process matches a
 queue), ``ranked_matches`` and ``ranked_seats`` (the matches made, who sat where, how long each
 waited) and ``ratings`` (one per account and queue).  ``users.email`` is where a player's turn
-e-mails go (revision 0007).  Times are unix seconds (floats), as in the records of
-:mod:`facedown.store.base`.
+e-mails go (revision 0007).  ``leases`` says which server process owns each table of a
+cluster, or runs a once-per-cluster job (revision 0008).  Times are unix seconds (floats), as
+in the records of :mod:`facedown.store.base`.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ class QueueRow(Base):
     seen_at: Mapped[float] = mapped_column(Float)  # the player's page last asked then
 
 
-class LeaseRow(Base):
+class QueueLeaseRow(Base):
     """Who matches a queue until when: taken by compare-and-set, renewed by its holder."""
 
     __tablename__ = "queue_leases"
@@ -221,3 +222,15 @@ class RatingRow(Base):
 
 # The leaderboard of a queue: its ratings by score.
 Index("ix_ratings_queue_score", RatingRow.queue, RatingRow.score)
+
+
+class LeaseRow(Base):
+    """A lease: ``owner`` (a server process) holds ``name`` until ``expires_at`` (the store's
+    clock); ``fence`` grows by one at each takeover, and a fenced write checks it."""
+
+    __tablename__ = "leases"
+
+    name: Mapped[str] = mapped_column(String, primary_key=True)
+    owner: Mapped[str] = mapped_column(String)
+    fence: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[float] = mapped_column(Float)

@@ -7,12 +7,30 @@ returns only once committed.  Reads go through the ORM for typed rows.
 
 from __future__ import annotations
 
+import secrets
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, case, delete, insert, select, text, update
+from sqlalchemy import (
+    JSON,
+    ColumnElement,
+    Float,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    text,
+    update,
+)
+from sqlalchemy import cast as sql_cast
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
@@ -21,6 +39,9 @@ from sqlalchemy.orm import selectinload
 from . import sql_accounts as accounts
 from .base import (
     ACTIVE_STATUSES,
+    TABLE_LEASE,
+    Lease,
+    LeaseLost,
     LogEntry,
     RevisionConflict,
     ScoreboardRecord,
@@ -46,7 +67,9 @@ from .database import (
 )
 from .migrate import upgrade_engine
 from .models import (
+    LeaseRow,
     LogRow,
+    MetaRow,
     ScoreboardRow,
     SeatRow,
     SessionRow,
@@ -61,6 +84,9 @@ from .writer import GroupCommit, Write
 # Called inside the transaction of a log write, after its statements and before its commit,
 # with the table id and the entry's seq (a test hook: server/crashhook.py).
 BeforeCommit = Callable[[str, int], None]
+
+
+CLUSTER_KEY = "cluster"  # store_meta: the cluster's id (Store.cluster_id)
 
 
 def _nothing(_table_id: str, _seq: int) -> None:
@@ -94,6 +120,7 @@ class SqlStore(RankedSql):
         # SQLite has one writer at a time: writes queue for group commit.  PostgreSQL commits
         # concurrent transactions together by itself, so each write has its own connection.
         sqlite = engine.url.get_backend_name() == "sqlite"
+        self.shared = not sqlite  # PostgreSQL: a cluster's processes share it
         self._writer = None
         if sqlite:
             path = sqlite_file(engine.url)  # a file's commits are counted (store/commits.py)
@@ -136,20 +163,126 @@ class SqlStore(RankedSql):
     async def find_by_code(self, code: str) -> TableRecord | None:
         return await self._one(TableRow.code == code.upper())
 
-    async def update_table(self, record: TableRecord) -> None:
+    async def update_table(self, record: TableRecord, *, lease: Lease | None = None) -> None:
         check_table(record)
-        await self._write(partial(_update_table, record=record))
+        await self._write(_fenced(lease, partial(_update_table, record=record)))
 
-    async def append(self, table_id: str, entry: LogEntry) -> None:
+    async def append(self, table_id: str, entry: LogEntry, *, lease: Lease | None = None) -> None:
         check_entry(entry)
+        if lease is not None and self._writer is None:  # PostgreSQL: one round trip
+            fenced = partial(
+                _fenced_append,
+                table_id=table_id,
+                entry=entry,
+                lease=lease,
+                hook=self._before_commit,
+            )
+            await self._write(fenced)
+            return
         write = partial(_append, table_id=table_id, entry=entry, hook=self._before_commit)
-        await self._write(write)
+        await self._write(_fenced(lease, write))
 
-    async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
+    async def append_and_update(
+        self, record: TableRecord, entry: LogEntry, *, lease: Lease | None = None
+    ) -> None:
         check_entry(entry)
         check_table(record)
         write = partial(_append_and_update, record=record, entry=entry, hook=self._before_commit)
+        await self._write(_fenced(lease, write))
+
+    # ------------------------------------------------------------------ leases
+
+    def _now(self) -> ColumnElement[float]:
+        """The store's clock: PostgreSQL's own on PostgreSQL (every process of a cluster
+        shares it, whatever their clocks say), this process's on SQLite (one process)."""
+        if self._writer is None:
+            return sql_cast(func.extract("epoch", func.clock_timestamp()), Float)
+        return literal(time.time(), Float)
+
+    async def take_lease(self, name: str, owner: str, seconds: float) -> Lease | None:
+        taken: list[Lease] = []
+        now = self._now()
+        await self._write(
+            partial(_take_lease, name=name, owner=owner, until=now + seconds, now=now, out=taken)
+        )
+        return taken[0] if taken else None
+
+    async def renew_leases(self, owner: str, names: Sequence[str], seconds: float) -> set[str]:
+        if not names:
+            return set()
+        renewed: set[str] = set()
+        until = self._now() + seconds
+
+        def write(connection: Connection) -> None:
+            query = (
+                update(LeaseRow)
+                .where(LeaseRow.owner == owner, LeaseRow.name.in_(list(names)))
+                .values(expires_at=until)
+                .returning(LeaseRow.name)
+            )
+            renewed.update(connection.execute(query).scalars())
+
         await self._write(write)
+        return renewed
+
+    async def release_leases(self, owner: str, names: Sequence[str]) -> None:
+        if not names:
+            return
+        query = (
+            update(LeaseRow)
+            .where(LeaseRow.owner == owner, LeaseRow.name.in_(list(names)))
+            .values(expires_at=0.0)
+        )
+
+        def write(connection: Connection) -> None:
+            connection.execute(query)
+
+        await self._write(write)
+
+    async def get_lease(self, name: str) -> tuple[Lease, bool] | None:
+        query = select(
+            LeaseRow.name,
+            LeaseRow.owner,
+            LeaseRow.fence,
+            LeaseRow.expires_at,
+            LeaseRow.expires_at > self._now(),
+        ).where(LeaseRow.name == name)
+        async with self._session() as session:
+            row = (await session.execute(query)).first()
+        if row is None:
+            return None
+        return Lease(row[0], row[1], row[2], row[3]), bool(row[4])
+
+    async def cluster_id(self) -> int:
+        made = secrets.randbits(62)
+
+        def write(connection: Connection) -> None:
+            dialect = connection.dialect.name
+            insert_ = postgresql.insert if dialect == "postgresql" else sqlite.insert
+            row = insert_(MetaRow).values(key=CLUSTER_KEY, value=made)
+            connection.execute(row.on_conflict_do_nothing(index_elements=[MetaRow.key]))
+
+        await self._write(write)
+        async with self._session() as session:
+            found = await session.scalar(select(MetaRow.value).where(MetaRow.key == CLUSTER_KEY))
+        if found is None:  # never: it was written just now
+            raise StoreError("the cluster id could not be stored")
+        return int(found)
+
+    async def unowned_tables(self, limit: int) -> list[str]:
+        lease_name = literal(TABLE_LEASE) + TableRow.id
+        query = (
+            select(TableRow.id)
+            .outerjoin(LeaseRow, LeaseRow.name == lease_name)
+            .where(
+                TableRow.status.in_(ACTIVE_STATUSES),
+                or_(LeaseRow.name.is_(None), LeaseRow.expires_at <= self._now()),
+            )
+            .order_by(TableRow.created_at, TableRow.id)
+            .limit(limit)
+        )
+        async with self._session() as session:
+            return list(await session.scalars(query))
 
     async def ping(self) -> None:
         async with self._session() as session:
@@ -369,6 +502,113 @@ def _update_table(connection: Connection, record: TableRecord) -> None:
         raise StoreError(f"no table {record.id!r}")
     connection.execute(delete(SeatRow).where(SeatRow.table_id == record.id))
     _insert_seats(connection, record)
+
+
+# Built once: every write of a cluster's table runs it (bound parameters, one cached compile).
+_CHECK_LEASE = (
+    update(LeaseRow)
+    .where(
+        LeaseRow.name == bindparam("lease_name"),
+        LeaseRow.owner == bindparam("lease_owner"),
+        LeaseRow.fence == bindparam("lease_fence"),
+    )
+    .values(fence=LeaseRow.fence)
+)
+
+
+# A cluster's hot path on PostgreSQL: the fence check and the append in one statement (a
+# data-modifying WITH runs, and locks the lease's row, whether or not the INSERT finds a row).
+_FENCED_APPEND = text(
+    "WITH held AS (UPDATE leases SET fence = fence"
+    " WHERE name = :lease_name AND owner = :lease_owner AND fence = :lease_fence RETURNING 1)"
+    " INSERT INTO table_log (table_id, seq, kind, payload, created_at)"
+    " SELECT :table_id, :seq, :kind, :payload, :created_at WHERE EXISTS (SELECT 1 FROM held)"
+).bindparams(bindparam("payload", type_=JSON))
+
+
+def _fenced_append(
+    connection: Connection, table_id: str, entry: LogEntry, lease: Lease, hook: BeforeCommit
+) -> None:
+    params = {
+        "lease_name": lease.name,
+        "lease_owner": lease.owner,
+        "lease_fence": lease.fence,
+        "table_id": table_id,
+        "seq": entry.seq,
+        "kind": entry.kind,
+        "payload": entry.payload,
+        "created_at": entry.created_at,
+    }
+    try:
+        inserted = connection.execute(_FENCED_APPEND, params)
+    except IntegrityError as e:
+        kind = integrity_kind(e)
+        if kind == "unique":
+            taken = f"table {table_id!r} already has log entry {entry.seq}"
+            raise SequenceConflict(taken) from None
+        if kind == "foreign_key":
+            raise StoreError(f"no table {table_id!r}") from None
+        raise
+    if inserted.rowcount != 1:
+        raise LeaseLost(
+            f"lease {lease.name} (fence {lease.fence}) is no longer held by this process"
+        )
+    hook(table_id, entry.seq)
+
+
+def _fenced(lease: Lease | None, write: Write) -> Write:
+    """``write``, first checking in its transaction that ``lease`` is still held as it was."""
+    if lease is None:
+        return write
+
+    def fenced(connection: Connection) -> None:
+        _check_lease(connection, lease)
+        write(connection)
+
+    return fenced
+
+
+def _check_lease(connection: Connection, lease: Lease) -> None:
+    # An UPDATE, not a SELECT: on PostgreSQL it locks the lease's row until this transaction
+    # ends, so a takeover (which updates the row) waits for this write to commit or fail, and
+    # a write after a takeover sees the new fence.  It refuses before anything has changed.
+    held = connection.execute(
+        _CHECK_LEASE,
+        {"lease_name": lease.name, "lease_owner": lease.owner, "lease_fence": lease.fence},
+    )
+    if held.rowcount != 1:
+        raise LeaseLost(
+            f"lease {lease.name} (fence {lease.fence}) is no longer held by this process"
+        )
+
+
+def _take_lease(
+    connection: Connection,
+    name: str,
+    owner: str,
+    until: ColumnElement[float],
+    now: ColumnElement[float],
+    out: list[Lease],
+) -> None:
+    dialect = connection.dialect.name
+    insert_ = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert_(LeaseRow).values(name=name, owner=owner, fence=1, expires_at=until)
+    statement = statement.on_conflict_do_update(
+        index_elements=[LeaseRow.name],
+        set_={
+            "owner": owner,
+            "expires_at": until,
+            # A takeover raises the fence; the owner renewing its own lease keeps it.
+            "fence": case((LeaseRow.owner == owner, LeaseRow.fence), else_=LeaseRow.fence + 1),
+        },
+        where=or_(LeaseRow.expires_at <= now, LeaseRow.owner == owner),
+    )
+    returned = statement.returning(
+        LeaseRow.name, LeaseRow.owner, LeaseRow.fence, LeaseRow.expires_at
+    )
+    row = connection.execute(returned).first()
+    if row is not None:
+        out.append(Lease(row[0], row[1], row[2], row[3]))
 
 
 _INSERT_LOG = insert(LogRow)  # built once: append is the hot path

@@ -29,7 +29,7 @@ from .base import (
     TableRecord,
 )
 from .checks import check_table, json_text
-from .models import LeaseRow, QueueRow, RankedMatchRow, RankedSeatRow, RatingRow, UserRow
+from .models import QueueLeaseRow, QueueRow, RankedMatchRow, RankedSeatRow, RatingRow, UserRow
 
 Write = Callable[[Connection], None]
 
@@ -107,9 +107,9 @@ class RankedSql:
         async with self._session() as session:
             return {queue: int(n) for queue, n in await session.execute(query)}
 
-    async def take_lease(self, queue: str, holder: str, now: float, seconds: float) -> bool:
+    async def take_queue_lease(self, queue: str, holder: str, now: float, seconds: float) -> bool:
         taken: list[bool] = []
-        write = partial(_take_lease, queue=queue, holder=holder, now=now, seconds=seconds)
+        write = partial(_take_queue_lease, queue=queue, holder=holder, now=now, seconds=seconds)
         await self._write(lambda connection: taken.append(write(connection)))
         return taken == [True]
 
@@ -229,21 +229,24 @@ def _enqueue(connection: Connection, user_id: str, queue: str, joined_at: float)
     connection.execute(statement, row)
 
 
-def _take_lease(
+def _take_queue_lease(
     connection: Connection, queue: str, holder: str, now: float, seconds: float
 ) -> bool:
     renewed = connection.execute(
-        update(LeaseRow)
-        .where(LeaseRow.queue == queue, or_(LeaseRow.holder == holder, LeaseRow.expires_at <= now))
+        update(QueueLeaseRow)
+        .where(
+            QueueLeaseRow.queue == queue,
+            or_(QueueLeaseRow.holder == holder, QueueLeaseRow.expires_at <= now),
+        )
         .values(holder=holder, expires_at=now + seconds)
     )
     if renewed.rowcount:
         return True
     statement: Any
     if connection.dialect.name == "postgresql":
-        statement = postgresql.insert(LeaseRow).on_conflict_do_nothing()
+        statement = postgresql.insert(QueueLeaseRow).on_conflict_do_nothing()
     else:
-        statement = sqlite.insert(LeaseRow).on_conflict_do_nothing()
+        statement = sqlite.insert(QueueLeaseRow).on_conflict_do_nothing()
     row = {"queue": queue, "holder": holder, "expires_at": now + seconds}
     return bool(connection.execute(statement, row).rowcount)
 

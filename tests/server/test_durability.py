@@ -19,7 +19,7 @@ from facedown.server.context import TableConfig, TableContext
 from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
 from facedown.server.table import Table
-from facedown.store import LogEntry, MemoryStore, Store, TableRecord
+from facedown.store import Lease, LogEntry, MemoryStore, Store, TableRecord
 
 FAST = {"peek_seconds": 5, "turn_seconds": 10}
 CONFIG = TableConfig(bot_delay=0.1, grace_seconds=1.0, reveal_seconds=1.0)
@@ -68,18 +68,20 @@ class DyingStore:
         self._alive()
         return await self.inner.find_by_code(code)
 
-    async def update_table(self, record: TableRecord) -> None:
+    async def update_table(self, record: TableRecord, *, lease: Lease | None = None) -> None:
         self._alive()
-        await self.inner.update_table(record)
+        await self.inner.update_table(record, lease=lease)
 
-    async def append(self, table_id: str, entry: LogEntry) -> None:
+    async def append(self, table_id: str, entry: LogEntry, *, lease: Lease | None = None) -> None:
         self._alive()
-        await self.inner.append(table_id, entry)
+        await self.inner.append(table_id, entry, lease=lease)
         self._die_after(entry)
 
-    async def append_and_update(self, record: TableRecord, entry: LogEntry) -> None:
+    async def append_and_update(
+        self, record: TableRecord, entry: LogEntry, *, lease: Lease | None = None
+    ) -> None:
         self._alive()
-        await self.inner.append_and_update(record, entry)
+        await self.inner.append_and_update(record, entry, lease=lease)
         self._die_after(entry)
 
     async def log(self, table_id: str, after: int = 0) -> list[LogEntry]:

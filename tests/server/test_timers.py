@@ -38,6 +38,9 @@ class Listener:
     def send(self, message: Mapping[str, Any]) -> None:
         self.messages.append(message)
 
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        return None
+
 
 async def _table(
     config: TableConfig, settings: dict[str, Any], clock: FakeClock

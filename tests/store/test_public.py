@@ -9,6 +9,8 @@ def test_the_exported_names() -> None:
     assert sorted(facedown.store.__all__) == [
         "ACTIVE_STATUSES",
         "DatabaseDamaged",
+        "Lease",
+        "LeaseLost",
         "LogEntry",
         "MemoryStore",
         "PlayerTaken",
@@ -32,4 +34,5 @@ def test_the_exported_names() -> None:
         "UserExists",
         "UserRecord",
         "open_store",
+        "table_lease",
     ]

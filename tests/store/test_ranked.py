@@ -82,14 +82,14 @@ async def test_a_player_whose_page_is_gone_is_taken_out(store: Store) -> None:
 
 async def test_the_lease_has_one_holder_until_it_expires(store: Store) -> None:
     ranked = cast(RankedStore, store)
-    assert await ranked.take_lease("cabo-2", "one", now=100.0, seconds=10.0)
-    assert not await ranked.take_lease("cabo-2", "two", now=105.0, seconds=10.0)
-    assert await ranked.take_lease("cabo-2", "two", now=100.5, seconds=10.0) is False
-    assert await ranked.take_lease("kivo-2", "two", now=105.0, seconds=10.0)  # its own lease
-    assert await ranked.take_lease("cabo-2", "one", now=108.0, seconds=10.0)  # renewed: to 118
-    assert not await ranked.take_lease("cabo-2", "two", now=115.0, seconds=10.0)
-    assert await ranked.take_lease("cabo-2", "two", now=118.0, seconds=10.0)  # expired: taken
-    assert not await ranked.take_lease("cabo-2", "one", now=119.0, seconds=10.0)
+    assert await ranked.take_queue_lease("cabo-2", "one", now=100.0, seconds=10.0)
+    assert not await ranked.take_queue_lease("cabo-2", "two", now=105.0, seconds=10.0)
+    assert await ranked.take_queue_lease("cabo-2", "two", now=100.5, seconds=10.0) is False
+    assert await ranked.take_queue_lease("kivo-2", "two", now=105.0, seconds=10.0)  # its own lease
+    assert await ranked.take_queue_lease("cabo-2", "one", now=108.0, seconds=10.0)  # renewed
+    assert not await ranked.take_queue_lease("cabo-2", "two", now=115.0, seconds=10.0)
+    assert await ranked.take_queue_lease("cabo-2", "two", now=118.0, seconds=10.0)  # expired: taken
+    assert not await ranked.take_queue_lease("cabo-2", "one", now=119.0, seconds=10.0)
 
 
 async def test_a_match_takes_its_players_out_of_the_queue_with_its_table(store: Store) -> None:

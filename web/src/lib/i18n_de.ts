@@ -475,6 +475,7 @@ export const de: Record<string, string> = {
   "error.too_large": "Die Anfrage war zu groß für den Server.",
   "error.not_found": "Unter dieser Adresse hat der Server nichts.",
   "error.store_unavailable": "Der Server konnte das nicht speichern. Versuche es noch einmal.",
+  "error.cluster_unavailable": "Der Server mit diesem Tisch ist gerade nicht erreichbar. Neue Verbindung …",
   "error.illegal:illegal": "Dieser Zug ist jetzt nicht erlaubt.",
   "error.illegal:wrong_phase": "Dieser Zug passt nicht zu diesem Moment der Runde.",
   "error.illegal:not_your_turn": "Du bist nicht am Zug.",

@@ -474,6 +474,7 @@ export const en: Record<string, string> = {
   "error.too_large": "The request was too large for the server.",
   "error.not_found": "The server has nothing at that address.",
   "error.store_unavailable": "The server could not save that. Try again.",
+  "error.cluster_unavailable": "The server holding this table cannot be reached right now. Reconnecting…",
   "error.illegal:illegal": "That move is not allowed now.",
   "error.illegal:wrong_phase": "That move does not fit this moment of the round.",
   "error.illegal:not_your_turn": "It is not your turn.",

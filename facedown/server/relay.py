@@ -1,0 +1,276 @@
+"""Clients of one process playing at a table another process owns, through the cluster's Redis.
+
+A WebSocket is served by whichever process the client reached.  When its hello names a table
+another process owns, this process *relays* it: every later frame (after this process's own
+rate limits) goes to the owner, and whatever the owner sends the client comes back and is
+queued on the WebSocket.  At the owner the client is a :class:`RemoteConnection`: the same
+handlers serve it as a connection of its own (server/sockets.py), and the table's hub
+(:class:`ClusterHub`) delivers its messages to it like to any subscriber, batched per process.
+HTTP requests for such a table (its info, a join) are calls to the owner.
+
+When the link to the owner breaks (it died, stalled, lost the table, or Redis lost messages),
+the relayed clients are closed with 1012 and reconnect: to any process, which finds the table's
+owner anew (or takes the table over) and resyncs them from their last seq.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..store.base import StoreError
+from . import protocol as P
+from .cluster import ClusterDown, Item, Node
+from .context import TableError
+from .hub import SPECTATORS, LocalHub, Subscriber
+from .lobby import MOVED, Elsewhere
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .state import ServerState
+    from .table import Table
+
+log = logging.getLogger(__name__)
+
+
+def _unreachable(what: str) -> TableError:
+    return TableError(
+        "cluster_unavailable", f"the server that holds this table cannot be reached: {what}"
+    )
+
+
+class RemoteConnection:
+    """At a table's owner: a client whose WebSocket another process serves."""
+
+    def __init__(self, relays: Relays, node: str, conn_id: str, address: str) -> None:
+        self.relays = relays
+        self.node = node
+        self.conn_id = conn_id
+        self.address = address
+        self.table: Table | None = None
+        self.player_id: str | None = None
+        self.watching: str | None = None
+        self.elsewhere: Elsewhere | None = None
+        self.closing = False
+        self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.task = asyncio.get_running_loop().create_task(self._serve())
+
+    @property
+    def seat(self) -> int | None:
+        if self.table is None or self.player_id is None:
+            return None
+        return self.table.seat_of(self.player_id)
+
+    def room(self) -> int:
+        """The client's process keeps the send queue (and drops a client too slow for it)."""
+        return self.relays.state.settings.send_queue
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        if not self.closing:
+            self.relays.node.send(
+                self.node, {"op": "send", "conns": [self.conn_id], "msg": message}
+            )
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        if self.closing:
+            return
+        self.relays.node.send(
+            self.node, {"op": "close", "conn": self.conn_id, "code": code, "reason": reason}
+        )
+        self.gone()
+
+    def gone(self) -> None:
+        """Nothing more goes to the client (it left, or its process can no longer be reached)."""
+        self.closing = True
+        self.inbox.put_nowait(None)
+
+    async def _serve(self) -> None:
+        from .sockets import handle, leave
+
+        state = self.relays.state
+        try:
+            while True:
+                raw = await self.inbox.get()
+                if raw is None or self.closing:
+                    return
+                await handle(state, self, raw)
+                if self.elsewhere is not None:  # the table moved on before the hello got here
+                    self.close(MOVED, "the table moved to another server: reconnect")
+                    return
+        finally:
+            self.relays.remote.pop((self.node, self.conn_id), None)
+            await leave(state, self)
+
+
+class Relays:
+    """This process's side of the cluster: the clients it relays, the remote ones it serves."""
+
+    def __init__(self, state: ServerState, node: Node) -> None:
+        self.state = state
+        self.node = node
+        self.relayed: dict[str, tuple[Connection, str]] = {}  # conn id -> (client, owner node)
+        self.remote: dict[tuple[str, str], RemoteConnection] = {}
+        self._counter = 0
+        self._calls: set[asyncio.Task[None]] = set()
+
+    # ------------------------------------------------------------------ relaying a client
+    def attach(self, conn: Connection, elsewhere: Elsewhere, hello: str | bytes) -> None:
+        """Relay ``conn`` to the owner of ``elsewhere``, starting with its hello."""
+        if not self.node.up or not self.node.alive(elsewhere.owner):
+            message = "the server that holds this table cannot be reached now"
+            conn.send(P.error_message("cluster_unavailable", message))
+            conn.close(MOVED, "the table's server cannot be reached: reconnect later")
+            return
+        self._counter += 1
+        conn_id = str(self._counter)
+        owner = elsewhere.owner
+        self.relayed[conn_id] = (conn, owner)
+        conn.relay_id = conn_id
+        text = hello.decode("utf-8", "replace") if isinstance(hello, bytes) else hello
+        self.node.send(
+            owner, {"op": "attach", "conn": conn_id, "address": conn.address, "raw": text}
+        )
+
+    def forward(self, conn: Connection, raw: str | bytes) -> None:
+        relayed = self.relayed.get(conn.relay_id or "")
+        if relayed is None:
+            return
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        self.node.send(relayed[1], {"op": "frame", "conn": conn.relay_id, "raw": text})
+
+    def detach(self, conn: Connection) -> None:
+        relayed = self.relayed.pop(conn.relay_id or "", None)
+        if relayed is not None:
+            self.node.send(relayed[1], {"op": "detach", "conn": conn.relay_id})
+
+    # ------------------------------------------------------------------ calls (HTTP)
+    async def call(self, elsewhere: Elsewhere, fn: str, **args: Any) -> dict[str, Any]:
+        """Call ``fn`` at the table's owner: its result, TableError for a refusal (or when the
+        owner cannot be reached), None-free."""
+        if not self.node.up:
+            raise _unreachable("the servers cannot reach each other now")
+        try:
+            result = await self.node.call(
+                elsewhere.owner, {"fn": fn, "table": elsewhere.id, "args": args}
+            )
+        except ClusterDown as e:
+            raise _unreachable(str(e)) from None
+        if not isinstance(result, dict):
+            raise _unreachable("a reply that is not an object")
+        error = result.get("error")
+        if isinstance(error, dict):
+            raise TableError(str(error.get("code")), str(error.get("message")))
+        return result
+
+    async def _answer(self, sender: str, item: Item) -> None:
+        table = self.state.lobby().tables.get(str(item.get("table")))
+        result: dict[str, Any]
+        if table is None or not self.state.lobby().ownership.holds(table.id):
+            result = {
+                "error": {"code": "cluster_unavailable", "message": "the table moved: try again"}
+            }
+        else:
+            args = item.get("args") or {}
+            result = {}
+            try:
+                if item.get("fn") == "join":
+                    seat = await table.join(str(args["player_id"]), str(args["name"]))
+                    result = {"seat": seat}
+                result = {**result, "info": table.table_info(), "match": table.match_no}
+            except TableError as e:
+                result = {"error": {"code": e.code, "message": e.message}}
+            except StoreError:
+                message = "the database did not take a write: try again"
+                result = {"error": {"code": "store_unavailable", "message": message}}
+        self.node.reply(sender, str(item.get("id")), result)
+
+    # ------------------------------------------------------------------ from the cluster
+    def item(self, sender: str, item: Item) -> None:
+        op = item.get("op")
+        if op == "send":  # for clients relayed from here
+            message = item["msg"]
+            for one in item.get("conns", ()):
+                relayed = self.relayed.get(str(one))
+                if relayed is not None:
+                    if message.get("type") == "welcome":  # its idle limit is kept here
+                        relayed[0].relayed_spectator = message.get("seat") is None
+                    relayed[0].send(message)
+        elif op == "close":
+            relayed = self.relayed.get(str(item.get("conn")))
+            if relayed is not None:
+                relayed[0].close(int(item.get("code", MOVED)), str(item.get("reason", "")))
+        elif op == "call":
+            task = asyncio.get_running_loop().create_task(self._answer(sender, item))
+            self._calls.add(task)
+            task.add_done_callback(self._calls.discard)
+        else:
+            self._from_client(sender, op, item)
+
+    def _from_client(self, sender: str, op: Any, item: Item) -> None:
+        """A relayed client's hello, frame or leaving, at its table's owner (here)."""
+        conn_id = str(item.get("conn"))
+        if op == "attach":
+            remote = RemoteConnection(self, sender, conn_id, str(item.get("address")))
+            self.remote[sender, conn_id] = remote
+            remote.inbox.put_nowait(str(item.get("raw")))
+            return
+        found = self.remote.get((sender, conn_id))
+        if found is None:
+            return
+        if op == "frame":
+            found.inbox.put_nowait(str(item.get("raw")))
+        elif op == "detach":
+            found.gone()
+
+    def link_lost(self, node: str) -> None:
+        """Messages to or from ``node`` may be lost: its clients here reconnect, and its
+        clients at tables of ours are gone until they do."""
+        for conn_id, (conn, owner) in list(self.relayed.items()):
+            if owner == node:
+                del self.relayed[conn_id]
+                conn.close(MOVED, "lost touch with the server that holds the table: reconnect")
+        for (sender, _), remote in list(self.remote.items()):
+            if sender == node:
+                remote.gone()
+
+    async def close(self) -> None:
+        for conn, _ in list(self.relayed.values()):
+            conn.close(MOVED, "this server is stopping: reconnect")
+        for remote in list(self.remote.values()):
+            remote.close(MOVED, "the server that holds the table is stopping: reconnect")
+        for task in [r.task for r in self.remote.values()] + list(self._calls):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+class ClusterHub(LocalHub):
+    """The hub of a cluster process: like :class:`LocalHub` for its own connections; the
+    remote ones get one batch per process, each message once for all its connections there."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.node: Node | None = None
+
+    def publish(self, table_id: str, messages: Mapping[int, Mapping[str, Any]]) -> None:
+        remote: dict[tuple[str, int], list[str]] = {}
+        for sub in list(self._subs.get(table_id, ())):
+            audience = SPECTATORS if sub.seat is None else sub.seat
+            if isinstance(sub, RemoteConnection):
+                if not sub.closing and audience in messages:
+                    remote.setdefault((sub.node, audience), []).append(sub.conn_id)
+                continue
+            message = messages.get(audience)
+            if message is not None:
+                sub.send(message)
+        if self.node is not None:
+            for (node, audience), conns in remote.items():
+                self.node.send(node, {"op": "send", "conns": conns, "msg": messages[audience]})
+
+
+def remote_subscribers(hub: LocalHub, table_id: str) -> list[Subscriber]:
+    """The subscribers of a table served by other processes (tests, metrics)."""
+    return [s for s in hub.subscribers(table_id) if isinstance(s, RemoteConnection)]

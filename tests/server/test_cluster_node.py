@@ -1,0 +1,107 @@
+"""Two nodes on the real Redis (127.0.0.1:6379, channels of a cluster id of their own): items
+arrive in order, calls are answered, and a lost batch or a silent node is noticed."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+from facedown.server.cluster import ClusterDown, ClusterTimings, Item, Node
+
+REDIS = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Recorder:
+    """A node's handler that keeps what it receives, and answers calls with their args."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, Item]] = []
+        self.lost: list[str] = []
+        self.node: Node | None = None
+
+    def item(self, sender: str, item: Item) -> None:
+        if item.get("op") == "call" and self.node is not None:
+            self.node.reply(sender, str(item["id"]), {"echo": item.get("args")})
+            return
+        self.items.append((sender, item))
+
+    def link_lost(self, node: str) -> None:
+        self.lost.append(node)
+
+
+async def until(condition: Callable[[], bool], within: float = 20.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "it never happened"
+        await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+async def pair(anyio_backend: str) -> AsyncIterator[tuple[Node, Recorder, Node, Recorder]]:
+    cluster = secrets.randbits(40)  # no other test's nodes on these channels
+    timings = ClusterTimings(beat=0.2, dead_after=1.0, call_timeout=5.0)
+    a, b = Node(REDIS, cluster, timings), Node(REDIS, cluster, timings)
+    ra, rb = Recorder(), Recorder()
+    ra.node, rb.node = a, b
+    await a.start(ra)
+    await b.start(rb)
+    if not (a.up and b.up):
+        pytest.skip("Redis unreachable at 127.0.0.1:6379")
+    try:
+        yield a, ra, b, rb
+    finally:
+        await a.close()
+        await b.close()
+
+
+@pytest.mark.anyio
+async def test_items_arrive_in_order_and_calls_are_answered(
+    pair: tuple[Node, Recorder, Node, Recorder],
+) -> None:
+    a, _, b, rb = pair
+    for n in range(200):
+        a.send(b.id, {"op": "frame", "n": n})
+        if n % 50 == 0:
+            await asyncio.sleep(0)  # several batches
+    await until(lambda: len(rb.items) == 200)
+    assert [item["n"] for _, item in rb.items] == list(range(200))
+    assert {sender for sender, _ in rb.items} == {a.id}
+    assert await a.call(b.id, {"fn": "info", "args": {"x": 1}}) == {"echo": {"x": 1}}
+    assert rb.lost == []
+    await until(lambda: a.live_nodes() == 2 and b.alive(a.id))
+
+
+@pytest.mark.anyio
+async def test_a_lost_batch_breaks_the_link(pair: tuple[Node, Recorder, Node, Recorder]) -> None:
+    a, _, b, rb = pair
+    a.send(b.id, {"op": "frame"})
+    await until(lambda: len(rb.items) == 1)
+    a._sent[b.id] += 1  # a batch that never reached Redis, as when a publish fails
+    a.send(b.id, {"op": "frame"})
+    await until(lambda: rb.lost == [a.id])
+
+
+@pytest.mark.anyio
+async def test_a_silent_node_is_gone_and_a_call_to_it_fails(
+    pair: tuple[Node, Recorder, Node, Recorder],
+) -> None:
+    a, ra, b, _ = pair
+    await until(lambda: b.alive(a.id) and a.alive(b.id))
+    b.send(a.id, {"op": "frame"})
+    await until(lambda: len(ra.items) == 1)
+    for task in b._tasks:  # b stops beating and answering, as a stalled process does
+        task.cancel()
+    await until(lambda: ra.lost == [b.id])
+    assert not a.alive(b.id)
+    a.timings = ClusterTimings(beat=0.2, dead_after=1.0, call_timeout=0.5)
+    with pytest.raises(ClusterDown):
+        await a.call(b.id, {"fn": "info", "args": {}})

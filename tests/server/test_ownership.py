@@ -1,0 +1,127 @@
+"""Leases as the server uses them (server/ownership.py), on PostgreSQL: a table claimed by one
+process at a time, renewal, letting go, and the once-per-cluster hook."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any
+
+import pytest
+
+from facedown.server.ownership import LeaseOwnership, SoleOwner
+from facedown.store import Lease, Store, open_store
+from tests.store.conftest import postgres_database
+from tests.store.test_contract import table
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def shared(anyio_backend: str) -> AsyncIterator[tuple[Store, Store]]:
+    """Two processes' stores on one PostgreSQL database (two connection pools)."""
+    async with postgres_database() as url:
+        first, second = await open_store(url), await open_store(url)
+        try:
+            yield first, second
+        finally:
+            await first.close()
+            await second.close()
+
+
+async def until(condition: Callable[[], bool], within: float = 20.0) -> None:
+    """Wait (bounded: a loaded machine) until ``condition()`` holds."""
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "it never happened"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_table_is_claimed_by_one_process_and_handed_over_at_close(
+    shared: tuple[Store, Store],
+) -> None:
+    one, two = shared
+    await one.create_table(table())
+    a = LeaseOwnership(one, "a", seconds=2.0, alive=lambda node: True)
+    b = LeaseOwnership(two, "b", seconds=2.0, alive=lambda node: True)
+    claimed = await a.claim("t1")
+    assert claimed.held
+    assert a.holds("t1")
+    refused = await b.claim("t1")
+    assert (refused.held, refused.owner) == (False, "a")
+    await a.close()  # a graceful stop lets the lease go: b takes it at once, fence 2
+    taken = await b.claim("t1")
+    assert taken.held
+    assert taken.lease is not None
+    assert taken.lease.fence == 2
+    await b.close()
+
+
+async def test_the_lease_of_a_dead_owner_is_waited_out_then_taken(
+    shared: tuple[Store, Store],
+) -> None:
+    one, two = shared
+    await one.create_table(table())
+    dead = LeaseOwnership(one, "dead", seconds=1.0)
+    assert (await dead.claim("t1")).held  # and never renewed: its process "died"
+    b = LeaseOwnership(two, "b", seconds=1.0, alive=lambda node: node != "dead")
+    taken = await b.claim("t1")
+    assert taken.held
+    assert taken.lease is not None
+    assert taken.lease.fence == 2
+    lost: list[str] = []
+
+    async def on_lost(table_id: str) -> None:
+        lost.append(table_id)
+
+    dead.start(on_lost)  # it wakes up: its renewal finds the lease gone, and lets the table go
+    await until(lambda: lost == ["t1"])
+    assert not dead.holds("t1")
+    await dead.close()
+    await b.close()
+
+
+def job(
+    name: str, log: list[tuple[str, int]]
+) -> Callable[[Lease | None], Coroutine[Any, Any, None]]:
+    async def work(lease: Lease | None) -> None:
+        assert lease is not None
+        log.append((name, lease.fence))
+        await asyncio.Event().wait()  # runs until it is stopped
+
+    return work
+
+
+async def test_run_once_runs_in_one_process_at_a_time_and_moves_when_it_stops(
+    shared: tuple[Store, Store],
+) -> None:
+    one, two = shared
+    a = LeaseOwnership(one, "a", seconds=1.0)
+    b = LeaseOwnership(two, "b", seconds=1.0)
+    ran: list[tuple[str, int]] = []
+    first = a.run_once("matchmaking", job("a", ran))
+    await until(lambda: ran == [("a", 1)])
+    second = b.run_once("matchmaking", job("b", ran))
+    await asyncio.sleep(2.5)  # longer than the lease: a renews it, b keeps waiting
+    assert ran == [("a", 1)]
+    await first.stop()  # a's process stops: b takes the job over
+    await until(lambda: len(ran) == 2)
+    assert ran[1] == ("b", 2)
+    await second.stop()
+
+
+async def test_run_once_on_one_process_just_runs() -> None:
+    ran: list[Lease | None] = []
+
+    async def work(lease: Lease | None) -> None:
+        ran.append(lease)
+
+    once = SoleOwner().run_once("sweep", work)
+    await once.task
+    assert ran == [None]
