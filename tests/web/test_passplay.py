@@ -57,6 +57,14 @@ PAGE = """() => {
     clientSeat: c ? c.s.seat : null,
     todo: c ? c.s.legal.filter((a) => a.do !== "tap").length : 0,
     pending: c ? c.s.pending !== null : false,
+    // The phase the device is in: the view of the seat that has heard the most (PassPlay's lead).
+    phase: (() => {
+      const lead = (window.__passplay ? window.__passplay.clients : [])
+        .filter((x) => x.s.view)
+        .reduce((best, x) =>
+          best === null || (x.s.seq ?? -1) > (best.s.seq ?? -1) ? x : best, null);
+      return lead ? lead.s.view.phase : null;
+    })(),
   };
 }"""
 
@@ -125,7 +133,10 @@ class Device:
     def check(self, said: str) -> dict[str, Any]:
         seen = read(self.page)
         if seen["open"] is None:
-            if not seen["reveal"]:
+            # The round over, every card is public: the board for everyone is there while its
+            # reveal panel is still being drawn (a busy machine draws it a step later).
+            over = seen["phase"] in ("round_over", "match_over")
+            if not seen["reveal"] and not over:
                 nothing_shown(seen, said)
                 self.curtains += 1
             return seen
