@@ -75,6 +75,7 @@ __all__ = [
     "K_SKIP",
     "K_TAKE",
     "K_UNDO",
+    "MATCH_OVER",
     "OPENING",
     "POWERS",
     "ROUND_OVER",
@@ -208,9 +209,7 @@ class Batch:
         self.codec = ActionCodec(players, h, rules.hand_size, rules.opening_peek)
         self.codes = Codes(self.codec, rules.hand_size)
         codes = self.codes
-        self.tables = L.tables(
-            codes.kind, codes.slots, codes.offset, codes.target_slot, players, h
-        )
+        self.tables = L.tables(codes.kind, codes.slots, codes.offset, codes.target_slot, players, h)
         self.values = np.array(deck.values, dtype=np.int64)
         rank_ids = {r: i for i, r in enumerate(sorted(set(deck.ranks)))}
         self.rank = np.array([rank_ids[r] for r in deck.ranks], dtype=np.int64)
@@ -230,6 +229,8 @@ class Batch:
         self.public_bits = np.zeros(g, dtype=np.uint64)
         self.keys = np.zeros((g, 2, c), dtype=np.float64)
         self._rows = np.arange(g)
+        self._scratch = (np.empty(self.codec.size, np.int64), np.empty(h, np.int64))
+        self._taps = np.empty(self.codec.size, np.int64)
         self._state = (
             self.Z,
             self.S,
@@ -276,51 +277,61 @@ class Batch:
 
     @property
     def held_disc(self) -> BoolArray:
-        return self.Z[:, layout.HELD_DISC] != 0
+        out: BoolArray = self.Z[:, layout.HELD_DISC] != 0
+        return out
 
     @property
     def sudden_death_played(self) -> BoolArray:
-        return self.Z[:, layout.SUDDEN_DEATH] != 0
+        out: BoolArray = self.Z[:, layout.SUDDEN_DEATH] != 0
+        return out
 
     @property
     def round_ended(self) -> BoolArray:
         """Games whose round ended in the last step."""
-        return self.Z[:, layout.ROUND_ENDED] != 0
+        out: BoolArray = self.Z[:, layout.ROUND_ENDED] != 0
+        return out
 
     @property
     def match_ended(self) -> BoolArray:
         """Games whose match ended in the last step."""
-        return self.Z[:, layout.MATCH_ENDED] != 0
+        out: BoolArray = self.Z[:, layout.MATCH_ENDED] != 0
+        return out
 
     @property
     def peeked(self) -> BoolArray:
-        return self.S[:, layout.PEEKED] != 0
+        out: BoolArray = self.S[:, layout.PEEKED] != 0
+        return out
 
     @property
     def hundred_used(self) -> BoolArray:
-        return self.S[:, layout.HUNDRED_USED] != 0
+        out: BoolArray = self.S[:, layout.HUNDRED_USED] != 0
+        return out
 
     @property
     def winners(self) -> BoolArray:
-        return self.S[:, layout.WINNERS] != 0
+        out: BoolArray = self.S[:, layout.WINNERS] != 0
+        return out
 
     @property
     def pending(self) -> BoolArray:
         """The pending powers (peek, spy, swap) of each game's turn player."""
         bits = self.Z[:, layout.PENDING]
-        return (bits[:, None] & np.array(POWER_BITS)[None, :]) != 0
+        out: BoolArray = (bits[:, None] & np.array(POWER_BITS)[None, :]) != 0
+        return out
 
     @property
     def known(self) -> BoolArray:
         """``[games, players, cards]``: the cards each seat has learned where they lie now."""
         shifts = np.arange(self.cards, dtype=np.uint64)
-        return ((self.known_bits[:, :, None] >> shifts) & np.uint64(1)) != 0
+        out: BoolArray = ((self.known_bits[:, :, None] >> shifts) & np.uint64(1)) != 0
+        return out
 
     @property
     def public(self) -> BoolArray:
         """``[games, cards]``: the cards shown to everyone where they lie now."""
         shifts = np.arange(self.cards, dtype=np.uint64)
-        return ((self.public_bits[:, None] >> shifts) & np.uint64(1)) != 0
+        out: BoolArray = ((self.public_bits[:, None] >> shifts) & np.uint64(1)) != 0
+        return out
 
     # ------------------------------------------------------------------ who acts
     @property
@@ -343,7 +354,8 @@ class Batch:
     @property
     def in_window(self) -> BoolArray:
         """Games whose deciding seat is offered a TAP out of turn (PASS declines it)."""
-        return self._actors()[1]
+        out: BoolArray = self._actors()[1]
+        return out
 
     # ------------------------------------------------------------------ the random keys
     def _fill_deal_keys(self, gi: IntArray, round_no: IntArray) -> None:
@@ -383,7 +395,9 @@ class Batch:
     def legal_mask(self) -> npt.NDArray[np.bool_]:
         """Per game, the legal action indexes of :attr:`actor` (all false once over)."""
         mask = np.zeros((self.games, self.codec.size), dtype=np.bool_)
-        L.masks(self.Z, self.S, self.hands, self.R, self.tables, self.codes.slots, mask)
+        L.masks(
+            self.Z, self.S, self.hands, self.R, self.tables, self.codes.slots, *self._scratch, mask
+        )
         return mask
 
     def random_actions(self, u: npt.NDArray[np.float64], call: float, tap: float) -> IntArray:
@@ -397,7 +411,8 @@ class Batch:
             self.R,
             self.tables,
             self.codes.slots,
-            self.codec.size,
+            *self._scratch,
+            self._taps,
             u,
             call,
             tap,

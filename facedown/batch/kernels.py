@@ -13,11 +13,12 @@ docs/batch.md), later ones load the cache.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+from typing import Any
 
+import numpy as np
+
+from .jit import F64, I8, I64, U64, B, inline, kernel
 from .layout import (
-    CALL_AFTER_ACTION,
     CALL_AT_START,
     CALLER,
     CALLER_LOWEST_ZERO,
@@ -102,7 +103,6 @@ from .layout import (
     TURN_END,
     TURN_START,
     TURNS,
-    UNDO_TAKE,
     VALUE,
     WINDOW,
     WINNERS,
@@ -113,12 +113,12 @@ ONE = np.uint64(1)
 
 
 # ------------------------------------------------------------------ small helpers
-@njit(cache=True, inline="always")
+@inline
 def _bit(card: int) -> np.uint64:
     return ONE << np.uint64(card)
 
 
-@njit(cache=True)
+@kernel
 def _order(keys: np.ndarray, count: int, out: np.ndarray) -> None:
     """``out[:count]``: the stable order of ``keys[:count]`` (Python's sorted by key)."""
     for i in range(count):
@@ -133,7 +133,7 @@ def _order(keys: np.ndarray, count: int, out: np.ndarray) -> None:
         out[j] = v
 
 
-@njit(cache=True)
+@inline
 def _filled(hands: np.ndarray, Z: np.ndarray, S: np.ndarray, g: int, p: int) -> int:
     """How many places of ``p``'s hand hold a card."""
     count = 0
@@ -143,20 +143,32 @@ def _filled(hands: np.ndarray, Z: np.ndarray, S: np.ndarray, g: int, p: int) -> 
     return count
 
 
-@njit(cache=True)
+@inline
 def _push(disc: np.ndarray, Z: np.ndarray, g: int, card: int) -> None:
     disc[g, Z[g, NDISC]] = card
     Z[g, NDISC] += 1
 
 
 # ------------------------------------------------------------------ dealing
-@njit(cache=True)
-def _deal(Z, S, hands, draw, disc, known, public, keys, R, g, first):  # type: ignore[no-untyped-def]
+@kernel
+def _deal(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    g: int,
+    first: int,
+) -> None:
     """The engine's deal_round (shuffled from the keys), starting with ``first``."""
     n, size, cards = R[N], R[HAND_SIZE], R[CARDS]
     Z[g, ROUND] += 1
     Z[g, FIRST] = first
-    order = np.empty(cards, dtype=np.int64)
+    order = draw[g]  # the shuffled deck is laid out where the draw pile will be
     _order(keys[g, DEAL_KEYS], cards, order)
     Z[g, NEED_DEAL_KEYS] = 1
     end = cards
@@ -171,9 +183,7 @@ def _deal(Z, S, hands, draw, disc, known, public, keys, R, g, first):  # type: i
         known[g, p] = 0
     disc[g, 0] = order[end - 1]
     Z[g, NDISC] = 1
-    for i in range(end - 1):
-        draw[g, i] = order[i]
-    Z[g, NDRAW] = end - 1
+    Z[g, NDRAW] = end - 1  # the draw pile is the rest of the order, in place
     Z[g, HELD] = -1
     Z[g, HELD_DISC] = 0
     Z[g, PENDING] = 0
@@ -190,147 +200,252 @@ def _deal(Z, S, hands, draw, disc, known, public, keys, R, g, first):  # type: i
         Z[g, PHASE] = OPENING
 
 
-@njit(cache=True)
-def deal_all(Z, S, hands, draw, disc, known, public, keys, R, games):  # type: ignore[no-untyped-def]
+@kernel
+def deal_all(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    games: I64,
+) -> None:
     """Deal the first round of ``games`` (seat 0 starts)."""
     for g in games:
         _deal(Z, S, hands, draw, disc, known, public, keys, R, g, 0)
 
 
-@njit(cache=True)
-def _pop_draw(Z, S, hands, draw, disc, known, public, keys, R, g):  # type: ignore[no-untyped-def]
+@kernel
+def _reshuffle(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    g: int,
+) -> bool:
+    """The draw pile is empty: the discard pile but its top becomes the new draw pile, in the
+    order of the shuffle keys (the engine's pop_draw); False when it has too few cards."""
+    if Z[g, NDISC] < 2:
+        return False
+    count = Z[g, NDISC] - 1
+    top = disc[g, count]
+    Z[g, RESHUFFLES] += 1
+    if Z[g, SHUFFLE_FOR] != (Z[g, ROUND] << ROUND_SHIFT) | Z[g, RESHUFFLES]:
+        Z[g, ERROR] = 1  # the keys of this reshuffle were not filled in: a bug
+    Z[g, SHUFFLE_FOR] = -1
+    order = draw[g]  # the draw pile is empty: its row holds the order, then the cards
+    _order(keys[g, SHUFFLE_KEYS], count, order)
+    mask = np.uint64(0)
+    for i in range(count):
+        card = disc[g, order[i]]
+        mask |= _bit(card)
+        draw[g, i] = card
+    # Cards shuffled into the draw pile are unknown to everyone from now on.
+    public[g] &= ~mask
+    for p in range(R[N]):
+        known[g, p] &= ~mask
+    Z[g, NDRAW] = count
+    disc[g, 0] = top
+    Z[g, NDISC] = 1
+    return True
+
+
+@inline
+def _pop_draw(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    g: int,
+) -> int:
     """The top card of the draw pile, the discard pile recycled first when needed (-1: none)."""
-    if Z[g, NDRAW] == 0:
-        if Z[g, NDISC] < 2:
-            return -1
-        count = Z[g, NDISC] - 1
-        top = disc[g, count]
-        Z[g, RESHUFFLES] += 1
-        if Z[g, SHUFFLE_FOR] != (Z[g, ROUND] << ROUND_SHIFT) | Z[g, RESHUFFLES]:
-            Z[g, ERROR] = 1  # the keys of this reshuffle were not filled in: a bug
-        Z[g, SHUFFLE_FOR] = -1
-        order = np.empty(count, dtype=np.int64)
-        _order(keys[g, SHUFFLE_KEYS], count, order)
-        mask = np.uint64(0)
-        for i in range(count):
-            card = disc[g, order[i]]
-            mask |= _bit(card)
-            draw[g, i] = card
-        # Cards shuffled into the draw pile are unknown to everyone from now on.
-        public[g] &= ~mask
-        for p in range(R[N]):
-            known[g, p] &= ~mask
-        Z[g, NDRAW] = count
-        disc[g, 0] = top
-        Z[g, NDISC] = 1
+    if Z[g, NDRAW] == 0 and not _reshuffle(Z, S, hands, draw, disc, known, public, keys, R, g):
+        return -1
     Z[g, NDRAW] -= 1
-    return np.int64(draw[g, Z[g, NDRAW]])
+    return int(draw[g, Z[g, NDRAW]])
 
 
 # ------------------------------------------------------------------ the end of a round
-@njit(cache=True)
-def _end_round(Z, S, hands, draw, disc, known, public, keys, R, D, g):  # type: ignore[no-untyped-def]
-    """Score the round (the engine's score_round and score_totals), end the match or deal on."""
-    n = R[N]
-    caller = Z[g, CALLER]
-    totals = np.zeros(n, dtype=np.int64)
-    moon = np.zeros(n, dtype=np.bool_)
-    any_moon = False
-    for p in range(n):
+@kernel
+def _hand_totals(S: I64, hands: I8, R: I64, D: I64, g: int) -> int:
+    """Each hand's total into ``S[g, HAND_TOTALS]`` (and as the round score to start from);
+    returns a bit per seat that shot the moon (two 12s and two 13s, where the rules have it)."""
+    moon = 0
+    for p in range(R[N]):
         twelve = 0
         thirteen = 0
+        total = 0
         for s in range(S[g, PLACES, p]):
             c = hands[g, p, s]
             if c >= 0:
                 v = D[VALUE, c]
-                totals[p] += v
-                if v == 12:
-                    twelve += 1
-                elif v == 13:
-                    thirteen += 1
+                total += v
+                twelve += v == 12
+                thirteen += v == 13
+        S[g, HAND_TOTALS, p] = total
+        S[g, ROUND_SCORES, p] = total
         if R[MOON] and twelve >= 2 and thirteen >= 2:
-            moon[p] = True
-            any_moon = True
-    scores = totals.copy()
-    if any_moon:
+            moon |= 1 << p
+    return moon
+
+
+@kernel
+def _score_caller(S: I64, R: I64, g: int, caller: int) -> None:
+    """The caller's score: zero when lowest (if the rules say so), penalised when not."""
+    totals, scores = S[g, HAND_TOTALS], S[g, ROUND_SCORES]
+    mine = totals[caller]
+    others = np.int64(1) << 60
+    for p in range(R[N]):
+        if p != caller and totals[p] < others:
+            others = totals[p]
+    lowest = mine < others if R[CALLER_STRICT] else mine <= others
+    if not lowest:
+        scores[caller] = mine * R[CALLER_MULTIPLIER] + R[CALLER_PENALTY]
+    elif R[CALLER_LOWEST_ZERO]:
+        scores[caller] = 0
+
+
+@kernel
+def _lowest_zero(S: I64, R: I64, g: int, caller: int) -> None:
+    """The lowest hand scores 0: every tied hand, or the caller alone when the caller is among
+    them and the rules say so."""
+    n, totals, scores = R[N], S[g, HAND_TOTALS], S[g, ROUND_SCORES]
+    lowest = totals[0]
+    for p in range(1, n):
+        lowest = min(lowest, totals[p])
+    if R[LOWEST_TIE_CALLER] and caller >= 0 and totals[caller] == lowest:
+        scores[caller] = 0
+        return
+    for p in range(n):
+        if totals[p] == lowest:
+            scores[p] = 0
+
+
+@kernel
+def _score(S: I64, R: I64, D: I64, hands: I8, g: int, caller: int) -> None:
+    """The round's scores (the engine's score_round and score_totals), the 100 rule applied."""
+    n = R[N]
+    moon = _hand_totals(S, hands, R, D, g)
+    scores = S[g, ROUND_SCORES]
+    if moon:
         for p in range(n):
-            scores[p] = 0 if moon[p] else R[MOON_POINTS]
+            scores[p] = 0 if moon & (1 << p) else R[MOON_POINTS]
     else:
         if R[LOWEST_ZERO]:
-            lowest = totals.min()
-            caller_tied = caller >= 0 and totals[caller] == lowest
-            if R[LOWEST_TIE_CALLER] and caller_tied:
-                scores[caller] = 0
-            else:
-                for p in range(n):
-                    if totals[p] == lowest:
-                        scores[p] = 0
+            _lowest_zero(S, R, g, caller)
         if caller >= 0:
-            mine = totals[caller]
-            others = np.int64(1) << 60
-            for p in range(n):
-                if p != caller and totals[p] < others:
-                    others = totals[p]
-            lowest_caller = mine < others if R[CALLER_STRICT] else mine <= others
-            if lowest_caller:
-                if R[CALLER_LOWEST_ZERO] and scores[caller] != 0:
-                    scores[caller] = 0
-            else:
-                scores[caller] = mine * R[CALLER_MULTIPLIER] + R[CALLER_PENALTY]
+            _score_caller(S, R, g, caller)
+    rule = R[HUNDRED_RULE]
     for p in range(n):
         total = S[g, TOTALS, p] + scores[p]
-        rule = R[HUNDRED_RULE]
         if total == 100 and (rule == 2 or (rule == 1 and S[g, HUNDRED_USED, p] == 0)):
             total = R[HUNDRED_RESET]
             S[g, HUNDRED_USED, p] = 1
         S[g, TOTALS, p] = total
-        S[g, ROUND_SCORES, p] = scores[p]
-        S[g, HAND_TOTALS, p] = totals[p]
-    Z[g, ROUND_CALLER] = caller
-    Z[g, PLAYED] += 1
-    Z[g, HELD] = -1
-    Z[g, PENDING] = 0
-    Z[g, ROUND_ENDED] = 1
-    # The end of the match (the engine's match_end).
-    high = S[g, TOTALS, 0]
-    low = S[g, TOTALS, 0]
+
+
+@kernel
+def _match_over(Z: I64, S: I64, R: I64, g: int) -> bool:
+    """Whether the match is over after this round (the engine's match_end: a score limit, the
+    fixed rounds, one sudden-death round on a tie); the winners are set when it is."""
+    n = R[N]
+    totals = S[g, TOTALS]
+    high = low = totals[0]
     for p in range(1, n):
-        high = max(high, S[g, TOTALS, p])
-        low = min(low, S[g, TOTALS, p])
+        high = max(high, totals[p])
+        low = min(low, totals[p])
     over = R[HAS_LIMIT] == 1 and high > R[SCORE_LIMIT]
     if not over and R[ROUNDS] >= 0 and Z[g, ROUND] >= R[ROUNDS]:
         leaders = 0
         for p in range(n):
-            if S[g, TOTALS, p] == low:
-                leaders += 1
+            leaders += totals[p] == low
         if R[SUDDEN] and leaders > 1 and Z[g, SUDDEN_DEATH] == 0:
             Z[g, SUDDEN_DEATH] = 1
         else:
             over = True
     if over:
+        for p in range(n):
+            S[g, WINNERS, p] = totals[p] == low
+    return bool(over)
+
+
+@kernel
+def _next_first(Z: I64, S: I64, R: I64, g: int) -> int:
+    """Who starts the next round: the next seat, or the round's winner (the first of them
+    from the last round's starter on a tie)."""
+    n, first = R[N], Z[g, FIRST]
+    if not R[FIRST_WINNER]:
+        return int((first + 1) % n)
+    best = first
+    for i in range(1, n):
+        p = (first + i) % n
+        if S[g, ROUND_SCORES, p] < S[g, ROUND_SCORES, best]:
+            best = p
+    return int(best)
+
+
+@kernel
+def _end_round(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    D: I64,
+    g: int,
+) -> None:
+    """Score the round, then end the match or deal the next round (the engine's _end_round
+    and, for the batch, next_round at once)."""
+    _score(S, R, D, hands, g, Z[g, CALLER])
+    Z[g, ROUND_CALLER] = Z[g, CALLER]
+    Z[g, PLAYED] += 1
+    Z[g, HELD] = -1
+    Z[g, PENDING] = 0
+    Z[g, ROUND_ENDED] = 1
+    if _match_over(Z, S, R, g):
         Z[g, PHASE] = MATCH_OVER
         Z[g, MATCH_ENDED] = 1
-        for p in range(n):
-            S[g, WINNERS, p] = 1 if S[g, TOTALS, p] == low else 0
         return
     Z[g, PHASE] = ROUND_OVER
-    # Who starts the next round (the engine's next_first), and the deal.
-    first = Z[g, FIRST]
-    if R[FIRST_WINNER]:
-        best = first
-        for i in range(1, n):
-            p = (first + i) % n
-            if S[g, ROUND_SCORES, p] < S[g, ROUND_SCORES, best]:
-                best = p
-        nxt = best
-    else:
-        nxt = (first + 1) % n
-    _deal(Z, S, hands, draw, disc, known, public, keys, R, g, nxt)
+    _deal(Z, S, hands, draw, disc, known, public, keys, R, g, _next_first(Z, S, R, g))
 
 
 # ------------------------------------------------------------------ turns
-@njit(cache=True)
-def _stuck(Z, S, hands, draw, disc, known, public, keys, R, D, g):  # type: ignore[no-untyped-def]
+# What an action leaves to do (the engine's handlers end with one of these calls).
+DONE, AFTER, END, STUCK = range(4)
+
+
+@inline
+def _stuck(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    D: I64,
+    g: int,
+) -> int:
     """The engine's _check_stuck: 0 the turn goes on; 1 the round ended; 2 the player passed
     (the caller ends the turn)."""
     if Z[g, NDRAW] > 0:  # the common case: a card can be drawn
@@ -351,8 +466,21 @@ def _stuck(Z, S, hands, draw, disc, known, public, keys, R, D, g):  # type: igno
     return 2
 
 
-@njit(cache=True)
-def _end_turn(Z, S, hands, draw, disc, known, public, keys, R, D, g, p):  # type: ignore[no-untyped-def]
+@inline
+def _end_turn(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    D: I64,
+    g: int,
+    p: int,
+) -> None:
     """``p``'s turn is over: the next seat's begins (passes included), or the round ends."""
     while True:
         Z[g, PENDING] = 0
@@ -369,24 +497,53 @@ def _end_turn(Z, S, hands, draw, disc, known, public, keys, R, D, g, p):  # type
         p = Z[g, TURN]
 
 
-@njit(cache=True)
-def _check_stuck(Z, S, hands, draw, disc, known, public, keys, R, D, g):  # type: ignore[no-untyped-def]
-    if _stuck(Z, S, hands, draw, disc, known, public, keys, R, D, g) == 2:
-        _end_turn(Z, S, hands, draw, disc, known, public, keys, R, D, g, Z[g, TURN])
-
-
-@njit(cache=True)
-def _after_action(Z, S, hands, draw, disc, known, public, keys, R, D, g, p):  # type: ignore[no-untyped-def]
-    """The replace or discard is complete: wait for END TURN, or end the turn now."""
-    if R[EXPLICIT_END_TURN]:
-        Z[g, PHASE] = TURN_END
-    else:
+@inline
+def _follow(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    D: I64,
+    g: int,
+    p: int,
+    then: int,
+) -> None:
+    """Do what an action left: after a replace or discard wait for END TURN or end the turn
+    (the engine's _after_action), end the turn, or check that the turn player can act."""
+    if then == AFTER:
+        if R[EXPLICIT_END_TURN]:
+            Z[g, PHASE] = TURN_END
+            return
+        then = END
+    if then == STUCK:
+        if _stuck(Z, S, hands, draw, disc, known, public, keys, R, D, g) != 2:
+            return
+        p = Z[g, TURN]
+        then = END
+    if then == END:
         _end_turn(Z, S, hands, draw, disc, known, public, keys, R, D, g, p)
 
 
 # ------------------------------------------------------------------ the actions
-@njit(cache=True)
-def _replace(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, slots, count):  # type: ignore[no-untyped-def]
+@inline
+def _replace(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    disc: I8,
+    public: U64,
+    R: I64,
+    D: I64,
+    g: int,
+    p: int,
+    slots: I64,
+    count: int,
+) -> int:
     card = Z[g, HELD]
     Z[g, HELD] = -1
     Z[g, PENDING] = 0
@@ -402,27 +559,38 @@ def _replace(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, slots, co
             if R[KEEP_TAKEN] and S[g, PLACES, p] < R[MAX_HAND]:
                 hands[g, p, S[g, PLACES, p]] = card
                 S[g, PLACES, p] += 1
-                _after_action(Z, S, hands, draw, disc, known, public, keys, R, D, g, p)
-            else:
-                _push(disc, Z, g, card)
-                _end_turn(Z, S, hands, draw, disc, known, public, keys, R, D, g, p)
-            return
+                return AFTER
+            _push(disc, Z, g, card)
+            return END
     for j in range(count):
         _push(disc, Z, g, hands[g, p, slots[j]])
         hands[g, p, slots[j]] = -1
     hands[g, p, slots[0]] = card
-    _after_action(Z, S, hands, draw, disc, known, public, keys, R, D, g, p)
+    return AFTER
 
 
-@njit(cache=True)
-def _use_power(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, bit):  # type: ignore[no-untyped-def]
+@inline
+def _use_power(Z: I64, g: int, bit: int) -> int:
     Z[g, PENDING] &= ~bit
-    if Z[g, PHASE] == POWERS and Z[g, PENDING] == 0:
-        _after_action(Z, S, hands, draw, disc, known, public, keys, R, D, g, p)
+    return AFTER if Z[g, PHASE] == POWERS and Z[g, PENDING] == 0 else DONE
 
 
-@njit(cache=True)
-def _tap(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, s):  # type: ignore[no-untyped-def]
+@inline
+def _tap(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    D: I64,
+    g: int,
+    p: int,
+    s: int,
+) -> int:
     card = hands[g, p, s]
     if D[RANK, card] == D[RANK, disc[g, Z[g, NDISC] - 1]]:
         hands[g, p, s] = -1
@@ -437,93 +605,108 @@ def _tap(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, s):  # type: 
                 break
             hands[g, p, S[g, PLACES, p]] = extra
             S[g, PLACES, p] += 1
-    if Z[g, PHASE] == TURN_START:
-        _check_stuck(Z, S, hands, draw, disc, known, public, keys, R, D, g)
+    return STUCK if Z[g, PHASE] == TURN_START else DONE
 
 
-@njit(cache=True)
-def _apply(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, p, a):  # type: ignore[no-untyped-def]
-    """Apply action ``a`` of seat ``p`` in game ``g`` (the engine's HANDLERS)."""
+@inline
+def _act(  # noqa: C901 - one branch per kind, as the engine's HANDLERS
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    D: I64,
+    C: I64,
+    CS: I64,
+    g: int,
+    p: int,
+    a: int,
+) -> int:
+    """Apply action ``a`` of seat ``p`` in game ``g`` (the engine's HANDLERS); what is left."""
     kind = C[0, a]
     n = R[N]
-    if kind == K_OPENING:
-        S[g, PEEKED, p] = 1
-        for j in range(R[OPENING_PEEK]):
-            known[g, p] |= _bit(hands[g, p, CS[a, j]])
-        done = True
-        for q in range(n):
-            if S[g, PEEKED, q] == 0:
-                done = False
-        if done:
-            Z[g, PHASE] = TURN_START
-            Z[g, TURNS] += 1
-            _check_stuck(Z, S, hands, draw, disc, known, public, keys, R, D, g)
-    elif kind == K_DRAW:
+    if kind == K_DRAW:
         card = _pop_draw(Z, S, hands, draw, disc, known, public, keys, R, g)
         if card < 0:
             Z[g, ERROR] = 1
-            return
+            return DONE
         Z[g, HELD] = card
         Z[g, HELD_DISC] = 0
         known[g, p] |= _bit(card)
         Z[g, PHASE] = HOLDING
         if R[POWERS_WHILE_HOLDING]:
             Z[g, PENDING] = D[POWER, card]
-    elif kind == K_TAKE:
-        Z[g, NDISC] -= 1
-        card = disc[g, Z[g, NDISC]]
-        Z[g, HELD] = card
-        Z[g, HELD_DISC] = 1
-        public[g] |= _bit(card)
-        Z[g, PHASE] = TAKEN
-    elif kind == K_UNDO:
-        _push(disc, Z, g, Z[g, HELD])
-        Z[g, HELD] = -1
-        Z[g, PHASE] = TURN_START
-    elif kind == K_REPLACE:
-        _replace(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, CS[a], C[1, a])
-    elif kind == K_DISCARD:
+        return DONE
+    if kind == K_REPLACE:
+        return _replace(Z, S, hands, disc, public, R, D, g, p, CS[a], C[1, a])
+    if kind == K_DISCARD:
         card = Z[g, HELD]
         Z[g, HELD] = -1
         _push(disc, Z, g, card)
         if not R[POWERS_WHILE_HOLDING] and Z[g, HELD_DISC] == 0 and D[POWER, card] != 0:
             Z[g, PENDING] = D[POWER, card]
             Z[g, PHASE] = POWERS
-            return
+            return DONE
         Z[g, PENDING] = 0
-        _after_action(Z, S, hands, draw, disc, known, public, keys, R, D, g, p)
-    elif kind == K_PEEK:
+        return AFTER
+    if kind == K_TAKE:
+        Z[g, NDISC] -= 1
+        card = disc[g, Z[g, NDISC]]
+        Z[g, HELD] = card
+        Z[g, HELD_DISC] = 1
+        public[g] |= _bit(card)
+        Z[g, PHASE] = TAKEN
+        return DONE
+    if kind == K_OPENING:
+        S[g, PEEKED, p] = 1
+        for j in range(R[OPENING_PEEK]):
+            known[g, p] |= _bit(hands[g, p, CS[a, j]])
+        for q in range(n):
+            if S[g, PEEKED, q] == 0:
+                return DONE
+        Z[g, PHASE] = TURN_START
+        Z[g, TURNS] += 1
+        return STUCK
+    if kind == K_PEEK:
         known[g, p] |= _bit(hands[g, p, CS[a, 0]])
-        _use_power(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, PEEK_BIT)
-    elif kind == K_SPY:
-        t = (p + C[2, a]) % n
-        known[g, p] |= _bit(hands[g, t, CS[a, 0]])
-        _use_power(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, SPY_BIT)
-    elif kind == K_SWAP:
+        return _use_power(Z, g, PEEK_BIT)
+    if kind == K_SPY:
+        known[g, p] |= _bit(hands[g, (p + C[2, a]) % n, CS[a, 0]])
+        return _use_power(Z, g, SPY_BIT)
+    if kind == K_SWAP:
         t = (p + C[2, a]) % n
         s, ts = CS[a, 0], C[3, a]
         mine = hands[g, p, s]
         hands[g, p, s] = hands[g, t, ts]
         hands[g, t, ts] = mine
-        _use_power(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, SWAP_BIT)
-    elif kind == K_SKIP:
+        return _use_power(Z, g, SWAP_BIT)
+    if kind == K_SKIP:
         Z[g, PENDING] = 0
-        _after_action(Z, S, hands, draw, disc, known, public, keys, R, D, g, p)
-    elif kind == K_END_TURN:
-        _end_turn(Z, S, hands, draw, disc, known, public, keys, R, D, g, p)
-    elif kind == K_CALL:
+        return AFTER
+    if kind == K_UNDO:
+        _push(disc, Z, g, Z[g, HELD])
+        Z[g, HELD] = -1
+        Z[g, PHASE] = TURN_START
+        return DONE
+    if kind == K_END_TURN:
+        return END
+    if kind == K_CALL:
         Z[g, CALLER] = p
         Z[g, FINALS] = n
-        _end_turn(Z, S, hands, draw, disc, known, public, keys, R, D, g, p)
-    elif kind == K_TAP:
-        _tap(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, CS[a, 0])
-    else:
-        Z[g, ERROR] = 1
+        return END
+    if kind == K_TAP:
+        return _tap(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, CS[a, 0])
+    Z[g, ERROR] = 1
+    return DONE
 
 
 # ------------------------------------------------------------------ who acts
-@njit(cache=True)
-def window_offset(Z, S, hands, R, g):  # type: ignore[no-untyped-def]
+@inline
+def window_offset(Z: I64, S: I64, hands: I8, R: I64, g: int) -> int:
     """The offset from the turn player of the seat the TAP window offers a tap now (0: none)."""
     phase = Z[g, PHASE]
     if R[TAP] == 0 or phase < TURN_START or phase > TURN_END or Z[g, NDISC] == 0:
@@ -535,8 +718,8 @@ def window_offset(Z, S, hands, R, g):  # type: ignore[no-untyped-def]
     return 0
 
 
-@njit(cache=True)
-def actor_of(Z, S, hands, R, g):  # type: ignore[no-untyped-def]
+@inline
+def actor_of(Z: I64, S: I64, hands: I8, R: I64, g: int) -> int:
     """The seat game ``g`` asks now (-1 once the match is over)."""
     phase = Z[g, PHASE]
     if phase == MATCH_OVER:
@@ -547,11 +730,11 @@ def actor_of(Z, S, hands, R, g):  # type: ignore[no-untyped-def]
                 return p
         return -1
     j = window_offset(Z, S, hands, R, g)
-    return (Z[g, TURN] + j) % R[N]
+    return int((Z[g, TURN] + j) % R[N])
 
 
-@njit(cache=True)
-def actors(Z, S, hands, R, out, window):  # type: ignore[no-untyped-def]
+@kernel
+def actors(Z: I64, S: I64, hands: I8, R: I64, out: Any, window: B) -> None:
     """Each game's deciding seat, and whether it decides in a TAP window."""
     for g in range(Z.shape[0]):
         out[g] = actor_of(Z, S, hands, R, g)
@@ -559,8 +742,22 @@ def actors(Z, S, hands, R, out, window):  # type: ignore[no-untyped-def]
 
 
 # ------------------------------------------------------------------ the step
-@njit(cache=True)
-def step(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, act):  # type: ignore[no-untyped-def]
+@kernel
+def step(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    D: I64,
+    C: I64,
+    CS: I64,
+    act: I64,
+) -> None:
     """Apply one action per game (ignored once a match is over); PASS declines a TAP window."""
     n = R[N]
     for g in range(Z.shape[0]):
@@ -573,5 +770,6 @@ def step(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, act):  # typ
             Z[g, WINDOW] = window_offset(Z, S, hands, R, g) + 1
             continue
         p = actor_of(Z, S, hands, R, g)
-        _apply(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, p, a)
+        then = _act(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, p, a)
+        _follow(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, then)
         Z[g, WINDOW] = 1 if R[TAP] else n  # the table changed: a new window

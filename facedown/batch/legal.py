@@ -13,13 +13,14 @@ slots, 0 for none), ``peek[s]``, ``tap[s]``, ``spy[offset, s]``, ``swap[s, offse
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
 from ..engine import MAX_SET
+from .jit import F64, I8, I64, inline, kernel
+from .kernels import actor_of, window_offset
 from .layout import (
     CALL_AFTER_ACTION,
     CALL_AT_START,
@@ -58,7 +59,6 @@ from .layout import (
     UNDO_TAKE,
     N,
 )
-from .kernels import actor_of, window_offset
 
 IntArray = npt.NDArray[np.int64]
 
@@ -75,8 +75,9 @@ class Tables(NamedTuple):
     swap: IntArray
 
 
-def tables(kind: IntArray, slots: IntArray, offset: IntArray, target: IntArray, players: int,
-           hand: int) -> Tables:
+def tables(
+    kind: IntArray, slots: IntArray, offset: IntArray, target: IntArray, players: int, hand: int
+) -> Tables:
     """The index tables of a codec's actions, given as arrays of kind, slots, offset, target."""
     simple = np.full(14, -1, dtype=np.int64)
     rep = np.zeros((hand, hand + 1, hand + 1, hand + 1), dtype=np.int64)
@@ -105,8 +106,20 @@ def tables(kind: IntArray, slots: IntArray, offset: IntArray, target: IntArray, 
     return Tables(simple, np.array(opening, dtype=np.int64), rep, peek, tap, spy, swap)
 
 
-@njit(cache=True)
-def _powers(Z, S, hands, R, T, g, p, occ, m, buf, count):  # type: ignore[no-untyped-def]
+@inline
+def _powers(  # noqa: C901 - the three powers' lists
+    Z: I64,
+    S: I64,
+    hands: I8,
+    R: I64,
+    T: Tables,
+    g: int,
+    p: int,
+    occ: I64,
+    m: int,
+    buf: I64,
+    count: int,
+) -> int:
     """The pending powers' actions (peek own, spy others', swap own with others')."""
     n = R[N]
     pending = Z[g, PENDING]
@@ -132,8 +145,8 @@ def _powers(Z, S, hands, R, T, g, p, occ, m, buf, count):  # type: ignore[no-unt
     return count
 
 
-@njit(cache=True)
-def _replaces(R, T, occ, m, buf, count):  # type: ignore[no-untyped-def]
+@inline
+def _replaces(R: I64, T: Tables, occ: I64, m: int, buf: I64, count: int) -> int:
     """Single replaces of every occupied slot, and the sets the rules allow."""
     for a in range(m):
         buf[count] = T.rep[occ[a], 0, 0, 0]
@@ -158,8 +171,10 @@ def _replaces(R, T, occ, m, buf, count):  # type: ignore[no-untyped-def]
     return count
 
 
-@njit(cache=True)
-def legal_list(Z, S, hands, R, T, CS, g, buf, occ):  # type: ignore[no-untyped-def]
+@inline
+def legal_list(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
+    Z: I64, S: I64, hands: I8, R: I64, T: Tables, CS: I64, g: int, buf: I64, occ: I64
+) -> int:
     """Write the legal action indexes of game ``g``'s deciding seat into ``buf``; their count."""
     phase = Z[g, PHASE]
     count = 0
@@ -233,26 +248,39 @@ def legal_list(Z, S, hands, R, T, CS, g, buf, occ):  # type: ignore[no-untyped-d
     return count
 
 
-@njit(cache=True)
-def masks(Z, S, hands, R, T, CS, out):  # type: ignore[no-untyped-def]
-    """``out[g, i]``: action ``i`` is legal for game ``g``'s deciding seat (``out`` zeroed)."""
-    buf = np.empty(out.shape[1], dtype=np.int64)
-    occ = np.empty(hands.shape[2], dtype=np.int64)
+@kernel
+def masks(
+    Z: I64, S: I64, hands: I8, R: I64, T: Tables, CS: I64, buf: I64, occ: I64, out: Any
+) -> None:
+    """``out[g, i]``: action ``i`` is legal for game ``g``'s deciding seat (``out`` zeroed);
+    ``buf`` and ``occ`` are scratch (the codec's size, a hand's places)."""
     for g in range(Z.shape[0]):
         count = legal_list(Z, S, hands, R, T, CS, g, buf, occ)
         for i in range(count):
             out[g, buf[i]] = True
 
 
-@njit(cache=True)
-def random_play(Z, S, hands, R, T, CS, size, u, call, tap, out):  # type: ignore[no-untyped-def]
+@kernel
+def random_play(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    R: I64,
+    T: Tables,
+    CS: I64,
+    buf: I64,
+    occ: I64,
+    taps: I64,
+    u: F64,
+    call: float,
+    tap: float,
+    out: Any,
+) -> None:
     """Per game, a legal action drawn uniformly, except for calls and taps: a legal call is
     made with probability ``call`` (or when it is the only action), a tap (uniform among the
     seat's cards) with probability ``tap`` (or when only taps are legal), and otherwise they
-    are left out.  ``u`` holds three uniform numbers per game (``[3, games]``)."""
-    buf = np.empty(size, dtype=np.int64)
-    taps = np.empty(size, dtype=np.int64)
-    occ = np.empty(hands.shape[2], dtype=np.int64)
+    are left out.  ``u`` holds three uniform numbers per game (``[3, games]``); ``buf``,
+    ``occ`` and ``taps`` are scratch."""
     calling = T.simple[K_CALL]
     for g in range(Z.shape[0]):
         count = legal_list(Z, S, hands, R, T, CS, g, buf, occ)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import MAX_SET
 from .core import (
     HOLDING,
     K_CALL,
@@ -25,12 +24,7 @@ from .core import (
     K_END_TURN,
     K_SKIP,
     K_TAKE,
-    K_UNDO,
-    OPENING,
-    PEEK,
     POWERS,
-    SPY,
-    SWAP,
     TAKEN,
     TURN_END,
     TURN_START,
