@@ -245,7 +245,8 @@ class Batch:
         self.Z[:, layout.WINDOW] = 1 if rules.tap else n
         self._fill_deal_keys(self._rows, np.ones(g, dtype=np.int64))
         kernels.deal_all(*self._state, self._rows)
-        self._refill()
+        self._todo = np.empty(g, dtype=np.int64)
+        self._refill(self._rows)
 
     # ------------------------------------------------------------------ the state by name
     def _z(self, field: int) -> IntArray:
@@ -374,22 +375,26 @@ class Batch:
             draw = random.Random(shuffle_seed(self.seeds[game], rnd, k)).random
             keys[game, row] = [draw() for _ in range(c)]
 
-    def _refill(self) -> None:
-        """Fill what the last step used: the next round's deal keys, and the next reshuffle's
-        keys of every game whose draw pile one action could empty."""
+    def _refill(self, todo: IntArray) -> None:
+        """Fill what the games ``todo`` used: the next round's deal keys, and the next
+        reshuffle's keys of a game whose draw pile one action could empty; refuse to go on
+        after an impossible state."""
         Z, R = self.Z, layout
-        used = np.flatnonzero(Z[:, R.NEED_DEAL_KEYS] != 0)
+        bad = todo[Z[todo, R.ERROR] != 0]
+        if bad.size:
+            raise RuntimeError(f"the batch met an impossible state in games {bad[:5].tolist()}")
+        used = todo[Z[todo, R.NEED_DEAL_KEYS] != 0]
         if used.size:
             self._fill_deal_keys(used, Z[used, R.ROUND] + 1)
             Z[used, R.NEED_DEAL_KEYS] = 0
         reach = max(1, self.rules.tap_penalty_cards)
-        want = (Z[:, R.ROUND] << ROUND_SHIFT) | (Z[:, R.RESHUFFLES] + 1)
-        low = (Z[:, R.NDRAW] <= reach) & (Z[:, R.SHUFFLE_FOR] != want)
-        low &= Z[:, R.PHASE] != MATCH_OVER
-        gi = np.flatnonzero(low)
+        want = (Z[todo, R.ROUND] << ROUND_SHIFT) | (Z[todo, R.RESHUFFLES] + 1)
+        low = (Z[todo, R.NDRAW] <= reach) & (Z[todo, R.SHUFFLE_FOR] != want)
+        low &= Z[todo, R.PHASE] != MATCH_OVER
+        gi = todo[low]
         if gi.size:
             self._fill(gi, Z[gi, R.ROUND], Z[gi, R.RESHUFFLES] + 1, SHUFFLE_KEYS)
-            Z[gi, R.SHUFFLE_FOR] = want[gi]
+            Z[gi, R.SHUFFLE_FOR] = want[low]
 
     # ------------------------------------------------------------------ legal actions
     def legal_mask(self) -> npt.NDArray[np.bool_]:
@@ -400,10 +405,11 @@ class Batch:
         )
         return mask
 
-    def random_actions(self, u: npt.NDArray[np.float64], call: float, tap: float) -> IntArray:
+    def random_actions(self, seed: int, call: float, tap: float) -> IntArray:
         """One legal action per game, uniform but for calls and taps (see
-        :func:`.legal.random_play`); ``u`` holds three uniform numbers per game."""
+        :func:`.legal.choose`), drawn from numba's generator seeded with ``seed``."""
         out = np.empty(self.games, dtype=np.int64)
+        buf, occ = self._scratch
         L.random_play(
             self.Z,
             self.S,
@@ -411,14 +417,40 @@ class Batch:
             self.R,
             self.tables,
             self.codes.slots,
-            *self._scratch,
+            buf,
+            occ,
             self._taps,
-            u,
+            seed,
             call,
             tap,
             out,
         )
         return out
+
+    def play_random(self, steps: int, seed: int, call: float, tap: float) -> int:
+        """Random play (:meth:`random_actions`' choice) and the step in one compiled loop: up to
+        ``steps`` decisions in each game, one game after the other (for random play at speed:
+        the benchmark).  :attr:`round_ended` and :attr:`match_ended` say whether one ended in
+        the call; a round's scores are the last round's.  Returns the decisions made."""
+        buf, occ = self._scratch
+        todo = self._todo
+        count, made = L.play_random(
+            *self._state,
+            self.deck_table,
+            self.codes.table,
+            self.tables,
+            self.codes.slots,
+            buf,
+            occ,
+            self._taps,
+            seed,
+            call,
+            tap,
+            steps,
+            todo,
+        )
+        self._refill(todo[:count])
+        return int(made)
 
     # ------------------------------------------------------------------ the step
     def step(self, actions: npt.ArrayLike, *, check: bool = True) -> None:
@@ -438,11 +470,11 @@ class Batch:
             if bad.any():
                 games = np.flatnonzero(bad)[:5].tolist()
                 raise ValueError(f"actions not legal now in games {games}")
-        kernels.step(*self._state, self.deck_table, self.codes.table, self.codes.slots, act)
-        if self.Z[:, layout.ERROR].any():
-            games = np.flatnonzero(self.Z[:, layout.ERROR])[:5].tolist()
-            raise RuntimeError(f"the batch met an impossible state in games {games}")
-        self._refill()
+        todo = self._todo
+        count = kernels.step(
+            *self._state, self.deck_table, self.codes.table, self.codes.slots, act, todo
+        )
+        self._refill(todo[:count])
 
     # ------------------------------------------------------------------ knowledge
     def knowledge(self, seat: IntArray) -> BoolArray:

@@ -742,6 +742,44 @@ def actors(Z: I64, S: I64, hands: I8, R: I64, out: Any, window: B) -> None:
 
 
 # ------------------------------------------------------------------ the step
+@inline
+def step_one(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    D: I64,
+    C: I64,
+    CS: I64,
+    g: int,
+    a: int,
+) -> None:
+    """Apply action ``a`` in game ``g`` (not over); PASS declines a TAP window."""
+    if C[0, a] == K_PASS:  # only legal in a TAP window: the next seat is offered one
+        Z[g, WINDOW] = window_offset(Z, S, hands, R, g) + 1
+        return
+    p = actor_of(Z, S, hands, R, g)
+    then = _act(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, p, a)
+    _follow(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, then)
+    Z[g, WINDOW] = 1 if R[TAP] else R[N]  # the table changed: a new window
+
+
+@inline
+def needs_keys(Z: I64, R: I64, g: int) -> bool:
+    """Whether game ``g`` used its deal keys, could reshuffle in its next action without the
+    keys for it, or met an impossible state: the Python side looks at it before it goes on."""
+    if Z[g, NEED_DEAL_KEYS] or Z[g, ERROR]:
+        return True
+    if Z[g, PHASE] == MATCH_OVER or Z[g, NDRAW] > max(1, R[TAP_PENALTY]):
+        return False
+    return bool(Z[g, SHUFFLE_FOR] != (Z[g, ROUND] << ROUND_SHIFT) | (Z[g, RESHUFFLES] + 1))
+
+
 @kernel
 def step(
     Z: I64,
@@ -757,19 +795,18 @@ def step(
     C: I64,
     CS: I64,
     act: I64,
-) -> None:
-    """Apply one action per game (ignored once a match is over); PASS declines a TAP window."""
-    n = R[N]
+    todo: I64,
+) -> int:
+    """Apply one action per game (ignored once a match is over); the games that need keys
+    (:func:`needs_keys`) are listed in ``todo``; returns how many."""
+    count = 0
     for g in range(Z.shape[0]):
         Z[g, ROUND_ENDED] = 0
         Z[g, MATCH_ENDED] = 0
         if Z[g, PHASE] == MATCH_OVER:
             continue
-        a = act[g]
-        if C[0, a] == K_PASS:  # only legal in a TAP window: the next seat is offered one
-            Z[g, WINDOW] = window_offset(Z, S, hands, R, g) + 1
-            continue
-        p = actor_of(Z, S, hands, R, g)
-        then = _act(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, p, a)
-        _follow(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, then)
-        Z[g, WINDOW] = 1 if R[TAP] else n  # the table changed: a new window
+        step_one(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, act[g])
+        if needs_keys(Z, R, g):
+            todo[count] = g
+            count += 1
+    return count

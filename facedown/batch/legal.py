@@ -19,8 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import MAX_SET
-from .jit import F64, I8, I64, inline, kernel
-from .kernels import actor_of, window_offset
+from .jit import F64, I8, I64, U64, inline, kernel
+from .kernels import actor_of, needs_keys, step_one, window_offset
 from .layout import (
     CALL_AFTER_ACTION,
     CALL_AT_START,
@@ -39,6 +39,8 @@ from .layout import (
     K_TAKE,
     K_TAP,
     K_UNDO,
+    MATCH_ENDED,
+    MATCH_OVER,
     NDISC,
     NDRAW,
     OPENING,
@@ -49,6 +51,7 @@ from .layout import (
     PLACES,
     POWERS,
     RETURN_TAKEN,
+    ROUND_ENDED,
     SET_REPLACE,
     SPY_BIT,
     SWAP_BIT,
@@ -260,6 +263,50 @@ def masks(
             out[g, buf[i]] = True
 
 
+@inline
+def choose(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    R: I64,
+    T: Tables,
+    CS: I64,
+    g: int,
+    buf: I64,
+    occ: I64,
+    taps: I64,
+    call: float,
+    tap: float,
+) -> int:
+    """A legal action of game ``g``'s deciding seat drawn uniformly, except for calls and taps:
+    a legal call is made with probability ``call`` (or when it is the only action), a tap
+    (uniform among the seat's cards) with probability ``tap`` (or when only taps are legal),
+    and otherwise they are left out.  Draws from numba's generator."""
+    count = legal_list(Z, S, hands, R, T, CS, g, buf, occ)
+    if count == 0:
+        return 0
+    calling = T.simple[K_CALL]
+    can_call = False
+    rest = 0
+    ntaps = 0
+    for i in range(count):  # keep the others in place, the taps apart, the call out
+        a = buf[i]
+        if a == calling:
+            can_call = True
+        elif CS[a, 0] >= 0 and a == T.tap[CS[a, 0]]:
+            taps[ntaps] = a
+            ntaps += 1
+        else:
+            buf[rest] = a
+            rest += 1
+    u = np.random.random()
+    if can_call and (np.random.random() < call or rest + ntaps == 0):
+        return int(calling)
+    if ntaps > 0 and (np.random.random() < tap or rest == 0):
+        return int(taps[int(u * ntaps)])
+    return int(buf[int(u * rest)])
+
+
 @kernel
 def random_play(
     Z: I64,
@@ -271,38 +318,60 @@ def random_play(
     buf: I64,
     occ: I64,
     taps: I64,
-    u: F64,
+    seed: int,
     call: float,
     tap: float,
-    out: Any,
+    out: I64,
 ) -> None:
-    """Per game, a legal action drawn uniformly, except for calls and taps: a legal call is
-    made with probability ``call`` (or when it is the only action), a tap (uniform among the
-    seat's cards) with probability ``tap`` (or when only taps are legal), and otherwise they
-    are left out.  ``u`` holds three uniform numbers per game (``[3, games]``); ``buf``,
-    ``occ`` and ``taps`` are scratch."""
-    calling = T.simple[K_CALL]
+    """Per game, :func:`choose`'s action (numba's generator seeded with ``seed`` first);
+    ``buf``, ``occ`` and ``taps`` are scratch."""
+    np.random.seed(seed)
     for g in range(Z.shape[0]):
-        count = legal_list(Z, S, hands, R, T, CS, g, buf, occ)
-        if count == 0:
-            out[g] = 0
-            continue
-        can_call = False
-        rest = 0
-        ntaps = 0
-        for i in range(count):  # keep the others in place, the taps apart, the call out
-            a = buf[i]
-            if a == calling:
-                can_call = True
-            elif CS[a, 0] >= 0 and a == T.tap[CS[a, 0]]:
-                taps[ntaps] = a
-                ntaps += 1
-            else:
-                buf[rest] = a
-                rest += 1
-        if can_call and (u[1, g] < call or rest + ntaps == 0):
-            out[g] = calling
-        elif ntaps > 0 and (u[2, g] < tap or rest == 0):
-            out[g] = taps[int(u[0, g] * ntaps)]
-        else:
-            out[g] = buf[int(u[0, g] * rest)]
+        out[g] = choose(Z, S, hands, R, T, CS, g, buf, occ, taps, call, tap)
+
+
+@kernel
+def play_random(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    D: I64,
+    C: I64,
+    T: Tables,
+    CS: I64,
+    buf: I64,
+    occ: I64,
+    taps: I64,
+    seed: int,
+    call: float,
+    tap: float,
+    steps: int,
+    todo: I64,
+) -> tuple[int, int]:
+    """Random play (:func:`choose`) and the step in one loop: each game makes up to ``steps``
+    decisions, one after the other, and stops early when its match ends or it needs keys
+    (listed in ``todo``); ``ROUND_ENDED`` and ``MATCH_ENDED`` say whether one ended during the
+    call.  Returns how many games need keys and how many decisions were made."""
+    np.random.seed(seed)
+    count = 0
+    made = 0
+    for g in range(Z.shape[0]):
+        Z[g, ROUND_ENDED] = 0
+        Z[g, MATCH_ENDED] = 0
+        for _ in range(steps):
+            if Z[g, PHASE] == MATCH_OVER:
+                break
+            a = choose(Z, S, hands, R, T, CS, g, buf, occ, taps, call, tap)
+            step_one(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, a)
+            made += 1
+            if needs_keys(Z, R, g):
+                todo[count] = g
+                count += 1
+                break
+    return count, made

@@ -159,8 +159,8 @@ def _first_power(batch: Batch, mask: npt.NDArray[np.bool_], first_unknown: IntAr
 
 class RandomPlayer:
     """:func:`random_actions` in compiled code, without building the legal mask: each game's
-    legal actions are listed (:func:`facedown.batch.legal.random_play`, the list the mask is
-    made of) and one is drawn: a legal call with probability ``call``, a tap with probability
+    legal actions are listed (:func:`facedown.batch.legal.choose`, the list the mask is made
+    of) and one is drawn: a legal call with probability ``call``, a tap with probability
     ``tap``, otherwise uniformly among the rest.
     """
 
@@ -168,5 +168,9 @@ class RandomPlayer:
         self.batch, self.call, self.tap = batch, call, tap
 
     def __call__(self, rng: np.random.Generator) -> IntArray:
-        u = rng.random((3, self.batch.games))
-        return self.batch.random_actions(u, self.call, self.tap)
+        return self.batch.random_actions(int(rng.integers(2**31)), self.call, self.tap)
+
+    def play(self, rng: np.random.Generator, steps: int) -> int:
+        """Up to ``steps`` decisions of this player in every game at once, the step included
+        (:meth:`Batch.play_random`); returns the decisions made."""
+        return self.batch.play_random(steps, int(rng.integers(2**31)), self.call, self.tap)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from facedown.batch import Batch, UnsupportedRules
 from facedown.batch.core import MATCH_OVER, PHASES, POWER_NAMES
 from facedown.batch.observe import encode
-from facedown.batch.policies import easy_actions, random_actions
+from facedown.batch.policies import RandomPlayer, easy_actions, random_actions
 from facedown.bots import seat_info
 from facedown.engine import Action, Game, Phase, Ruleset, make_ruleset
 from facedown.engine import actions as A
@@ -119,6 +119,7 @@ def play_both(
     policy_seed: int,
     *,
     easy: bool = False,
+    compiled: bool = False,
     steps: int = 3000,
     observations: bool = False,
 ) -> tuple[int, int]:
@@ -127,12 +128,13 @@ def play_both(
     games = [Game(rules, players, s) for s in seeds]
     windows = [Window() for _ in seeds]
     rng = np.random.default_rng(policy_seed)
+    player = RandomPlayer(batch, call=0.08)
     for g, game in enumerate(games):
         assert state_of(batch, g) == engine_state(game)
     for step in range(steps):
         if batch.over.all():
             return step, int(batch.rounds_played.sum())
-        actions = easy_actions(batch, rng) if easy else random_actions(batch, rng, call=0.08)
+        actions = choose(batch, rng, player, easy=easy, compiled=compiled)
         actor, in_window = batch.actor, batch.in_window
         mask = batch.legal_mask()
         for g, game in enumerate(games):
@@ -154,6 +156,18 @@ def play_both(
         if observations:
             same_observations(batch, games)
     return steps, int(batch.rounds_played.sum())
+
+
+def choose(
+    batch: Batch, rng: np.random.Generator, player: RandomPlayer, *, easy: bool, compiled: bool
+) -> np.ndarray:
+    """The actions of the policy a test plays: easy, the compiled random player, or the
+    mask's random play."""
+    if easy:
+        return easy_actions(batch, rng)
+    if compiled:
+        return player(rng)
+    return random_actions(batch, rng, call=0.08)
 
 
 def engine_step(game: Game, window: Window, action: Action | None) -> None:
@@ -203,6 +217,11 @@ def test_presets_play_as_the_engine_does(preset: str, players: int) -> None:
     steps, rounds = play_both(rules, players, [7, 8, 9, 10], policy_seed=players)
     # Whole matches, or (boyo: a TAP window after every change) several whole rounds.
     assert steps < 3000 or (rules.tap and rounds >= 8)
+
+
+@pytest.mark.parametrize("preset", ["boyo", "cabo", "kivo", "kaboom"])
+def test_the_compiled_random_player_plays_as_the_engine_does(preset: str) -> None:
+    play_both(make_ruleset(preset), 4, [11, 12, 13], policy_seed=6, compiled=True, steps=1500)
 
 
 @pytest.mark.parametrize("preset", ["boyo", "cabo", "kaboom"])
