@@ -449,7 +449,8 @@ class Batch:
             steps,
             todo,
         )
-        self._refill(todo[:count])
+        if count:
+            self._refill(todo[:count])
         return int(made)
 
     # ------------------------------------------------------------------ the step
@@ -474,7 +475,8 @@ class Batch:
         count = kernels.step(
             *self._state, self.deck_table, self.codes.table, self.codes.slots, act, todo
         )
-        self._refill(todo[:count])
+        if count:
+            self._refill(todo[:count])
 
     # ------------------------------------------------------------------ knowledge
     def knowledge(self, seat: IntArray) -> BoolArray:
