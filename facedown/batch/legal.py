@@ -174,7 +174,7 @@ def _replaces(R: I64, T: Tables, occ: I64, m: int, buf: I64, count: int) -> int:
     return count
 
 
-@inline
+@kernel
 def legal_list(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
     Z: I64, S: I64, hands: I8, R: I64, T: Tables, CS: I64, g: int, buf: I64, occ: I64
 ) -> int:
