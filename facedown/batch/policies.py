@@ -1,14 +1,18 @@
 """Vectorised policies over a :class:`~facedown.batch.core.Batch`: one action index per game.
 
-- :func:`random_actions`: uniform among the legal actions of each game's actor, except that a
-  legal call is taken with probability ``call`` and otherwise left out (uniform play would call
-  at a third of all turn starts and end rounds at once).
+- :class:`RandomPlayer` (compiled) and :func:`random_actions` (numpy, from the mask): uniform
+  among the legal actions of each game's deciding seat, except that a legal call is taken with
+  probability ``call`` and a tap with probability ``tap``, and otherwise left out (uniform play
+  would call at a third of all turn starts and end rounds at once, and tap at almost every
+  chance where the rules have TAP).
 - :func:`easy_actions`: a simple heuristic in the spirit of the `easy` bot level (not the same
   player): it draws unless the top discard is worth at most ``take_below``, keeps a card lower
   than the highest card it knows in its hand (else replaces an unknown one when the card is
   low), uses every power (peek an unknown own card, spy an unknown card, swap its highest known
-  card for an unknown one of another), and calls once the cards it knows sum to at most
-  ``call_below`` with none unknown, or with probability ``call``.
+  card for an unknown one of another; while holding, where the rules give powers then), calls
+  once the cards it knows sum to at most ``call_below`` with none unknown, or with probability
+  ``call``, ends its turn where turns end by END TURN, and in a TAP window taps a card it knows
+  to match the top discard, else passes.
 """
 
 from __future__ import annotations
