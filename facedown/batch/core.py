@@ -21,16 +21,14 @@ Anything else is refused with :class:`UnsupportedRules` naming what (never appro
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import MAX_SET, Phase, Ruleset
+from ..engine import MAX_SET, Phase, Ruleset, shuffle_rng
 from ..engine import actions as A
-from ..engine.deal import shuffle_seed
 from ..rl.actions import ActionCodec
 from . import kernels, layout
 from . import legal as L
@@ -372,7 +370,7 @@ class Batch:
             return
         keys = self.keys
         for game, rnd, k in zip(gi.tolist(), round_no.tolist(), reshuffle.tolist(), strict=True):
-            draw = random.Random(shuffle_seed(self.seeds[game], rnd, k)).random
+            draw = shuffle_rng(self.seeds[game], rnd, k).random
             keys[game, row] = [draw() for _ in range(c)]
 
     def _refill(self, todo: IntArray) -> None:
