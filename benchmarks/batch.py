@@ -1,10 +1,13 @@
 """The batch's speed: random play over many matches at once, beside the reference engine.
 
 Random play: uniform among the legal actions (sets included), except that a legal call is made
-with probability 0.05 and otherwise left out.  The batch deals with numpy shuffles and applies
-without checking (``RandomPlayer`` draws only legal actions); the engine, in the same run, plays
-the same policy with ``Game.apply``.  Turns are turns begun (as ``benchmarks/engine.py``
-counts them).  Prints turns/s by batch size and the memory of one game's arrays.
+with probability 0.05 and otherwise left out (and a tap, where the rules have TAP, with
+probability 0.05).  The batch deals with numpy shuffles and applies without checking
+(``RandomPlayer`` draws only legal actions), in two ways: ``step`` (one ``player(rng)`` and one
+``batch.step`` per decision, as a learner drives it) and ``fused`` (``RandomPlayer.play``: the
+player and the step in one compiled loop).  The engine, in the same run, plays the same policy
+with ``Game.apply``.  Turns are turns begun (as ``benchmarks/engine.py`` counts them).  Prints
+turns/s by batch size and the memory of one game's arrays.
 Run: ``python -m benchmarks.batch [--preset cabo] [--players 4] [--seconds S]``.
 """
 
@@ -26,28 +29,39 @@ clock = time.perf_counter
 TURN_BEGINS = (EventKind.TURN_STARTED, EventKind.PLAY_STARTED)
 
 
-def batch_rate(rules: Ruleset, players: int, games: int, seconds: float) -> tuple[float, int]:
-    """Turns per second of a batch of ``games``, and its bytes per game (timed)."""
+def batch_rate(
+    rules: Ruleset, players: int, games: int, seconds: float, *, fused: bool
+) -> tuple[float, int]:
+    """Turns per second of a batch of ``games``, and its bytes per game (timed).
+
+    ``fused``: the random player and the step in one compiled loop (``RandomPlayer.play``, 50
+    decisions per game and call); otherwise one ``player(rng)`` and one ``step`` per decision
+    of every game, as a learner drives the batch.
+    """
     batch = Batch(rules, players, games, shuffles="numpy", rng=np.random.default_rng(games))
     player = RandomPlayer(batch, call=0.05)
     rng = np.random.default_rng(1)
-    step = batch.step
-    for _ in range(20):  # warm up: the tables fill, the games leave their first opening
-        step(player(rng), check=False)
-    start_turns = int(batch.turns.sum())
-    start = clock()
-    deadline = start + seconds
-    while clock() < deadline:
-        for _ in range(10):
-            step(player(rng), check=False)
-        over = np.flatnonzero(batch.over)
-        if over.size > games // 2:
-            start_turns -= int(batch.turns.sum())
-            batch = Batch(rules, players, games, shuffles="numpy", rng=np.random.default_rng(7))
-            player, step = RandomPlayer(batch, call=0.05), batch.step
-            start_turns += int(batch.turns.sum())
-    elapsed = clock() - start
-    turns = int(batch.turns.sum()) - start_turns
+
+    def advance() -> None:
+        if fused:
+            player.play(rng, 50)
+        else:
+            for _ in range(10):
+                batch.step(player(rng), check=False)
+
+    advance()  # warm up: the tables fill, the games leave their first opening
+    turns = elapsed = 0.0
+    fresh = 0
+    while elapsed < seconds:
+        before = int(batch.turns.sum())
+        start = clock()
+        advance()
+        elapsed += clock() - start
+        turns += int(batch.turns.sum()) - before
+        if int(batch.over.sum()) > games // 2:  # a new batch (its making is not timed)
+            fresh += 1
+            batch = Batch(rules, players, games, shuffles="numpy", rng=np.random.default_rng(fresh))
+            player = RandomPlayer(batch, call=0.05)
     return turns / elapsed, batch.memory_bytes() // games
 
 
@@ -94,10 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.preset}, {args.players} players, random play calling with p=0.05")
     engine = engine_rate(rules, args.players, args.seconds)
     print(f"reference engine (Game.apply): {engine:,.0f} turns/s")
-    print(f"{'games':>6} {'turns/s':>11} {'bytes/game':>10}")
+    print(f"{'games':>6} {'step turns/s':>13} {'fused turns/s':>14} {'bytes/game':>10}")
     for size in (int(s) for s in args.sizes.split(",")):
-        rate, memory = batch_rate(rules, args.players, size, args.seconds)
-        print(f"{size:>6} {rate:>11,.0f} {memory:>10,}")
+        rate, memory = batch_rate(rules, args.players, size, args.seconds, fused=False)
+        fused, _ = batch_rate(rules, args.players, size, args.seconds, fused=True)
+        print(f"{size:>6} {rate:>13,.0f} {fused:>14,.0f} {memory:>10,}")
     return 0
 
 

@@ -645,7 +645,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch",
         action="store_true",
         help="play on the vectorised batch (facedown.batch): its random and easy players, "
-        "rulesets without TAP, powers while holding or END TURN (not boyo)",
+        "every preset (TAP windows as docs/batch.md says)",
     )
     p.set_defaults(func=cmd_sim)
 

@@ -58,5 +58,7 @@ ensure_web_deps
 (cd web && npm run check && npm test)
 ensure_web_build
 
+echo "==> the batch's numba kernels (compiled once into their cache, for every pytest worker)"
+python -m facedown.batch.compile
 echo "==> pytest"
 exec pytest -n auto "$@"

@@ -258,6 +258,7 @@ PUBLIC_SURFACE = [
     "observe",
     "place",
     "seen_event",
+    "shuffle_rng",
     "tally",
     "view",
 ]

@@ -1,6 +1,7 @@
 """Many Facedown matches at once as numpy arrays: for research, tournaments and training.
 
-:class:`Batch` plays the rules of the reference engine vectorised over many games;
+:class:`Batch` plays the rules of the reference engine over many games at once, as arrays stepped
+by compiled kernels (:mod:`facedown.batch.kernels`), every preset included;
 :mod:`facedown.batch.policies` holds vectorised random and heuristic players;
 :mod:`facedown.batch.observe` encodes what each seat may know as :mod:`facedown.rl` does;
 :mod:`facedown.batch.env` is a PettingZoo parallel environment over a batch.  The reference engine

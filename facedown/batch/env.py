@@ -89,13 +89,14 @@ class BatchParallelEnv(ParallelEnv[str, Observation, int]):
     def _observations(self) -> dict[str, Observation]:
         b, n = self.batch, self.players
         mask = b.legal_mask().astype(np.int8)
-        actor = b.actor
+        actor, in_window = b.actor, b.in_window
         pass_only = np.zeros(b.codec.size, dtype=np.int8)
         pass_only[0] = 1
         out: dict[str, Observation] = {}
         live = set(self.agents)
         for s in range(n):
-            vectors = encode(b, np.full(b.games, s))
+            # A seat offered a TAP out of turn is told its decision is optional (PASS).
+            vectors = encode(b, np.full(b.games, s), optional=in_window & (actor == s))
             for g in range(b.games):
                 agent = self.possible_agents[g * n + s]
                 if agent in live:

@@ -1,38 +1,36 @@
 """Vectorised policies over a :class:`~facedown.batch.core.Batch`: one action index per game.
 
-- :func:`random_actions`: uniform among the legal actions of each game's actor, except that a
-  legal call is taken with probability ``call`` and otherwise left out (uniform play would call
-  at a third of all turn starts and end rounds at once).
+- :class:`RandomPlayer` (compiled) and :func:`random_actions` (numpy, from the mask): uniform
+  among the legal actions of each game's deciding seat, except that a legal call is taken with
+  probability ``call`` and a tap with probability ``tap``, and otherwise left out (uniform play
+  would call at a third of all turn starts and end rounds at once, and tap at almost every
+  chance where the rules have TAP).
 - :func:`easy_actions`: a simple heuristic in the spirit of the `easy` bot level (not the same
   player): it draws unless the top discard is worth at most ``take_below``, keeps a card lower
   than the highest card it knows in its hand (else replaces an unknown one when the card is
   low), uses every power (peek an unknown own card, spy an unknown card, swap its highest known
-  card for an unknown one of another), and calls once the cards it knows sum to at most
-  ``call_below`` with none unknown, or with probability ``call``.
+  card for an unknown one of another; while holding, where the rules give powers then), calls
+  once the cards it knows sum to at most ``call_below`` with none unknown, or with probability
+  ``call``, ends its turn where turns end by END TURN, and in a TAP window taps a card it knows
+  to match the top discard, else passes.
 """
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import MAX_SET
 from .core import (
     HOLDING,
     K_CALL,
     K_DISCARD,
     K_DRAW,
+    K_END_TURN,
     K_SKIP,
     K_TAKE,
-    K_UNDO,
-    OPENING,
-    PEEK,
     POWERS,
-    SPY,
-    SWAP,
     TAKEN,
+    TURN_END,
     TURN_START,
     Batch,
     IntArray,
@@ -53,16 +51,25 @@ def random_actions(
     rng: np.random.Generator,
     *,
     call: float = 0.05,
+    tap: float = 0.05,
     mask: npt.NDArray[np.bool_] | None = None,
 ) -> IntArray:
-    """Random play that calls with probability ``call`` whenever a call is legal."""
+    """Random play that calls with probability ``call`` whenever a call is legal, and taps
+    (uniformly among its taps) with probability ``tap`` whenever a tap is legal."""
     if mask is None:
         mask = batch.legal_mask()
     index = batch.codes.simple[K_CALL]
     can_call = mask[:, index].copy()
     mask[:, index] = False
+    taps = batch.codes.tap
+    tapping = mask[:, taps].copy()
+    mask[:, taps] = False
     out = sample(mask, rng)
-    calls = can_call & ((rng.random(batch.games) < call) | ~mask.any(axis=1))
+    rest = mask.any(axis=1)
+    can_tap = tapping.any(axis=1)
+    tapped = taps[sample(tapping, rng)] if taps.size else out
+    out = np.where(can_tap & ((rng.random(batch.games) < tap) | ~rest), tapped, out)
+    calls = can_call & ((rng.random(batch.games) < call) | ~(rest | can_tap))
     return np.where(calls, index, out)
 
 
@@ -76,7 +83,9 @@ def easy_actions(
 ) -> IntArray:
     """The heuristic of the module docstring; always one of the legal actions."""
     mask = batch.legal_mask()
-    out = random_actions(batch, rng, call=0.0, mask=mask.copy())
+    fallback = mask.copy()
+    fallback[:, batch.codes.tap] = False  # it taps only in a window, a card it knows to match
+    out = random_actions(batch, rng, call=0.0, mask=fallback)
     codes, rows = batch.codes, np.arange(batch.games)
     seat = np.maximum(batch.actor, 0)
     hands = batch.hands[rows, seat]  # [g, h]
@@ -115,7 +124,18 @@ def easy_actions(
     out = np.where(discard, s[K_DISCARD], out)
     # Powers: the first legal one (random among legal ones already chose otherwise).
     powers = phase == POWERS
-    out = np.where(powers, _first_power(batch, mask, first_unknown), out)
+    first_power = _first_power(batch, mask, first_unknown)
+    out = np.where(powers, first_power, out)
+    # Powers while holding (where the rules give them then): used before the card is placed.
+    early = held & batch.pending.any(axis=1) & (first_power != s[K_SKIP])
+    out = np.where(early, first_power, out)
+    # After the action, where turns end by END TURN: end it, or call when sure.
+    ending = phase == TURN_END
+    out = np.where(ending, np.where(mask[:, s[K_CALL]] & sure, s[K_CALL], s[K_END_TURN]), out)
+    # A TAP window: tap a card it knows to match the top discard, else PASS.
+    matching = known & (batch.rank[np.maximum(hands, 0)] == batch.rank[top][:, None])
+    tap = batch.tables.tap[matching.argmax(axis=1)]
+    out = np.where(batch.in_window, np.where(matching.any(axis=1), tap, 0), out)
     return out
 
 
@@ -142,149 +162,19 @@ def _first_power(batch: Batch, mask: npt.NDArray[np.bool_], first_unknown: IntAr
 
 
 class RandomPlayer:
-    """:func:`random_actions` without building the legal mask: the legal actions of each game
-    are counted by kind (slots, sets, targets) and one is drawn uniformly, so the choice has the
-    same distribution as sampling the mask (a test checks it covers exactly the mask).
+    """:func:`random_actions` in compiled code, without building the legal mask: each game's
+    legal actions are listed (:func:`facedown.batch.legal.choose`, the list the mask is made
+    of) and one is drawn: a legal call with probability ``call``, a tap with probability
+    ``tap``, otherwise uniformly among the rest.
     """
 
-    def __init__(self, batch: Batch, call: float = 0.05) -> None:
-        self.batch, self.call = batch, call
-        codes, h = batch.codes, batch.hand_cap
-        if h > 16:
-            raise ValueError("RandomPlayer handles hands of at most 16 places")
-        # Sets and singles: every combination of occupied positions, by how many are occupied.
-        by_bits = np.full(1 << h, -1, dtype=np.int64)
-        for i in codes.replace:
-            by_bits[sum(1 << int(s) for s in codes.slots[i] if s >= 0)] = i
-        self.replace_by_bits = by_bits
-        largest = MAX_SET if batch.rules.set_replace else 1
-        tables = [_combos(m, largest) for m in range(h + 1)]
-        width = max(len(t) for t in tables)
-        self.combos = np.full((h + 1, max(width, 1), MAX_SET), -1, dtype=np.int64)
-        self.combo_count = np.zeros(h + 1, dtype=np.int64)
-        for m, table in enumerate(tables):
-            self.combo_count[m] = len(table)
-            for j, combo in enumerate(table):
-                self.combos[m, j, : len(combo)] = combo
-        self.opening = codes.opening
-        spy = np.full((batch.players, h), -1, dtype=np.int64)
-        for i in codes.spy:
-            spy[codes.offset[i], codes.slots[i, 0]] = i
-        self.spy = spy
-        swap = np.full((h, batch.players, h), -1, dtype=np.int64)
-        for i in codes.swap:
-            swap[codes.slots[i, 0], codes.offset[i], codes.target_slot[i]] = i
-        self.swap = swap
-        self.peek = np.full(h, -1, dtype=np.int64)
-        self.peek[codes.slots[codes.peek, 0]] = codes.peek
+    def __init__(self, batch: Batch, call: float = 0.05, tap: float = 0.05) -> None:
+        self.batch, self.call, self.tap = batch, call, tap
 
     def __call__(self, rng: np.random.Generator) -> IntArray:
-        b = self.batch
-        rules, rows, n = b.rules, np.arange(b.games), b.players
-        out = np.zeros(b.games, dtype=np.int64)
-        phase, s = b.phase, b.codes.simple
-        seat = np.maximum(b.actor, 0)
-        u = rng.random(b.games)
-        at = np.flatnonzero(phase == OPENING)
-        if at.size:
-            out[at] = self.opening[(u[at] * self.opening.size).astype(np.int64)]
-        at = np.flatnonzero(phase == TURN_START)
-        if at.size:
-            can_draw = (b.ndraw[at] > 0) | (b.ndisc[at] >= 2)
-            occupied = (b.hands[at, seat[at]] >= 0).any(axis=1)
-            can_take = (b.ndisc[at] > 0) & (occupied | rules.return_taken_discard)
-            can_call = rules.call_at_turn_start & (b.caller[at] < 0)
-            both = can_draw & can_take
-            pick = np.where(
-                both,
-                np.where(u[at] < 0.5, s[K_DRAW], s[K_TAKE]),
-                np.where(can_draw, s[K_DRAW], s[K_TAKE]),
-            )
-            calls = can_call & ((rng.random(at.size) < self.call) | ~(can_draw | can_take))
-            out[at] = np.where(calls, s[K_CALL], pick)
-        at = np.flatnonzero((phase == HOLDING) | (phase == TAKEN))
-        if at.size:
-            out[at] = self._holding(at, seat[at], u[at])
-        at = np.flatnonzero(phase == POWERS)
-        if at.size:
-            out[at] = self._powers(at, seat[at], u[at], n)
-        del rows
-        return out
+        return self.batch.random_actions(int(rng.integers(2**31)), self.call, self.tap)
 
-    def _occupied(self, at: IntArray, seat: IntArray) -> tuple[IntArray, IntArray]:
-        """Each hand's occupied slots first, in order, and how many there are."""
-        filled = self.batch.hands[at, seat] >= 0
-        order = np.argsort(~filled, axis=1, kind="stable")
-        return order, filled.sum(axis=1)
-
-    def _holding(self, at: IntArray, seat: IntArray, u: npt.NDArray[np.float64]) -> IntArray:
-        b, s = self.batch, self.batch.codes.simple
-        rules = b.rules
-        slots, nocc = self._occupied(at, seat)
-        taken = b.phase[at] == TAKEN
-        extra_discard = ~taken | rules.return_taken_discard | (nocc == 0)
-        extra_undo = taken & rules.undo_take_discard
-        replaces = self.combo_count[nocc]
-        total = replaces + extra_discard + extra_undo
-        r = (u * total).astype(np.int64)
-        combo = self.combos[nocc, np.minimum(r, self.combos.shape[1] - 1)]  # positions
-        chosen = np.take_along_axis(slots, np.maximum(combo, 0), axis=1)
-        bits = np.where(combo >= 0, 1 << chosen, 0).sum(axis=1)
-        out = self.replace_by_bits[bits]
-        out = np.where(
-            r >= replaces, np.where(extra_discard & (r == replaces), s[K_DISCARD], s[K_UNDO]), out
-        )
-        return out
-
-    def _powers(self, at: IntArray, seat: IntArray, u: npt.NDArray[np.float64], n: int) -> IntArray:
-        b, s = self.batch, self.batch.codes.simple
-        pend = b.pending[at]
-        owners = (seat[:, None] + np.arange(n)[None, :]) % n  # offset d -> seat
-        filled = b.hands[at[:, None], owners] >= 0  # [k, n, h] by offset
-        counts = filled.sum(axis=2)  # [k, n]
-        mine = counts[:, 0]
-        others = counts[:, 1:].sum(axis=1)
-        peeks = np.where(pend[:, PEEK], mine, 0)
-        spies = np.where(pend[:, SPY], others, 0)
-        swaps = np.where(pend[:, SWAP], mine * others, 0)
-        total = peeks + spies + swaps + 1  # and skip
-        r = (u * total).astype(np.int64)
-        out = np.full(at.size, s[K_SKIP], dtype=np.int64)
-        order = np.argsort(~filled, axis=2, kind="stable")  # occupied slots first, by offset
-        k = np.arange(at.size)
-        is_peek = r < peeks
-        own_slot = order[k, 0, np.minimum(r, b.hand_cap - 1)]
-        out = np.where(is_peek, self.peek[own_slot], out)
-        r2 = r - peeks
-        is_spy = ~is_peek & (r2 < spies)
-        target, slot = _nth_other(
-            order, counts, np.minimum(np.maximum(r2, 0), np.maximum(others - 1, 0))
-        )
-        out = np.where(is_spy, self.spy[target, slot], out)
-        r3 = r2 - spies
-        is_swap = ~is_peek & ~is_spy & (r3 < swaps)
-        safe = np.maximum(others, 1)
-        mine_at = np.minimum(np.maximum(r3, 0) // safe, b.hand_cap - 1)
-        target, slot = _nth_other(order, counts, np.maximum(r3, 0) % safe)
-        own_slot = order[k, 0, mine_at]
-        out = np.where(is_swap, self.swap[own_slot, target, slot], out)
-        return out
-
-
-def _nth_other(order: IntArray, counts: IntArray, r: IntArray) -> tuple[IntArray, IntArray]:
-    """The ``r``-th occupied place among the other seats: (seat offset, slot)."""
-    k = np.arange(r.size)
-    ends = np.cumsum(counts[:, 1:], axis=1)  # [k, n-1]
-    offset = (ends <= r[:, None]).sum(axis=1)  # index into the other seats
-    offset = np.minimum(offset, counts.shape[1] - 2)
-    before = np.where(offset > 0, ends[k, np.maximum(offset - 1, 0)], 0)
-    pos = np.clip(r - before, 0, order.shape[2] - 1)
-    return offset + 1, order[k, offset + 1, pos]
-
-
-def _combos(m: int, largest: int) -> list[tuple[int, ...]]:
-    """Every single position of ``range(m)``, and every set of 2 to ``largest`` of them."""
-    out: list[tuple[int, ...]] = []
-    for size in range(1, min(largest, m) + 1):
-        out += list(combinations(range(m), size))
-    return out
+    def play(self, rng: np.random.Generator, steps: int) -> int:
+        """Up to ``steps`` decisions of this player in every game at once, the step included
+        (:meth:`Batch.play_random`); returns the decisions made."""
+        return self.batch.play_random(steps, int(rng.integers(2**31)), self.call, self.tap)

@@ -21,7 +21,7 @@ from . import actions
 from .actions import Action, ActionFormatError
 from .arbiter import Awaiting, Timer
 from .cards import Deck
-from .deal import StackedDeal
+from .deal import StackedDeal, shuffle_rng
 from .errors import (
     CallNotAllowed,
     IllegalAction,
@@ -87,6 +87,7 @@ __all__ = [
     "observe",
     "place",
     "seen_event",
+    "shuffle_rng",
     "tally",
     "view",
 ]

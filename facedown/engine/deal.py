@@ -62,14 +62,18 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
         if not 0 <= first < n:
             raise ValueError(f"first player {first} is not a seat")
         state.first = first
-    order = list(range(len(state.deck)))
+    cards = len(state.deck)
     rng = reseeded(state, state.round_no, 0)
     size = state.rules.hand_size
     if deal is None:
-        shuffle(rng, order)
+        # The shuffle of range(cards): the stable order of the stream's keys is the deck order
+        # itself (what shuffle() gives for these cards, without the list it reorders).
+        draw = rng.random
+        keys = [draw() for _ in range(cards)]
+        order = sorted(range(cards), key=keys.__getitem__)
         # Each hand takes the next cards off the end of the order, the last first (the deck
         # always has a card left for the discard, so a slice never reaches the start).
-        end = len(order)
+        end = cards
         hands = []
         for _ in range(n):
             hands.append(order[end - 1 : end - 1 - size : -1])
@@ -78,10 +82,12 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
         discard = order[end - 1]
         del order[end - 1 :]
         state.draw_pile = order
+        full = tuple(range(size))
+        state.occ = [full] * n
     else:
-        state.hands, discard, state.draw_pile = _stack(deal, n, size, order, rng)
+        state.hands, discard, state.draw_pile = _stack(deal, n, size, list(range(cards)), rng)
+        state.occ = [tuple(range(len(h))) for h in state.hands]
     state.discard_pile = [discard]
-    state.occ = [tuple(range(len(h))) for h in state.hands]
     state.held = EMPTY
     state.held_from_discard = False
     state.pending = ()

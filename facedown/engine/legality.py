@@ -243,6 +243,17 @@ def all_legal_actions(g: State) -> Actions:
         return found
     if phase is ROUND_OVER:
         return legal_actions(g, g.turn)  # one next_round is enough
+    if phase is OPENING:
+        # Interned like the turn lists: the looks still to take depend on these alone.
+        key = (OPENING, g.turn, tuple(g.peeked), tuple(g.occ))
+        found = g._tables.lists.get(key)
+        if found is None:
+            found = g._tables.keep(key, _every_seat(g))
+        return found
+    return _every_seat(g)
+
+
+def _every_seat(g: State) -> Actions:
     out: Actions = legal_actions(g, g.turn)
     for s in range(g.players):
         if s != g.turn:

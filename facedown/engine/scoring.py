@@ -27,18 +27,20 @@ from .state import State
 def is_moon(deck: Deck, hand: Sequence[int]) -> bool:
     """Two 12s and two 13s among the cards of a hand (by value)."""
     values = [deck.values[c] for c in hand if c >= 0]
+    return _moon_values(values)
+
+
+def _moon_values(values: list[int]) -> bool:
     return values.count(12) >= 2 and values.count(13) >= 2
 
 
 def _score_caller(
-    rules: Ruleset, totals: list[int], caller: int, scores: list[int], reasons: list[str]
+    rules: Ruleset, totals: Sequence[int], caller: int, scores: list[int], reasons: list[str]
 ) -> None:
     """The caller's score: zero when lowest (if the rules say so), penalised when not."""
-    others = [totals[p] for p in range(len(totals)) if p != caller]
-    if rules.caller_strictly_lowest:
-        caller_lowest = totals[caller] < min(others)
-    else:
-        caller_lowest = totals[caller] <= min(others)
+    mine = totals[caller]
+    others = min([t for p, t in enumerate(totals) if p != caller])
+    caller_lowest = mine < others if rules.caller_strictly_lowest else mine <= others
     if caller_lowest and rules.caller_lowest_scores_zero and scores[caller] != 0:
         scores[caller] = 0
         reasons.append(CALLER_LOWEST)
@@ -73,32 +75,38 @@ def score_totals(
             reasons[p].append(MOON if p in moon else MOON_OTHER)
     else:
         scores = list(hand_totals)
-        lowest = min(hand_totals)
-        tied = [p for p in range(n) if hand_totals[p] == lowest]
         if rules.lowest_scores_zero:
+            lowest = min(hand_totals)
+            tied = [p for p, t in enumerate(hand_totals) if t == lowest]
             zeroed = [caller] if rules.lowest_tie_caller_only and caller in tied else tied
             for p in zeroed:
                 scores[p] = 0
                 reasons[p].append(LOWEST)
         if caller >= 0:
-            _score_caller(rules, list(hand_totals), caller, scores, reasons[caller])
-    new_totals = [totals[p] + scores[p] for p in range(n)]
+            _score_caller(rules, hand_totals, caller, scores, reasons[caller])
+    new_totals = [t + s for t, s in zip(totals, scores, strict=True)]
     used = list(hundred_used)
-    for p in range(n):
-        if new_totals[p] == 100 and (
-            rules.hundred_rule == "always" or (rules.hundred_rule == "once" and not used[p])
-        ):
-            new_totals[p] = rules.hundred_reset
-            used[p] = True
-            reasons[p].append(HUNDRED)
+    rule = rules.hundred_rule
+    if rule != "none" and 100 in new_totals:
+        for p in range(n):
+            if new_totals[p] == 100 and (rule == "always" or not used[p]):
+                new_totals[p] = rules.hundred_reset
+                used[p] = True
+                reasons[p].append(HUNDRED)
     return scores, new_totals, reasons, used
 
 
 def score_round(game: State, caller: int) -> RoundResult:
-    rules, deck, n = game.rules, game.deck, game.players
-    values = deck.values
-    totals = [sum([values[c] for c in hand if c >= 0]) for hand in game.hands]
-    moon = [p for p in range(n) if is_moon(deck, game.hands[p])] if rules.shoot_the_moon else []
+    rules = game.rules
+    values = game.deck.values
+    totals = []
+    moon = []
+    shoot = rules.shoot_the_moon
+    for p, hand in enumerate(game.hands):
+        held = [values[c] for c in hand if c >= 0]
+        totals.append(sum(held))
+        if shoot and _moon_values(held):
+            moon.append(p)
     scores, new_totals, reasons, used = score_totals(
         rules, totals, caller, moon, game.totals, game.hundred_used
     )
@@ -120,15 +128,15 @@ def match_end(
     """The winners once the match is over (ties share), or None while it goes on; and whether
     a sudden-death round has been granted (after the fixed rounds, a tie for the lowest total
     earns exactly one more round, after which any tie stands as a draw)."""
+    limit, rounds = rules.score_limit, rules.rounds
+    over = limit is not None and max(totals) > limit
+    if not over and (rounds is None or round_no < rounds):
+        return None, sudden_death_played
     lowest = min(totals)
-    leaders = tuple(p for p, t in enumerate(totals) if t == lowest)
-    if rules.score_limit is not None and max(totals) > rules.score_limit:
-        return leaders, sudden_death_played
-    if rules.rounds is not None and round_no >= rules.rounds:
-        if rules.sudden_death and len(leaders) > 1 and not sudden_death_played:
-            return None, True
-        return leaders, sudden_death_played
-    return None, sudden_death_played
+    leaders = tuple([p for p, t in enumerate(totals) if t == lowest])
+    if not over and rules.sudden_death and len(leaders) > 1 and not sudden_death_played:
+        return None, True
+    return leaders, sudden_death_played
 
 
 def match_winners(game: State) -> tuple[int, ...] | None:

@@ -11,7 +11,7 @@ from facedown.batch.env import BatchParallelEnv
 from facedown.rl.observation import ObservationEncoder
 
 
-@pytest.mark.parametrize("preset", ["cabo", "kivo", "kaboom"])
+@pytest.mark.parametrize("preset", ["boyo", "cabo", "kivo", "kaboom"])
 def test_the_parallel_api_test_passes(preset: str) -> None:
     parallel_api_test(BatchParallelEnv(preset, 3, 3), num_cycles=3000)
 
@@ -71,3 +71,31 @@ def test_a_wrong_action_is_refused_and_changes_nothing() -> None:
     with pytest.raises(ValueError, match="may only PASS"):
         env.step(legal)
     assert (env.batch.peeked == before).all()
+
+
+def test_a_tap_window_is_an_optional_decision() -> None:
+    # Boyo: a seat offered a TAP out of turn may PASS, and its observation says the decision
+    # is optional (facedown.rl's last feature); the turn player's never does.
+    env = BatchParallelEnv("boyo", 3, 4)
+    observations, _ = env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    windows = turns = 0
+    for _ in range(300):
+        if not env.agents:
+            break
+        actor, in_window = env.batch.actor, env.batch.in_window
+        for g in range(env.games):
+            if actor[g] < 0:
+                continue
+            seen = observations[f"game_{g}_seat_{actor[g]}"]
+            assert seen["observation"][-1] == float(in_window[g])
+            assert seen["action_mask"][0] == int(in_window[g])
+            windows += int(in_window[g])
+            turns += int(not in_window[g])
+        actions = {}
+        for agent in env.agents:
+            legal = np.flatnonzero(observations[agent]["action_mask"])
+            actions[agent] = int(legal[0]) if legal[0] == 0 else int(rng.choice(legal))
+        observations, _, _, _, _ = env.step(actions)
+    assert windows > 100
+    assert turns > 100

@@ -10,12 +10,12 @@ from facedown.batch.policies import RandomPlayer, easy_actions, random_actions
 from facedown.engine import make_ruleset
 
 
-@pytest.mark.parametrize("preset", ["cabo", "kivo", "kaboom"])
+@pytest.mark.parametrize("preset", ["boyo", "cabo", "kivo", "kaboom"])
 def test_the_random_player_draws_from_exactly_the_legal_actions(preset: str) -> None:
     # Many draws on one state: each is legal, and where a game has at most 12 legal actions
     # 400 draws meet every one of them (uniform: a miss has odds below 1e-14).
     batch = Batch(make_ruleset(preset), 3, 48, shuffles="numpy")
-    player = RandomPlayer(batch, call=0.5)
+    player = RandomPlayer(batch, call=0.5, tap=0.5)
     rng = np.random.default_rng(2)
     covered = 0
     for _ in range(30):
@@ -53,3 +53,21 @@ def test_easy_beats_random() -> None:
         batch.step(np.where(batch.actor % 2 == 0, easy, rand))
     wins = batch.winners.sum(axis=0)
     assert wins[0] + wins[2] > 1.5 * (wins[1] + wins[3])
+
+
+@pytest.mark.parametrize("preset", ["boyo", "cabo"])
+def test_play_random_is_the_random_player_and_the_step_in_one_loop(preset: str) -> None:
+    # One decision per game and call: the same draws in the same order as the random player's
+    # actions then the step, so the two batches stay equal (more decisions per call play the
+    # games one after the other, with other draws, through the same step code).
+    one = Batch(make_ruleset(preset), 3, 16, shuffles="engine")
+    two = Batch(make_ruleset(preset), 3, 16, shuffles="engine")
+    player = RandomPlayer(two)
+    for seed in range(600):
+        one.play_random(1, seed, player.call, player.tap)
+        two.step(two.random_actions(seed, player.call, player.tap))
+        assert (one.Z == two.Z).all()
+        assert (one.S == two.S).all()
+        assert (one.hands == two.hands).all()
+        assert (one.known_bits == two.known_bits).all()
+    assert one.rounds_played.sum() > 16

@@ -18,10 +18,16 @@ def test_sim_batch_prints_standings(capsys: pytest.CaptureFixture[str]) -> None:
     assert "random" in out
 
 
+def test_sim_batch_plays_boyo(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["sim", "--batch", "--preset", "boyo", "--games", "8", "--bots", "easy,random"])
+    assert code == 0
+    assert "8 matches" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--preset", "boyo"], "the batch does not play: tap"),
+        (["--preset", "boyo", "--options", '{"decks": 2}'], "does not play: decks of more than"),
         (["--bots", "hard"], "--batch plays only random, easy, not hard"),
     ],
 )

@@ -1,0 +1,377 @@
+"""The legal actions of each game's deciding seat, compiled: the mask, and random play from it.
+
+:func:`legal_list` writes the codec indexes of every action the deciding seat of one game may
+take now into a buffer, exactly as the engine lists them (``legal_actions`` plus
+``set_replaces``; in a TAP window: PASS and that seat's taps).  :func:`masks` turns them into the
+legal mask of every game, :func:`random_play` draws one of them per game uniformly (a legal call
+only with a given probability).  Both read one list, so the random player covers the mask.
+
+The index tables (:class:`Tables`) map slots and targets to codec indexes: ``simple`` per kind,
+``opening`` (the opening looks), ``rep[s0, s1 + 1, s2 + 1, s3 + 1]`` (a replace of those sorted
+slots, 0 for none), ``peek[s]``, ``tap[s]``, ``spy[offset, s]``, ``swap[s, offset, target]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from ..engine import MAX_SET
+from .jit import F64, I8, I64, U64, inline, kernel
+from .kernels import actor_of, needs_keys, step_one, window_offset
+from .layout import (
+    CALL_AFTER_ACTION,
+    CALL_AT_START,
+    CALLER,
+    HOLDING,
+    K_CALL,
+    K_DISCARD,
+    K_DRAW,
+    K_END_TURN,
+    K_OPENING,
+    K_PEEK,
+    K_REPLACE,
+    K_SKIP,
+    K_SPY,
+    K_SWAP,
+    K_TAKE,
+    K_TAP,
+    K_UNDO,
+    MATCH_ENDED,
+    MATCH_OVER,
+    NDISC,
+    NDRAW,
+    OPENING,
+    OPENING_PEEK,
+    PEEK_BIT,
+    PENDING,
+    PHASE,
+    PLACES,
+    POWERS,
+    RETURN_TAKEN,
+    ROUND_ENDED,
+    SET_REPLACE,
+    SPY_BIT,
+    SWAP_BIT,
+    TAKEN,
+    TAP,
+    TURN_END,
+    TURN_START,
+    UNDO_TAKE,
+    N,
+)
+
+IntArray = npt.NDArray[np.int64]
+
+
+class Tables(NamedTuple):
+    """Codec indexes by kind and arguments (see the module docstring)."""
+
+    simple: IntArray
+    opening: IntArray
+    rep: IntArray
+    peek: IntArray
+    tap: IntArray
+    spy: IntArray
+    swap: IntArray
+
+
+def tables(
+    kind: IntArray, slots: IntArray, offset: IntArray, target: IntArray, players: int, hand: int
+) -> Tables:
+    """The index tables of a codec's actions, given as arrays of kind, slots, offset, target."""
+    simple = np.full(14, -1, dtype=np.int64)
+    rep = np.zeros((hand, hand + 1, hand + 1, hand + 1), dtype=np.int64)
+    peek = np.zeros(hand, dtype=np.int64)
+    tap = np.zeros(hand, dtype=np.int64)
+    spy = np.zeros((players, hand), dtype=np.int64)
+    swap = np.zeros((hand, players, hand), dtype=np.int64)
+    opening = []
+    for i in range(1, kind.size):
+        k, sl = int(kind[i]), [int(s) for s in slots[i] if s >= 0]
+        if k == K_OPENING:
+            opening.append(i)
+        elif k == K_REPLACE:
+            padded = [*sl, -1, -1, -1][:MAX_SET]
+            rep[padded[0], padded[1] + 1, padded[2] + 1, padded[3] + 1] = i
+        elif k == K_PEEK:
+            peek[sl[0]] = i
+        elif k == K_TAP:
+            tap[sl[0]] = i
+        elif k == K_SPY:
+            spy[offset[i], sl[0]] = i
+        elif k == K_SWAP:
+            swap[sl[0], offset[i], target[i]] = i
+        elif not sl:
+            simple[k] = i
+    return Tables(simple, np.array(opening, dtype=np.int64), rep, peek, tap, spy, swap)
+
+
+@inline
+def _powers(  # noqa: C901 - the three powers' lists
+    Z: I64,
+    S: I64,
+    hands: I8,
+    R: I64,
+    T: Tables,
+    g: int,
+    p: int,
+    occ: I64,
+    m: int,
+    buf: I64,
+    count: int,
+) -> int:
+    """The pending powers' actions (peek own, spy others', swap own with others')."""
+    n = R[N]
+    pending = Z[g, PENDING]
+    if pending & PEEK_BIT:
+        for a in range(m):
+            buf[count] = T.peek[occ[a]]
+            count += 1
+    if pending & SPY_BIT:
+        for d in range(1, n):
+            t = (p + d) % n
+            for s in range(S[g, PLACES, t]):
+                if hands[g, t, s] >= 0:
+                    buf[count] = T.spy[d, s]
+                    count += 1
+    if pending & SWAP_BIT:
+        for a in range(m):
+            for d in range(1, n):
+                t = (p + d) % n
+                for s in range(S[g, PLACES, t]):
+                    if hands[g, t, s] >= 0:
+                        buf[count] = T.swap[occ[a], d, s]
+                        count += 1
+    return count
+
+
+@inline
+def _replaces(R: I64, T: Tables, occ: I64, m: int, buf: I64, count: int) -> int:
+    """Single replaces of every occupied slot, and the sets the rules allow."""
+    for a in range(m):
+        buf[count] = T.rep[occ[a], 0, 0, 0]
+        count += 1
+    if R[SET_REPLACE] == 0 or m < 2:
+        return count
+    largest = min(4, m)
+    for a in range(m):
+        for b in range(a + 1, m):
+            buf[count] = T.rep[occ[a], occ[b] + 1, 0, 0]
+            count += 1
+            if largest < 3:
+                continue
+            for c in range(b + 1, m):
+                buf[count] = T.rep[occ[a], occ[b] + 1, occ[c] + 1, 0]
+                count += 1
+                if largest < 4:
+                    continue
+                for d in range(c + 1, m):
+                    buf[count] = T.rep[occ[a], occ[b] + 1, occ[c] + 1, occ[d] + 1]
+                    count += 1
+    return count
+
+
+@kernel
+def legal_list(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
+    Z: I64, S: I64, hands: I8, R: I64, T: Tables, CS: I64, g: int, buf: I64, occ: I64
+) -> int:
+    """Write the legal action indexes of game ``g``'s deciding seat into ``buf``; their count."""
+    phase = Z[g, PHASE]
+    count = 0
+    p = actor_of(Z, S, hands, R, g)
+    if p < 0:
+        return 0
+    if phase == OPENING:
+        for i in range(T.opening.size):
+            idx = T.opening[i]
+            ok = True
+            for j in range(R[OPENING_PEEK]):
+                if hands[g, p, CS[idx, j]] < 0:
+                    ok = False
+            if ok:
+                buf[count] = idx
+                count += 1
+        return count
+    if phase < TURN_START or phase > TURN_END:
+        return 0
+    m = 0
+    for s in range(S[g, PLACES, p]):
+        if hands[g, p, s] >= 0:
+            occ[m] = s
+            m += 1
+    if window_offset(Z, S, hands, R, g) > 0:  # a TAP window: PASS, or a tap
+        buf[0] = 0
+        count = 1
+        for a in range(m):
+            buf[count] = T.tap[occ[a]]
+            count += 1
+        return count
+    simple = T.simple
+    ndraw, ndisc = Z[g, NDRAW], Z[g, NDISC]
+    if phase == TURN_START:
+        if ndraw > 0 or ndisc >= 2:
+            buf[count] = simple[K_DRAW]
+            count += 1
+        if ndisc > 0 and (m > 0 or R[RETURN_TAKEN]):
+            buf[count] = simple[K_TAKE]
+            count += 1
+        if R[CALL_AT_START] and Z[g, CALLER] < 0:
+            buf[count] = simple[K_CALL]
+            count += 1
+    elif phase == HOLDING:
+        count = _replaces(R, T, occ, m, buf, count)
+        buf[count] = simple[K_DISCARD]
+        count += 1
+        count = _powers(Z, S, hands, R, T, g, p, occ, m, buf, count)
+    elif phase == TAKEN:
+        count = _replaces(R, T, occ, m, buf, count)
+        if R[UNDO_TAKE]:
+            buf[count] = simple[K_UNDO]
+            count += 1
+        if R[RETURN_TAKEN] or m == 0:
+            buf[count] = simple[K_DISCARD]
+            count += 1
+    elif phase == POWERS:
+        count = _powers(Z, S, hands, R, T, g, p, occ, m, buf, count)
+        buf[count] = simple[K_SKIP]
+        count += 1
+    else:  # TURN_END
+        buf[count] = simple[K_END_TURN]
+        count += 1
+        if R[CALL_AFTER_ACTION] and Z[g, CALLER] < 0:
+            buf[count] = simple[K_CALL]
+            count += 1
+    if R[TAP] and ndisc > 0:
+        for a in range(m):
+            buf[count] = T.tap[occ[a]]
+            count += 1
+    return count
+
+
+@kernel
+def masks(
+    Z: I64, S: I64, hands: I8, R: I64, T: Tables, CS: I64, buf: I64, occ: I64, out: Any
+) -> None:
+    """``out[g, i]``: action ``i`` is legal for game ``g``'s deciding seat (``out`` zeroed);
+    ``buf`` and ``occ`` are scratch (the codec's size, a hand's places)."""
+    for g in range(Z.shape[0]):
+        count = legal_list(Z, S, hands, R, T, CS, g, buf, occ)
+        for i in range(count):
+            out[g, buf[i]] = True
+
+
+@inline
+def choose(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    R: I64,
+    T: Tables,
+    CS: I64,
+    g: int,
+    buf: I64,
+    occ: I64,
+    taps: I64,
+    call: float,
+    tap: float,
+) -> int:
+    """A legal action of game ``g``'s deciding seat drawn uniformly, except for calls and taps:
+    a legal call is made with probability ``call`` (or when it is the only action), a tap
+    (uniform among the seat's cards) with probability ``tap`` (or when only taps are legal),
+    and otherwise they are left out.  Draws from numba's generator."""
+    count = legal_list(Z, S, hands, R, T, CS, g, buf, occ)
+    if count == 0:
+        return 0
+    calling = T.simple[K_CALL]
+    can_call = False
+    rest = 0
+    ntaps = 0
+    for i in range(count):  # keep the others in place, the taps apart, the call out
+        a = buf[i]
+        if a == calling:
+            can_call = True
+        elif CS[a, 0] >= 0 and a == T.tap[CS[a, 0]]:
+            taps[ntaps] = a
+            ntaps += 1
+        else:
+            buf[rest] = a
+            rest += 1
+    u = np.random.random()
+    if can_call and (np.random.random() < call or rest + ntaps == 0):
+        return int(calling)
+    if ntaps > 0 and (np.random.random() < tap or rest == 0):
+        return int(taps[int(u * ntaps)])
+    return int(buf[int(u * rest)])
+
+
+@kernel
+def random_play(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    R: I64,
+    T: Tables,
+    CS: I64,
+    buf: I64,
+    occ: I64,
+    taps: I64,
+    seed: int,
+    call: float,
+    tap: float,
+    out: I64,
+) -> None:
+    """Per game, :func:`choose`'s action (numba's generator seeded with ``seed`` first);
+    ``buf``, ``occ`` and ``taps`` are scratch."""
+    np.random.seed(seed)
+    for g in range(Z.shape[0]):
+        out[g] = choose(Z, S, hands, R, T, CS, g, buf, occ, taps, call, tap)
+
+
+@kernel
+def play_random(
+    Z: I64,
+    S: I64,
+    hands: I8,
+    draw: I8,
+    disc: I8,
+    known: U64,
+    public: U64,
+    keys: F64,
+    R: I64,
+    D: I64,
+    C: I64,
+    T: Tables,
+    CS: I64,
+    buf: I64,
+    occ: I64,
+    taps: I64,
+    seed: int,
+    call: float,
+    tap: float,
+    steps: int,
+    todo: I64,
+) -> tuple[int, int]:
+    """Random play (:func:`choose`) and the step in one loop: each game makes up to ``steps``
+    decisions, one after the other, and stops early when its match ends or it needs keys
+    (listed in ``todo``); ``ROUND_ENDED`` and ``MATCH_ENDED`` say whether one ended during the
+    call.  Returns how many games need keys and how many decisions were made."""
+    np.random.seed(seed)
+    count = 0
+    made = 0
+    for g in range(Z.shape[0]):
+        Z[g, ROUND_ENDED] = 0
+        Z[g, MATCH_ENDED] = 0
+        for _ in range(steps):
+            if Z[g, PHASE] == MATCH_OVER:
+                break
+            a = choose(Z, S, hands, R, T, CS, g, buf, occ, taps, call, tap)
+            step_one(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, a)
+            made += 1
+            if needs_keys(Z, R, g):
+                todo[count] = g
+                count += 1
+                break
+    return count, made
