@@ -276,40 +276,33 @@ class Batch:
 
     @property
     def held_disc(self) -> BoolArray:
-        out: BoolArray = self.Z[:, layout.HELD_DISC] != 0
-        return out
+        return _flag(self.Z, layout.HELD_DISC)
 
     @property
     def sudden_death_played(self) -> BoolArray:
-        out: BoolArray = self.Z[:, layout.SUDDEN_DEATH] != 0
-        return out
+        return _flag(self.Z, layout.SUDDEN_DEATH)
 
     @property
     def round_ended(self) -> BoolArray:
         """Games whose round ended in the last step."""
-        out: BoolArray = self.Z[:, layout.ROUND_ENDED] != 0
-        return out
+        return _flag(self.Z, layout.ROUND_ENDED)
 
     @property
     def match_ended(self) -> BoolArray:
         """Games whose match ended in the last step."""
-        out: BoolArray = self.Z[:, layout.MATCH_ENDED] != 0
-        return out
+        return _flag(self.Z, layout.MATCH_ENDED)
 
     @property
     def peeked(self) -> BoolArray:
-        out: BoolArray = self.S[:, layout.PEEKED] != 0
-        return out
+        return _flag(self.S, layout.PEEKED)
 
     @property
     def hundred_used(self) -> BoolArray:
-        out: BoolArray = self.S[:, layout.HUNDRED_USED] != 0
-        return out
+        return _flag(self.S, layout.HUNDRED_USED)
 
     @property
     def winners(self) -> BoolArray:
-        out: BoolArray = self.S[:, layout.WINNERS] != 0
-        return out
+        return _flag(self.S, layout.WINNERS)
 
     @property
     def pending(self) -> BoolArray:
@@ -494,3 +487,9 @@ class Batch:
             for v in vars(self).values()
             if isinstance(v, np.ndarray) and v.shape[:1] == (self.games,)
         )
+
+
+def _flag(block: npt.NDArray[np.int64], column: int) -> BoolArray:
+    """One column of a state block, as a bool per game."""
+    out: BoolArray = block[:, column] != 0
+    return out
