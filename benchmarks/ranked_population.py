@@ -64,7 +64,8 @@ class Member:
 @dataclass
 class Report:
     matches: int  # rated matches in all
-    settled_at: int | None  # rated matches when the order was last made right (None: never)
+    # rated matches when the order was last made right (None: never, or not for ``settle`` more)
+    settled_at: int | None
     seconds: float
     ratings: dict[str, list[float]] = field(default_factory=dict)  # level -> mu of each member
     order: list[str] = field(default_factory=list)  # the members' levels by rating, best first
@@ -222,6 +223,7 @@ async def simulate(
     started = time.monotonic()
     settled_at: int | None = None
     rated = 0
+    board: list[Any] = []
     with (
         tempfile.TemporaryDirectory() as data,
         serve(population_settings(Path(data)), store) as (
@@ -254,7 +256,10 @@ async def simulate(
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        board = await ranked.leaderboard(queue_name, 1000)
+    # What is reported is the board of the last look, the one the order was judged on: matches
+    # still being played when the run stopped may be rated after it, and are not counted.
+    if settled_at is not None and rated - settled_at < settle:
+        settled_at = None  # right at the end, but not for ``settle`` matches: not settled
     level_of = {m.name: m.level for m in members}
     report = Report(rated, settled_at, time.monotonic() - started)
     for r in sorted(board, key=lambda r: -r.mu):

@@ -31,7 +31,7 @@ from websockets.asyncio.client import connect
 
 from facedown.store.database import make_engine
 
-from .harness import Client, free_port
+from .harness import Client, free_port, free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "deploy" / "nginx" / "facedown.conf"
@@ -272,7 +272,7 @@ def start_nginx(cluster: Cluster) -> None:
         check=True,
         capture_output=True,
     )
-    tls_port, plain_port = free_port(), free_port()
+    tls_port, plain_port = free_ports(2)
     ports = [p.port for p in cluster.processes]
     (tmp / "site.conf").write_text(_site(ports, tls_port, plain_port, tmp))
     temp = {k: tmp / f"nginx-{k}" for k in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
@@ -328,8 +328,7 @@ def running_cluster(
     env = {**os.environ, "FACEDOWN_SECRET": SECRET}
     env.pop("FACEDOWN_TEST_HOOKS", None)
     processes = []
-    for i in range(size):
-        port = free_port()
+    for i, port in enumerate(free_ports(size)):
         url = database_urls[i] if database_urls else database_url
         args = process_args(port, tmp / f"p{i}", url, redis_url, extra)
         processes.append(Process(i, port, tmp / f"p{i}", args, env))

@@ -26,7 +26,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from facedown.server.addresses import ClientLimits
 
-from .harness import free_port
+from .harness import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "deploy" / "nginx" / "facedown.conf"
@@ -76,7 +76,7 @@ def _wait(url: str, proc: subprocess.Popen[bytes], log: Path, **options: Any) ->
 @pytest.fixture
 def behind_nginx(tmp_path: Path) -> Iterator[dict[str, Any]]:
     assert os.access(NGINX, os.X_OK), "nginx is missing: ./scripts/test.sh installs nginx-light"
-    app_port, tls_port, plain_port = free_port(), free_port(), free_port()
+    app_port, tls_port, plain_port = free_ports(3)
     keys = ["-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")]
     name = ["-subj", f"/CN={HOST}", "-addext", f"subjectAltName=DNS:{HOST}"]
     subprocess.run(
@@ -200,7 +200,7 @@ async def test_a_round_is_played_over_tls_and_websocket_through_nginx(
     # The plain-HTTP server of the guide sends everyone to HTTPS.
     async with httpx.AsyncClient() as http:
         r = await http.get(f"http://127.0.0.1:{site['plain']}/t/X", headers={"Host": HOST})
-    assert r.status_code == 301
+    assert r.status_code == 301, (r.status_code, r.headers, r.text)
     assert r.headers["location"] == f"https://{HOST}/t/X"
 
 

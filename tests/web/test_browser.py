@@ -353,6 +353,7 @@ def test_a_seat_moves_to_another_device(
     stored = old.evaluate("localStorage.getItem('facedown.seats')")
     assert token in stored  # the token this browser plays the seat with
     old_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    old.bring_to_front()  # the clipboard is written only by a focused page, as a click makes it
     old.get_by_test_id("device-copy").click()
     expect(old.get_by_test_id("device-copy")).to_have_text("Copied")
     assert old.evaluate("navigator.clipboard.readText()") == link
