@@ -8,7 +8,7 @@ import logging
 import random
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -110,6 +110,31 @@ def _seat_records(
     return records
 
 
+class KeyedLocks:
+    """One lock per key, kept only while someone holds it or waits for it (a lock per table id
+    ever claimed would grow with every table this process has seen)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}  # key -> lock, holders + waiters
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(key) or (asyncio.Lock(), 0)
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users == 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+
 class Elsewhere:
     """A table another process of the cluster owns: its record as stored, and that process."""
 
@@ -141,7 +166,7 @@ class Lobby:
         self._by_code: dict[str, str] = {}
         self.broken: dict[str, str] = {}  # code -> id of a stored table that could not be rebuilt
         self._loading = asyncio.Lock()
-        self._claims: dict[str, asyncio.Lock] = {}  # table id -> held while it is claimed
+        self._claims = KeyedLocks()  # table id -> held while it is claimed
         self._sweep: Alarm | None = None
         self._scan: asyncio.Task[None] | None = None
         self._live_nodes = live_nodes or (lambda: 1)
@@ -239,8 +264,7 @@ class Lobby:
 
     async def _claim(self, record: TableRecord) -> Table | Elsewhere:
         """The table loaded here under its lease, or the process that owns it."""
-        # One claim of a table at a time (locks are kept: a waiter holds on to its lock).
-        async with self._claims.setdefault(record.id, asyncio.Lock()):
+        async with self._claims.hold(record.id):  # one claim of a table at a time
             table = self.tables.get(record.id)
             if table is not None:
                 return table
@@ -424,7 +448,7 @@ class Lobby:
     async def adopt(self, record: TableRecord, lease: Lease | None) -> Table:
         """Serve a table just written to the store under a reserved id (:meth:`create`, and the
         ranked matchmaker, which writes a match's table with the match in one transaction)."""
-        async with self._claims.setdefault(record.id, asyncio.Lock()):
+        async with self._claims.hold(record.id):
             return await self._load(record, lease)
 
     async def close(self) -> None:
