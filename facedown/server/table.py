@@ -130,6 +130,9 @@ class Table:
         for seat, missed in table.misses.items():
             if forfeits(missed):
                 table.presence.forfeit(seat, table.game)
+        if record.status == "playing":  # a ranked forfeit is for good, across restarts too
+            for seat in ranked_mode.forfeits(record.settings):
+                table.presence.forfeit(seat, table.game)
         # Whoever the table waited for was told before the restart: not again for that wait.
         table.notified = set(table.waiting_for()) if table.turn_based else set()
         if record.status == "playing":

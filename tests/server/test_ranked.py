@@ -15,6 +15,8 @@ import httpx
 import pytest
 
 from facedown.store import MemoryStore, RankedStore
+from facedown.store.base import StoreError
+from facedown.store.sql_ranked import RankedSql
 
 from .harness import Player, RunningServer, play_to_end, run_server, seated
 from .ranked_helpers import account, matched, queue, ranked_settings
@@ -217,3 +219,51 @@ def test_a_ranked_match_goes_on_after_a_restart_and_is_rated(tmp_path: Path) -> 
         with httpx.Client(base_url=server.url, timeout=10, cookies=cookies[0]) as ann_again:
             wait_for(lambda: ann_again.get("/api/ranked/leaderboard/kivo-2").json()["total"] == 2)
             assert ann_again.get("/api/ranked/queue").json()["state"] == "idle"
+
+
+def test_a_match_whose_rating_failed_is_rated_once_at_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The match ends but its ratings cannot be written (the database is away at that moment,
+    or the process dies between the two): it stays unrated in the store, and the next start of
+    the server rates it from its stored log, once."""
+    attempts: list[str] = []
+
+    async def refused(self: RankedSql, table_id: str, *args: Any, **kwargs: Any) -> bool:
+        attempts.append(table_id)
+        raise StoreError("the database is away")
+
+    settings = ranked_settings(tmp_path)
+    monkeypatch.setattr(RankedSql, "rate_match", refused)
+    with (
+        run_server(settings) as server,
+        account(server, "Ann") as ann,
+        account(server, "Bob") as bob,
+    ):
+        queue(ann, "cabo", 2)
+        queue(bob, "cabo", 2)
+        a, b = matched(ann), matched(bob)
+        tokens = [a["token"], b["token"]] if a["seat"] == 0 else [b["token"], a["token"]]
+
+        async def play() -> None:
+            async with seated(server, a["code"], tokens) as clients:
+                await play_to_end(clients, random.Random(3))
+
+        asyncio.run(asyncio.wait_for(play(), 120))
+        wait_for(lambda: attempts)  # the rating was tried, and failed
+        assert ann.get("/api/ranked/leaderboard/cabo-2").json()["total"] == 0
+        cookies = bob.cookies
+    monkeypatch.undo()
+    with (
+        run_server(settings) as server,
+        httpx.Client(base_url=server.url, timeout=10, cookies=cookies) as bob_again,
+    ):
+        wait_for(lambda: bob_again.get("/api/ranked/leaderboard/cabo-2").json()["total"] == 2)
+        assert [r["matches"] for r in bob_again.get("/api/account").json()["ratings"]] == [1]
+        assert bob_again.get("/api/ranked/queue").json()["state"] == "idle"
+    with (  # a second start finds nothing left to rate
+        run_server(settings) as server,
+        httpx.Client(base_url=server.url, timeout=10, cookies=cookies) as bob_later,
+    ):
+        time.sleep(0.5)
+        assert [r["matches"] for r in bob_later.get("/api/account").json()["ratings"]] == [1]

@@ -121,3 +121,58 @@ def test_a_player_gone_past_the_grace_period_forfeits_and_is_ranked_last(
         # The forfeiter's rating fell below both others'.
         after = {s["seat"]: s["after"] for s in match.result["seats"]}
         assert all(after[cy_seat] < a for seat, a in after.items() if seat != cy_seat)
+
+
+def test_a_forfeit_survives_a_restart_and_still_ranks_the_forfeiter_last(tmp_path: Path) -> None:
+    """Cyd forfeits, the server stops (SQLite on disk) and starts again: the forfeit is still
+    there, the stand-in plays Cyd's seat on, and the rating at the end ranks Cyd last."""
+    table = TableConfig(bot_delay=0.0, reveal_seconds=0.01, grace_seconds=GRACE)
+    settings = ranked_settings(tmp_path, table=table)
+    with (
+        run_server(settings) as server,
+        account(server, "Ann") as ann,
+        account(server, "Bob") as bob,
+        account(server, "Cyd") as cy,
+    ):
+        for http in (ann, bob, cy):
+            queue(http, "kivo", 3)
+        status = {name: matched(http) for name, http in [("Ann", ann), ("Bob", bob), ("Cyd", cy)]}
+        code = status["Ann"]["code"]
+        cy_seat = status["Cyd"]["seat"]
+
+        async def first_part() -> None:
+            async with client(server) as a, client(server) as b:
+                await a.hello(code, status["Ann"]["token"])
+                await b.hello(code, status["Bob"]["token"])
+                async with client(server) as leaver:  # Cyd looks in, and is gone
+                    await leaver.hello(code, status["Cyd"]["token"])
+                end = time.monotonic() + 10 * GRACE
+                while cy_seat not in table_info(ann, code)["settings"].get("forfeits", []):
+                    assert time.monotonic() < end, "Cyd never forfeited"
+                    await asyncio.sleep(0.05)
+
+        asyncio.run(asyncio.wait_for(first_part(), 60))
+        cookies = ann.cookies
+    with (
+        run_server(settings) as server,
+        httpx.Client(base_url=server.url, timeout=10, cookies=cookies) as ann_again,
+    ):
+        info = table_info(ann_again, code)
+        assert info["settings"]["forfeits"] == [cy_seat]  # kept across the restart
+        assert info["seats"][cy_seat]["bot_standin"] is True
+
+        async def rest() -> None:
+            async with client(server) as a, client(server) as b:
+                await a.hello(code, status["Ann"]["token"])
+                await b.hello(code, status["Bob"]["token"])
+                await play_ours([a, b], random.Random(5))
+
+        asyncio.run(asyncio.wait_for(rest(), 180))
+        end = time.monotonic() + 20
+        while ann_again.get("/api/ranked/leaderboard/kivo-3").json()["total"] < 3:
+            assert time.monotonic() < end, "never rated"
+            time.sleep(0.05)
+        history = ann_again.get("/api/account/history").json()["matches"]
+        assert len(history) == 1
+        board = ann_again.get("/api/ranked/leaderboard/kivo-3").json()["entries"]
+        assert board[-1]["name"] == "Cyd"  # the forfeiter's rating fell below both others'
