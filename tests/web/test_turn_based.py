@@ -4,7 +4,9 @@ device and seen on the other, and Recollection opened to show what the seat has 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ from facedown.server.passwords import PasswordCost
 from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig
 
-from ..server.harness import RunningServer
+from ..server.harness import RunningServer, start
 from ..server.harness import run_server as serve
 from .conftest import Shots
 from .screens import check_screen
@@ -150,5 +152,80 @@ def test_a_live_table_shows_no_recollection(browser: Browser, server: RunningSer
         _wait(page, "c.s.view?.peeked?.[0] === true")
         assert _client(page, "s.view.knowledge") is None
         expect(page.get_by_test_id("recollection")).to_have_count(0)
+    finally:
+        context.close()
+
+
+# The page's visibility, as the test sets it (a browser driven by Playwright reports every page
+# as visible), and every notification the page shows, recorded on the way to the browser's own.
+HIDDEN_TAB_AND_NOTICES = """
+window.__hidden = false;
+Object.defineProperty(document, "visibilityState", {
+  configurable: true,
+  get: () => (window.__hidden ? "hidden" : "visible"),
+});
+window.__notices = [];
+const BrowserNotification = window.Notification;
+window.Notification = class extends BrowserNotification {
+  constructor(title, options) {
+    super(title, options);
+    window.__notices.push({ title, body: options?.body, tag: options?.tag, shown: this });
+  }
+};
+"""
+
+
+def test_a_game_that_starts_waiting_in_a_hidden_tab_is_announced(
+    browser: Browser, server: RunningServer
+) -> None:
+    """Ann allowed notifications; her games page is in a tab she is not looking at when her
+    turn-based table starts waiting for her move: at the next look at her games (every minute)
+    the browser shows "Your move", and clicking it opens the table."""
+    context, page = open_page(browser)
+    try:
+        context.grant_permissions(["notifications"], origin=server.url)
+        page.add_init_script(HIDDEN_TAB_AND_NOTICES)
+        page.clock.install()
+        signup = {"name": "Ann", "password": PASSWORD, "guest_tokens": []}
+        r = context.request.post(f"{server.url}/api/account/signup", data=signup)
+        assert r.status == 201, r.text()
+        body = {
+            "preset": "kivo",
+            "seats": 2,
+            "name": "Ann",
+            "options": {"rounds": 1},
+            "bots": ["random"],
+            "mode": "turn_based",
+            "deal": DEAL,
+        }
+        r = context.request.post(f"{server.url}/api/tables", data=body)
+        assert r.status == 200, r.text()
+        code, token = r.json()["code"], r.json()["token"]
+
+        page.goto(f"{server.url}/games")
+        game = page.get_by_test_id(f"game-{code}")
+        expect(game).to_be_visible()
+        expect(game).to_have_attribute("data-your-move", "no")  # not started: nobody's move
+        expect(page.get_by_test_id("games-notify")).to_have_count(0)  # already allowed
+        page.evaluate("() => { window.__hidden = true; }")  # Ann looks at another tab
+
+        with ThreadPoolExecutor(1) as thread:  # the sync browser API holds this thread's loop
+            thread.submit(asyncio.run, start(server, code, token)).result()  # Ann's move now
+        page.clock.fast_forward(61_000)  # the minute after which the list is asked again
+        page.wait_for_function("() => window.__notices.length > 0")
+        notices = page.evaluate(
+            "() => window.__notices.map(({ title, body, tag }) => ({ title, body, tag }))"
+        )
+        assert notices == [
+            {
+                "title": "Your move",
+                "body": f"Kivo at table {code} waits for your move.",
+                "tag": f"facedown-{code}",
+            }
+        ]
+        assert page.title() == "(1) Facedown"
+        page.evaluate("() => window.__notices[0].shown.onclick()")  # Ann clicks it
+        page.wait_for_url(f"{server.url}/t/{code}")
+        assert getattr(page, "js_errors") == []  # noqa: B009 - set by open_page
     finally:
         context.close()
