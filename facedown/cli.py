@@ -196,6 +196,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         smtp_host=args.smtp_host,
         smtp_port=args.smtp_port,
         smtp_sender=args.smtp_sender,
+        smtp_security=args.smtp_security,
+        smtp_user=args.smtp_user,
+        smtp_password=os.environ.get("FACEDOWN_SMTP_PASSWORD") or None,
         redis_url=args.redis_url,
         lease_seconds=args.lease_seconds,
         bot_processes=args.bot_processes,
@@ -211,6 +214,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(
             "facedown serve: a cluster (--redis-url) needs FACEDOWN_SECRET, the same in every "
             "process (each signs and checks the others' session tokens)",
+            file=sys.stderr,
+        )
+        return 2
+    if settings.smtp_user and not settings.smtp_password:
+        print(
+            "facedown serve: --smtp-user needs its password in FACEDOWN_SMTP_PASSWORD "
+            "(never on the command line, where every user of the machine can read it)",
             file=sys.stderr,
         )
         return 2
@@ -607,6 +617,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--smtp-sender",
         default="facedown@localhost",
         help="the From address of turn e-mails (default facedown@localhost)",
+    )
+    p.add_argument(
+        "--smtp-security",
+        choices=["auto", "starttls", "tls"],
+        default="auto",
+        help="auto: STARTTLS when the SMTP server offers it (default); starttls: send nothing "
+        "unless it does; tls: TLS from the start (usually port 465)",
+    )
+    p.add_argument(
+        "--smtp-user",
+        default=None,
+        help="log in to the SMTP server as this account; its password is read from "
+        "FACEDOWN_SMTP_PASSWORD (default: no login)",
     )
     p.set_defaults(func=cmd_serve)
 

@@ -1,14 +1,19 @@
 """E-mail to players, when the server has an SMTP server to send through (``--smtp-host``).
 
 One message at a time through ``aiosmtplib``; a failure (the server is down, refuses the
-recipient, times out) is logged and dropped: an e-mail is a courtesy, never part of a move.
+recipient or the login, times out) is logged and dropped: an e-mail is a courtesy, never part
+of a move.  The link to the SMTP server is secured as ``security`` says: ``auto`` takes STARTTLS
+when the server offers it, ``starttls`` sends nothing unless it does (so a login never crosses
+the network in the clear), ``tls`` speaks TLS from the first byte (port 465).  Certificates are
+checked against the system's authorities (``SSL_CERT_FILE`` names others).
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import EmailMessage
+from typing import Literal
 
 import aiosmtplib
 
@@ -17,13 +22,21 @@ log = logging.getLogger(__name__)
 SEND_TIMEOUT = 20.0  # seconds for one message, from connecting to the server's last answer
 
 
+Security = Literal["auto", "starttls", "tls"]
+SECURITIES: tuple[Security, ...] = ("auto", "starttls", "tls")
+
+
 @dataclass(frozen=True)
 class MailSettings:
-    """Where mail goes out: an SMTP server (plain SMTP, STARTTLS when it offers it)."""
+    """Where mail goes out: an SMTP server, how the link to it is secured, and the account to
+    log in with (none: no login)."""
 
     host: str
     port: int = 25
     sender: str = "facedown@localhost"
+    security: Security = "auto"
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
 
 
 class Mailer:
@@ -42,11 +55,16 @@ class Mailer:
         message["Subject"] = subject
         message.set_content(body)
         try:
+            security = self.settings.security
             await aiosmtplib.send(
                 message,
                 hostname=self.settings.host,
                 port=self.settings.port,
                 timeout=SEND_TIMEOUT,
+                use_tls=security == "tls",
+                start_tls={"auto": None, "starttls": True, "tls": False}[security],
+                username=self.settings.username,
+                password=self.settings.password if self.settings.username else None,
             )
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as e:
             self.failed += 1

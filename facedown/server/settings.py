@@ -10,7 +10,7 @@ from pathlib import Path
 from .addresses import ClientLimits
 from .auth import DEFAULT_LIFETIME
 from .context import TableConfig
-from .mail import MailSettings
+from .mail import MailSettings, Security
 from .matchmaking import RankedConfig
 from .passwords import PasswordCost
 
@@ -57,12 +57,22 @@ class ServerSettings:
     smtp_host: str | None = None
     smtp_port: int = 25
     smtp_sender: str = "facedown@localhost"
+    smtp_security: Security = "auto"  # STARTTLS when offered; "starttls" required; "tls" (465)
+    smtp_user: str | None = None  # log in as this account (its password: FACEDOWN_SMTP_PASSWORD)
+    smtp_password: str | None = field(default=None, repr=False)
 
     def mail(self) -> MailSettings | None:
         """Where turn e-mails go out, or None when the server sends none."""
         if not self.smtp_host:
             return None
-        return MailSettings(self.smtp_host, self.smtp_port, self.smtp_sender)
+        return MailSettings(
+            self.smtp_host,
+            self.smtp_port,
+            self.smtp_sender,
+            self.smtp_security,
+            self.smtp_user,
+            self.smtp_password,
+        )
 
     # A cluster (docs/server.md): with a Redis URL (and a PostgreSQL database shared by every
     # process) this process joins the others; each table is owned by one of them by a lease of
