@@ -41,6 +41,8 @@ class TableConfig:
     reveal_seconds: float = 12.0  # the reveal stays up this long before the next round
     recent: int = 512  # published batches kept to resend to a reconnecting client
     lobby_expiry: float = 86400.0  # seconds after its creation a table that never started closes
+    # The same for a turn-based table, whose players join over days: a week.
+    turn_based_lobby_expiry: float = 7 * 86400.0
 
 
 @dataclass

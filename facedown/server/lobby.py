@@ -18,7 +18,7 @@ from . import seating
 from .clock import Alarm
 from .context import TableContext, TableError
 from .limits import check_bot_level, check_options, check_players
-from .modes import shows_recollection
+from .modes import is_turn_based, shows_recollection
 from .ownership import share
 from .table import Table
 from .testhooks import DEAL, stacked_deal
@@ -202,7 +202,9 @@ class Lobby:
 
     # ------------------------------------------------------------------ expiry
     def _expired(self, record: TableRecord) -> bool:
-        expiry = self.ctx.config.lobby_expiry
+        config = self.ctx.config
+        turn_based = is_turn_based(record.settings)
+        expiry = config.turn_based_lobby_expiry if turn_based else config.lobby_expiry
         return record.status == "lobby" and record.created_at + expiry <= self.ctx.clock.now()
 
     async def _close_expired(self, record: TableRecord, lease: Lease | None = None) -> None:

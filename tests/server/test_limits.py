@@ -16,6 +16,7 @@ from facedown.server.context import TableConfig, TableContext, TableError
 from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
 from facedown.server.settings import ServerSettings
+from facedown.server.turnbased import turn_based_settings
 from facedown.store import MemoryStore
 
 from .harness import NO_ADDRESS_LIMITS, client, create_table, run_server
@@ -140,10 +141,12 @@ def test_spectators_are_capped_and_idle_ones_closed(tmp_path: Path) -> None:
 @pytest.mark.anyio
 async def test_a_lobby_table_that_never_starts_expires() -> None:
     store, clock = MemoryStore(), FakeClock()
-    config = TableConfig(lobby_expiry=1000.0)
+    config = TableConfig(lobby_expiry=1000.0, turn_based_lobby_expiry=3000.0)
     lobby = Lobby(TableContext(store, LocalHub(), make_bot, config, clock))
     await lobby.recover()
     waiting = await lobby.create("host", "Ann", "kivo", {}, 2, {}, [])
+    # A turn-based table's players join over days: it waits longer (turn_based_lobby_expiry).
+    slow = await lobby.create("host", "Ann", "kivo", {}, 2, turn_based_settings(None), [])
     started = await lobby.create("host", "Ann", "kivo", {}, 2, {"turn_seconds": 10**5}, ["easy"])
     await started.start("host")
     await clock.advance(999.0)
@@ -156,6 +159,11 @@ async def test_a_lobby_table_that_never_starts_expires() -> None:
         await lobby.find(waiting.record.code)
     assert closed.value.code == "table_closed"
     assert (await lobby.find(started.record.code)) is started
+    assert (await lobby.find(slow.record.code)) is slow  # 1,200 s: a turn-based table waits on
+    await clock.advance(2000.0)
+    with pytest.raises(TableError) as closed:
+        await lobby.find(slow.record.code)
+    assert closed.value.code == "table_closed"
     await lobby.close()
 
     # A lobby table that expired while the server was down is closed, not loaded.
