@@ -3,6 +3,7 @@
 import { Connection, type Status } from "./connection";
 import { confirmMissed, keepMissed, loadMissed, startWith, type Kept } from "./missed";
 import { resendAfterStale } from "./moves";
+import { hiddenAt, rememberHidden, stillHidden } from "./passplay";
 import { wireAction, type Action, type BotLevel, type ClientMessage } from "./protocol";
 import { tabStore, type KeyValue } from "./session";
 import {
@@ -67,7 +68,13 @@ export class TableClient {
         const pending = this.s.pending;
         const caughtUp = this.s.seq;
         this.s = reduce(this.s, msg, Date.now());
-        if (this.holdShown) this.s = heldUp(this.s);
+        if (this.holdShown) {
+          this.s = heldUp(this.s);
+          // After a reload: what this seat's player already hid stays hidden (lib/passplay.ts).
+          if (msg.type === "snapshot" && this.s.seat !== null) {
+            this.s = stillHidden(this.s, hiddenAt(this.tab, code, this.s.seat));
+          }
+        }
         // A peek the timer played for you, not looked at yet, survives a reload (lib/missed.ts).
         if (msg.type === "snapshot" && this.kept) {
           this.s = confirmMissed(this.kept, this.s, caughtUp, Date.now());
@@ -144,6 +151,9 @@ export class TableClient {
   /** The player hides what they were shown (pass-and-play: before passing the device on). */
   hideShown(): void {
     this.s = hideReveal(this.s);
+    if (this.s.seat !== null && this.s.seq !== null) {
+      rememberHidden(this.tab, this.code, this.s.seat, this.s.seq);
+    }
   }
 
   ready(): void {

@@ -5,6 +5,7 @@
 import type { KeyValue } from "./session";
 import { normalizeCode } from "./session";
 import type { Action, TableInfo, View } from "./protocol";
+import type { ClientState } from "./state";
 
 /** The settings value of a pass-and-play table's mode (facedown/server/modes.py). */
 export const PASS_AND_PLAY = "pass_and_play";
@@ -103,4 +104,41 @@ export function namesProblem(names: string[]): string | null {
   const folded = cleaned.map((n) => n.toLocaleLowerCase());
   if (new Set(folded).size !== folded.length) return "pass.problemSame";
   return null;
+}
+
+// What each seat's player hid, by the seq it was hidden at (kept for the tab, across a reload).
+const HIDDEN_KEY = "facedown.passplay.hidden";
+
+type Hidden = { code: string; seats: Record<string, number> };
+
+function loadHidden(store: KeyValue, code: string): Record<string, number> {
+  try {
+    const data = JSON.parse(store.getItem(HIDDEN_KEY) ?? "null") as Hidden | null;
+    if (!data || data.code !== code || typeof data.seats !== "object" || data.seats === null) return {};
+    return data.seats;
+  } catch {
+    return {};
+  }
+}
+
+/** The seat's player hid what they were shown, at ``seq``. */
+export function rememberHidden(store: KeyValue, code: string, seat: number, seq: number): void {
+  const seats = { ...loadHidden(store, code), [String(seat)]: seq };
+  store.setItem(HIDDEN_KEY, JSON.stringify({ code, seats }));
+}
+
+/** The seq at which the seat's player last hid what they were shown (null: never here). */
+export function hiddenAt(store: KeyValue, code: string, seat: number): number | null {
+  const seq = loadHidden(store, code)[String(seat)];
+  return typeof seq === "number" ? seq : null;
+}
+
+/**
+ * A snapshot after a reload carries what the seat was shown at its seq, so a card its player
+ * had already hidden would come back up while nothing has happened since: it stays hidden.
+ * Anything shown later (a later seq) comes up as usual.
+ */
+export function stillHidden(state: ClientState, hidden: number | null): ClientState {
+  if (hidden === null || state.seq !== hidden || state.reveal === null) return state;
+  return { ...state, reveal: null };
 }
