@@ -31,30 +31,12 @@ from websockets.asyncio.client import connect
 
 from facedown.store.database import make_engine
 
-from .harness import Client, free_port, free_ports
+from .harness import Client, free_port, free_ports, wait_http
+from .nginx import HOST, running_nginx
 
-ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "deploy" / "nginx" / "facedown.conf"
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-OPENSSL = shutil.which("openssl") or "/usr/bin/openssl"
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
-HOST = "cards.example.org"
 SECRET = "cluster-test-secret"  # noqa: S105 - a test key; every process signs and checks tokens with the same key
 LEASE = 2.0  # seconds: a dead owner's tables are taken over this long after its last renewal
-START_WITHIN = 90.0  # seconds a process may take to start on a loaded machine (a bound only)
-
-
-def wait_http(url: str, proc: subprocess.Popen[bytes] | None, log: Path, **options: Any) -> None:
-    deadline = time.monotonic() + START_WITHIN
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"{proc.args!r} exited: {log.read_text(errors='replace')}")
-        try:
-            httpx.get(url, timeout=2, **options)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise AssertionError(f"{url} never answered: {log.read_text(errors='replace')[-3000:]}")
 
 
 @dataclass
@@ -126,7 +108,6 @@ class Cluster:
     tmp: Path
     nginx_port: int = 0
     tls: ssl.SSLContext | None = None
-    nginx: subprocess.Popen[bytes] | None = None
     extra: list[str] = field(default_factory=list)
 
     @property
@@ -244,74 +225,6 @@ def process_args(
     ]
 
 
-def _site(ports: list[int], tls_port: int, plain_port: int, tmp: Path) -> str:
-    """The guide's site file with every process in its upstream (each swapped text must be
-    there: a change of the file that this test no longer covers fails here)."""
-    site = SITE.read_text()
-    servers = "\n    ".join(f"server 127.0.0.1:{p};" for p in ports)
-    swaps = {
-        "server 127.0.0.1:8000;": servers,
-        "listen 443 ssl http2;": f"listen 127.0.0.1:{tls_port} ssl http2;",
-        "listen 80;": f"listen 127.0.0.1:{plain_port};",
-        f"/etc/letsencrypt/live/{HOST}/fullchain.pem": str(tmp / "cert.pem"),
-        f"/etc/letsencrypt/live/{HOST}/privkey.pem": str(tmp / "key.pem"),
-    }
-    for old, new in swaps.items():
-        assert old in site, f"{SITE} no longer has {old!r}"
-        site = site.replace(old, new)
-    return site
-
-
-def start_nginx(cluster: Cluster) -> None:
-    tmp = cluster.tmp
-    assert os.access(NGINX, os.X_OK), "nginx is missing: ./scripts/test.sh installs nginx-light"
-    keys = ["-keyout", str(tmp / "key.pem"), "-out", str(tmp / "cert.pem")]
-    name = ["-subj", f"/CN={HOST}", "-addext", f"subjectAltName=DNS:{HOST}"]
-    subprocess.run(
-        [OPENSSL, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", *keys, *name],
-        check=True,
-        capture_output=True,
-    )
-    tls_port, plain_port = free_ports(2)
-    ports = [p.port for p in cluster.processes]
-    (tmp / "site.conf").write_text(_site(ports, tls_port, plain_port, tmp))
-    temp = {k: tmp / f"nginx-{k}" for k in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
-    for folder in temp.values():
-        folder.mkdir(exist_ok=True)
-    (tmp / "nginx.conf").write_text(
-        f"""
-user root;
-worker_processes 1;
-pid {tmp}/nginx.pid;
-error_log {tmp}/nginx-error.log warn;
-events {{ worker_connections 512; }}
-http {{
-    access_log off;
-    client_body_temp_path {temp["body"]};
-    proxy_temp_path {temp["proxy"]};
-    fastcgi_temp_path {temp["fastcgi"]};
-    uwsgi_temp_path {temp["uwsgi"]};
-    scgi_temp_path {temp["scgi"]};
-    include {tmp}/site.conf;
-}}
-"""
-    )
-    (tmp / "nginx-error.log").touch()
-    cluster.nginx = subprocess.Popen(
-        [NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf"), "-g", "daemon off;"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    cluster.nginx_port = tls_port
-    cluster.tls = ssl.create_default_context(cafile=str(tmp / "cert.pem"))
-    wait_http(
-        f"https://127.0.0.1:{tls_port}/api/health",
-        cluster.nginx,
-        tmp / "nginx-error.log",
-        verify=False,
-    )
-
-
 @contextlib.contextmanager
 def running_cluster(
     database_url: str,
@@ -333,24 +246,21 @@ def running_cluster(
         args = process_args(port, tmp / f"p{i}", url, redis_url, extra)
         processes.append(Process(i, port, tmp / f"p{i}", args, env))
     cluster = Cluster(database_url, redis_url, processes, tmp, extra=list(extra))
-    try:
+
+    def stop_all() -> None:
+        for p in processes:
+            p.stop()
+
+    with contextlib.ExitStack() as stack:
+        stack.callback(stop_all)  # after nginx: the stack stops the last started first
         for p in processes:
             p.start()
         for p in processes:
             p.wait_ready()
         if nginx:
-            start_nginx(cluster)
+            front = stack.enter_context(running_nginx(tmp, [p.port for p in processes]))
+            cluster.nginx_port, cluster.tls = front.tls_port, front.tls
         yield cluster
-    finally:
-        if cluster.nginx is not None:
-            cluster.nginx.send_signal(signal.SIGQUIT)
-            try:
-                cluster.nginx.wait(10)
-            except subprocess.TimeoutExpired:
-                cluster.nginx.kill()
-                cluster.nginx.wait(10)
-        for p in processes:
-            p.stop()
 
 
 def server_logs(cluster: Cluster) -> str:

@@ -7,11 +7,13 @@ import contextlib
 import json
 import random
 import socket
+import subprocess
 import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -57,6 +59,24 @@ def free_ports(n: int) -> list[int]:
         for s in sockets:
             s.bind(("127.0.0.1", 0))
         return [int(s.getsockname()[1]) for s in sockets]
+
+
+START_WITHIN = 90.0  # seconds a process may take to start on a loaded machine (a bound only)
+
+
+def wait_http(url: str, proc: subprocess.Popen[bytes] | None, log: Path, **options: Any) -> None:
+    """Until ``url`` answers at all (any status): the process behind it has started.  Fails
+    with ``log`` (its end, on a timeout) when ``proc`` exits first or nothing answers in time."""
+    deadline = time.monotonic() + START_WITHIN
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"{proc.args!r} exited: {log.read_text(errors='replace')}")
+        try:
+            httpx.get(url, timeout=2, **options)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url} never answered: {log.read_text(errors='replace')[-3000:]}")
 
 
 @dataclass

@@ -10,12 +10,8 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
-import signal
-import ssl
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,13 +22,9 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from facedown.server.addresses import ClientLimits
 
-from .harness import free_ports
+from .harness import free_port, wait_http
+from .nginx import HOST, running_nginx, site_file
 
-ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "deploy" / "nginx" / "facedown.conf"
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-OPENSSL = shutil.which("openssl") or "/usr/bin/openssl"
-HOST = "cards.example.org"
 CAP = ClientLimits().connections  # open WebSocket connections per address
 
 
@@ -41,71 +33,22 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _site(app_port: int, tls_port: int, plain_port: int, tmp: Path) -> str:
-    """The guide's site file, pointed at this test's ports and certificate (each replaced
-    text must be there: a change to the file that this test no longer covers fails here)."""
-    text = SITE.read_text()
-    swaps = {
-        "server 127.0.0.1:8000;": f"server 127.0.0.1:{app_port};",
-        "listen 443 ssl http2;": f"listen 127.0.0.1:{tls_port} ssl http2;",
-        "listen 80;": f"listen 127.0.0.1:{plain_port};",
-        f"/etc/letsencrypt/live/{HOST}/fullchain.pem": str(tmp / "cert.pem"),
-        f"/etc/letsencrypt/live/{HOST}/privkey.pem": str(tmp / "key.pem"),
-    }
-    for old, new in swaps.items():
-        assert old in text, f"{SITE} no longer has {old!r}"
-        text = text.replace(old, new)
-    return text
-
-
-def _wait(url: str, proc: subprocess.Popen[bytes], log: Path, **options: Any) -> None:
-    deadline = time.monotonic() + 60  # a bound on a loaded machine, not a speed goal
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"{proc.args!r} exited: {log.read_text()}")
-        try:
-            httpx.get(url, timeout=1, **options)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    proc.kill()
-    proc.wait(10)
-    raise AssertionError(f"{url} never answered: {log.read_text()}")
+def test_the_site_file_is_the_guides_with_the_tests_ports_and_certificate(tmp_path: Path) -> None:
+    """What the nginx of the tests runs: the guide's file, every text the tests replace found
+    in it (site_file asserts each is there) and replaced, upstreams one a line."""
+    text = site_file([8001, 8002], 8443, 8080, tmp_path)
+    assert "    server 127.0.0.1:8001;\n    server 127.0.0.1:8002;\n" in text
+    assert "listen 127.0.0.1:8443 ssl http2;" in text
+    assert "listen 127.0.0.1:8080;" in text
+    assert f"ssl_certificate {tmp_path / 'cert.pem'};" in text
+    assert f"ssl_certificate_key {tmp_path / 'key.pem'};" in text
+    for gone in ("127.0.0.1:8000", "listen 443", "listen 80;", "/etc/letsencrypt"):
+        assert gone not in text, gone
 
 
 @pytest.fixture
 def behind_nginx(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    assert os.access(NGINX, os.X_OK), "nginx is missing: ./scripts/test.sh installs nginx-light"
-    app_port, tls_port, plain_port = free_ports(3)
-    keys = ["-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")]
-    name = ["-subj", f"/CN={HOST}", "-addext", f"subjectAltName=DNS:{HOST}"]
-    subprocess.run(
-        [OPENSSL, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", *keys, *name],
-        check=True,
-        capture_output=True,
-    )
-    (tmp_path / "site.conf").write_text(_site(app_port, tls_port, plain_port, tmp_path))
-    temp = {k: tmp_path / k for k in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
-    for folder in temp.values():
-        folder.mkdir()
-    (tmp_path / "nginx.conf").write_text(
-        f"""
-user root;
-worker_processes 1;
-pid {tmp_path}/nginx.pid;
-error_log {tmp_path}/nginx-error.log warn;
-events {{ worker_connections 256; }}
-http {{
-    access_log {tmp_path}/nginx-access.log;
-    client_body_temp_path {temp["body"]};
-    proxy_temp_path {temp["proxy"]};
-    fastcgi_temp_path {temp["fastcgi"]};
-    uwsgi_temp_path {temp["uwsgi"]};
-    scgi_temp_path {temp["scgi"]};
-    include {tmp_path}/site.conf;
-}}
-"""
-    )
+    app_port = free_port()
     app_log = tmp_path / "server.log"
     with app_log.open("wb") as out:
         where = ["--port", str(app_port), "--data", str(tmp_path / "data")]
@@ -116,27 +59,13 @@ http {{
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-    nginx_log = tmp_path / "nginx-error.log"
-    nginx_log.touch()
-    nginx = subprocess.Popen(
-        [NGINX, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-g", "daemon off;"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     try:
-        _wait(f"http://127.0.0.1:{app_port}/api/health", app, app_log)
-        tls = ssl.create_default_context(cafile=str(tmp_path / "cert.pem"))
-        _wait(f"https://127.0.0.1:{tls_port}/api/health", nginx, nginx_log, verify=False)
-        yield {"port": tls_port, "plain": plain_port, "tls": tls, "app_log": app_log}
+        wait_http(f"http://127.0.0.1:{app_port}/api/health", app, app_log)
+        with running_nginx(tmp_path, [app_port]) as front:
+            yield {"port": front.tls_port, "plain": front.plain_port, "tls": front.tls}
     finally:
-        nginx.send_signal(signal.SIGQUIT)  # nginx's graceful stop
         app.kill()
         app.wait(10)
-        try:
-            nginx.wait(10)
-        except subprocess.TimeoutExpired:
-            nginx.kill()
-            nginx.wait(10)
 
 
 @contextlib.asynccontextmanager

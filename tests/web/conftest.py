@@ -58,16 +58,27 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     b.close()
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    settings = ServerSettings(
+def _settings(tmp_path: Path, bot_delay: float) -> ServerSettings:
+    return ServerSettings(
         data_dir=tmp_path,
         secret="browser-test-secret",
-        table=TableConfig(bot_delay=0.25, reveal_seconds=120, grace_seconds=60),
-        test_hooks=True,  # the cabo round and the keyboard turn stack their deals
+        table=TableConfig(bot_delay=bot_delay, reveal_seconds=120, grace_seconds=60),
+        test_hooks=True,  # some tests stack their deals (the cabo round, the keyboard turn, ...)
     )
-    with run_server(settings) as running:
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    with run_server(_settings(tmp_path, bot_delay=0.25)) as running:
         yield running
+
+
+@pytest.fixture
+def logged_server(tmp_path: Path) -> Iterator[tuple[RunningServer, Path]]:
+    """A server and its SQLite file, whose table log the test replays to know the real cards
+    (benchmarks/oracle.py); its bots move every 300 ms."""
+    with run_server(_settings(tmp_path, bot_delay=0.3)) as running:
+        yield running, tmp_path / "facedown.db"
 
 
 class Shots:

@@ -26,7 +26,6 @@ import random
 import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,10 +34,8 @@ from playwright.sync_api import Error as PlaywrightError
 
 from benchmarks.oracle import TableOracle
 from facedown.engine import Game, observe
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
 
-from ..server.harness import RunningServer, run_server
+from ..server.harness import RunningServer
 from .conftest import Shots
 from .test_browser import new_page, no_js_errors, open_table
 
@@ -83,18 +80,6 @@ SNAPSHOT = """() => {
     log,
   };
 }"""
-
-
-@pytest.fixture
-def logged_server(tmp_path: Path) -> Any:
-    settings = ServerSettings(
-        data_dir=tmp_path,
-        secret="browser-test-secret",
-        table=TableConfig(bot_delay=0.3, reveal_seconds=120, grace_seconds=60),
-        test_hooks=True,
-    )
-    with run_server(settings) as running:
-        yield running, tmp_path / "facedown.db"
 
 
 def face_of(name: str) -> str:

@@ -24,10 +24,8 @@ from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from benchmarks.oracle import TableOracle
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
 
-from ..server.harness import RunningServer, run_server
+from ..server.harness import RunningServer
 from .conftest import Shots
 from .screens import check_screen
 from .test_browser import new_page, no_js_errors
@@ -67,18 +65,6 @@ PAGE = """() => {
     })(),
   };
 }"""
-
-
-@pytest.fixture
-def logged_server(tmp_path: Path) -> Any:
-    settings = ServerSettings(
-        data_dir=tmp_path,
-        secret="browser-test-secret",
-        table=TableConfig(bot_delay=0.3, reveal_seconds=120, grace_seconds=60),
-        test_hooks=True,
-    )
-    with run_server(settings) as running:
-        yield running, tmp_path / "facedown.db"
 
 
 def set_up(page: Page, server: RunningServer, preset: str, names: list[str]) -> str:

@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from ..server.harness import RunningServer
@@ -40,6 +41,43 @@ def make_board(server: RunningServer, **body: Any) -> dict[str, Any]:
         assert r.status_code == 201, r.text
         made: dict[str, Any] = r.json()
     return made
+
+
+@pytest.mark.parametrize(
+    ("opens", "prefix", "add", "first"),
+    [("home-scoreboard", "board", "board-add-player", 3), ("home-pass", "pass", "pass-add", 2)],
+)
+def test_a_set_up_form_takes_two_to_eight_names_added_and_removed(
+    browser: Browser, server: RunningServer, opens: str, prefix: str, add: str, first: int
+) -> None:
+    """The players' names on both set-up forms (one component): a new field takes the focus,
+    no field is added past eight nor removed below two, and a removed name takes its field
+    with it (the later ones move up)."""
+    context, page = new_page(browser)
+    page.goto(server.url + "/")
+    page.get_by_test_id(opens).click()
+    fields = page.locator(f"[data-testid^={prefix}-name-]")
+    removes = page.locator(f"[data-testid^={prefix}-remove-]")
+    expect(fields).to_have_count(first)
+    for n in range(first + 1, 9):
+        page.get_by_test_id(add).click()
+        expect(fields).to_have_count(n)
+        expect(page.get_by_test_id(f"{prefix}-name-{n - 1}")).to_be_focused()
+    expect(page.get_by_test_id(add)).to_have_count(0)
+    expect(removes).to_have_count(8)
+    for i, name in enumerate(["Ann", "Bo", "Cyd", "Dana", "Eli", "Fen", "Gus", "Hal"]):
+        page.get_by_test_id(f"{prefix}-name-{i}").fill(name)
+    page.get_by_test_id(f"{prefix}-remove-1").click()
+    expect(fields).to_have_count(7)
+    expect(page.get_by_test_id(add)).to_be_visible()
+    expect(page.get_by_test_id(f"{prefix}-name-1")).to_have_value("Cyd")
+    for _ in range(5):
+        page.get_by_test_id(f"{prefix}-remove-0").click()
+    expect(fields).to_have_count(2)
+    expect(removes).to_have_count(0)
+    assert [fields.nth(i).input_value() for i in range(2)] == ["Gus", "Hal"]
+    no_js_errors(page)
+    context.close()
 
 
 def test_five_rounds_with_an_edit_the_chart_and_the_csv(

@@ -3,17 +3,9 @@ import { confirmMissed, keepMissed, loadMissed, startWith } from "../src/lib/mis
 import type { ServerMessage, TableInfo, View } from "../src/lib/protocol";
 import { MemoryStore } from "../src/lib/session";
 import { type ClientState, hideReveal, reduce, showMissed, visibleCards } from "../src/lib/state";
+import { table as boyoTable } from "./fixtures";
 
-const table: TableInfo = {
-  code: "ABC234",
-  preset: "cabo",
-  status: "playing",
-  settings: { peek_seconds: 20, turn_seconds: 60 },
-  host_seat: 0,
-  rules: {},
-  match: 1,
-  seats: [],
-};
+const table: TableInfo = { ...boyoTable, preset: "cabo" };
 
 function view(over: Partial<View> = {}): View {
   return {

@@ -3,39 +3,20 @@ import type { Action, TableInfo, View } from "../src/lib/protocol";
 import { isPassAndPlay, loadPassTables, momentOf, namesProblem, passTableFor, savePassTable, tappers } from "../src/lib/passplay";
 import { MemoryStore } from "../src/lib/session";
 import { heldUp, initialState, visibleCards } from "../src/lib/state";
+import { view as shared } from "./fixtures";
 
+// Cabo's opening: seat 1 starts the round, nobody has looked at their cards yet.
 function view(over: Partial<View> = {}): View {
-  return {
-    seat: 0,
+  return shared({
     preset: "cabo",
-    players: 3,
-    round: 1,
     phase: "opening",
     to_act: null,
     first: 1,
-    hands: [
-      [true, true, true, true],
-      [true, true, true, true],
-      [true, true, true, true],
-    ],
     top_discard: "4",
-    discard_size: 1,
     draw_size: 39,
-    caller: null,
-    final_turns_left: null,
-    totals: [0, 0, 0],
     peeked: [false, false, false],
-    holding: false,
-    held: null,
-    held_value: null,
-    held_powers: [],
-    powers: [],
-    shown: {},
-    last_round: null,
-    winners: [],
-    knowledge: null,
     ...over,
-  };
+  });
 }
 
 describe("whose moment it is", () => {

@@ -4,13 +4,12 @@
 
 import type { KeyValue } from "./session";
 import { normalizeCode } from "./session";
+import { MAX_PLAYERS, MIN_PLAYERS } from "./players";
 import type { Action, TableInfo, View } from "./protocol";
 import type { ClientState } from "./state";
 
 /** The settings value of a pass-and-play table's mode (facedown/server/modes.py). */
 export const PASS_AND_PLAY = "pass_and_play";
-export const MIN_PLAYERS = 2;
-export const MAX_PLAYERS = 8;
 
 export interface PassSeat {
   seat: number;
