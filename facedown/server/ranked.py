@@ -74,6 +74,11 @@ class RankedError(Exception):
         self.message = message
 
 
+class MatchmakerLost(LeaseLost):
+    """A match refused by its fence: another process holds the matchmaker's lease now (a lost
+    lease of a table is a plain LeaseLost, and only fails the round)."""
+
+
 def queue_name(preset: str, players: int) -> str:
     return f"{preset}-{players}"
 
@@ -170,13 +175,13 @@ class Ranked:
 
         It runs until it is stopped (the lease was lost, or the process closes), never ending
         by itself.  A round that fails is logged and the next one tries again; only a refused
-        fence (``LeaseLost``: another process holds the job now) ends it, so that
+        fence (:class:`MatchmakerLost`: another process holds the job now) ends it, so that
         :meth:`~.ownership.Ownership.run_once` waits for the lease again."""
         while True:
             await self._pause(self.config.tick)
             try:
                 await self.tick(lease)
-            except LeaseLost:
+            except MatchmakerLost:
                 log.warning("ranked matchmaking: the lease was taken over; it stops here")
                 raise
             except Exception:  # the store may be down for a moment: the next round tries again
@@ -285,9 +290,10 @@ class Ranked:
     async def tick(self, lease: Lease | None = None) -> int:
         """One round of matchmaking over every queue; the matches made.  ``lease`` is the
         matchmaker's (None on a single process): each match is fenced by it, so once another
-        process has taken the job over, the first match tried raises LeaseLost and none is
-        made.  Taking out the unseen players is left unfenced: a stale round applies the
-        holder's rule to the same stored times, so it takes out only whom the holder would."""
+        process has taken the job over, the first match tried raises MatchmakerLost (a
+        LeaseLost) and none is made.  Taking out the unseen players is left unfenced: a stale
+        round applies the holder's rule to the same stored times, so it takes out only whom
+        the holder would."""
         made = 0
         async with self._ticking:
             now = self.clock.now()
@@ -373,6 +379,8 @@ class Ranked:
                 try:
                     await self.store.create_ranked_match(record, match, lease=lease)
                     break
+                except LeaseLost as e:  # the only lease this write is fenced by: the job's
+                    raise MatchmakerLost(str(e)) from None
                 except TableExists:
                     if attempt == CODE_TRIES - 1:
                         raise

@@ -26,9 +26,8 @@ from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
 from facedown.server.matchmaking import RankedConfig
 from facedown.server.ownership import ONCE_LEASE, LeaseOwnership, Ownership, SoleOwner
-from facedown.server.ranked import MATCHMAKER, Ranked
+from facedown.server.ranked import MATCHMAKER, MatchmakerLost, Ranked
 from facedown.store import (
-    LeaseLost,
     MemoryStore,
     RankedStore,
     Store,
@@ -172,7 +171,7 @@ async def test_a_stalled_holder_makes_no_match_after_a_takeover(database: str) -
         await accounts(one.store, "ann", "bob")
         new = await two.store.take_lease(LEASE, "two", 60.0)  # the lease lapsed: taken over
         assert new is not None
-        with pytest.raises(LeaseLost):
+        with pytest.raises(MatchmakerLost):
             await one.ranked.tick(old)  # "one" wakes up and matches with its old lease
         assert one.made == 0
         ranked = cast(RankedStore, one.store)
