@@ -245,7 +245,12 @@ class Ranked:
         if playing is not None:
             return playing
         entry = await self.store.queue_entry(user.id)
-        if entry is None or entry.queue not in self.queues:
+        if entry is None:
+            # A match may have been made between the two reads (in one transaction it takes the
+            # player out of the queue and stores the match): look again, or the player would
+            # be told they wait nowhere.
+            return await self._playing(user)
+        if entry.queue not in self.queues:
             return None
         now = self.clock.now()
         if now - entry.seen_at >= self.config.touch_every:
@@ -357,14 +362,10 @@ class Ranked:
         self._serving.add(task)
         task.add_done_callback(self._serving.discard)
         try:
-            made = await asyncio.shield(task)
+            return await asyncio.shield(task)
         except asyncio.CancelledError:
             task.add_done_callback(_log_failure)  # nobody waits for it now
             raise
-        if made:
-            for user in users:
-                self._stacked.pop(user.id, None)
-        return made
 
     async def _write_and_serve(
         self, draft: Callable[[str], TableRecord], match: RankedMatchRecord, lease: Lease | None
@@ -390,6 +391,8 @@ class Ranked:
         except BaseException:
             self.lobby.release(table_id)
             raise
+        for seat in match.seats:  # their test hooks were for this match
+            self._stacked.pop(seat.user_id, None)
         table = await self.lobby.adopt(record, table_lease)
         await table.start(ranked_mode.RANKED_HOST)
         return True

@@ -4,7 +4,9 @@ and its own leases on one database (a SQLite file, a PostgreSQL database), run t
 side by side; only the lease's holder makes matches, every player is matched once, and when the
 holder dies the other takes over within a bounded time.  A holder that stalled past a takeover
 makes no match (the match's write is fenced), and the matchmaker never stops for good after
-errors of the store, on one process or in a cluster."""
+errors of the store, on one process or in a cluster.  A player whose match is made between the
+two reads of their status (matched? waiting?) is told they are matched, not that they wait
+nowhere."""
 
 from __future__ import annotations
 
@@ -26,9 +28,10 @@ from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
 from facedown.server.matchmaking import RankedConfig
 from facedown.server.ownership import ONCE_LEASE, LeaseOwnership, Ownership, SoleOwner
-from facedown.server.ranked import MATCHMAKER, MatchmakerLost, Ranked
+from facedown.server.ranked import MATCHMAKER, Matched, MatchmakerLost, Ranked
 from facedown.store import (
     MemoryStore,
+    RankedMatchRecord,
     RankedStore,
     Store,
     StoreError,
@@ -180,6 +183,30 @@ async def test_a_stalled_holder_makes_no_match_after_a_takeover(database: str) -
         assert await two.ranked.tick(new) == 1
         assert two.made == 1
         assert await ranked.waiting() == {}
+
+
+@pytest.mark.anyio
+async def test_a_player_matched_between_the_reads_of_their_status_is_told_so() -> None:
+    store = MemoryStore()
+    async with process(store, "one", FakeClock(), SoleOwner(), start=False) as one:
+        await accounts(store, "ann", "bob")
+        ranked = cast(RankedStore, store)
+        real = ranked.unrated_matches
+        made: list[int] = []
+
+        async def matched_meanwhile(user_id: str | None = None) -> list[RankedMatchRecord]:
+            found = await real(user_id)
+            if user_id == "ann" and not made:  # the match commits right after this read
+                made.append(await one.ranked.tick())
+            return found
+
+        setattr(store, "unrated_matches", matched_meanwhile)  # noqa: B010 - a method's stand-in
+        ann = await store.get_user("ann")
+        assert ann is not None
+        status = await one.ranked.status(ann)
+        assert made == [1]
+        assert isinstance(status, Matched)
+        assert status.table_id in one.ranked.lobby.tables
 
 
 class Outage:
