@@ -44,6 +44,8 @@ CONFIG = RankedConfig(tick=0.05, unseen_after=10_000.0)
 SECONDS = 1.0  # the lease: a dead holder's job is taken over about this long after it died
 LEASE = ONCE_LEASE + MATCHMAKER
 WITHIN = 30.0  # seconds: the bound of every wait (a loaded machine)
+# What a process cut off from its database can no longer do: match, renew, let go, take.
+CUT_OFF = ("waiting", "renew_leases", "release_leases", "take_lease")
 TAKEOVER = 15.0  # seconds: the bound of a takeover (the lease's second, and a loaded machine's)
 
 
@@ -144,7 +146,7 @@ async def test_one_process_matches_at_a_time_and_another_takes_over_when_it_dies
 
         # The holder dies (it loses its database: no renewal, no match, no letting go); two
         # players queue.  The other takes the job over once the lease has lapsed, and matches.
-        await holder.store.close()
+        Outage(holder.store, *CUT_OFF).down = True
         await accounts(other.store, "late1", "late2")
 
         async def one_more() -> bool:
