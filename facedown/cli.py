@@ -541,8 +541,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--lease-seconds",
         type=float,
         default=5.0,
-        help="in a cluster: how long a table's owner may be silent before another process takes "
-        "the table over (default 5)",
+        help="in a cluster: how long a table's owner, or the process running ranked matchmaking, "
+        "may be silent before another process takes the table or the matchmaking over "
+        "(default 5)",
     )
     p.add_argument(
         "--bot-processes",

@@ -82,7 +82,6 @@ class RankedConfig:
     """How ranked play runs (``ServerSettings.ranked``)."""
 
     tick: float = 1.0  # seconds between two rounds of matchmaking
-    lease_seconds: float = 10.0  # how long a queue's lease lasts unless renewed
     window: Window = field(default_factory=Window)  # how close matched ratings are
     unseen_after: float = 30.0  # a waiting player whose page has not asked this long leaves
     touch_every: float = 5.0  # seconds: a waiting player's "seen" time is written this often

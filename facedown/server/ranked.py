@@ -1,15 +1,18 @@
 """Ranked play: the queues, the matchmaker, and the ratings of finished ranked matches.
 
 A queue per preset and player count (``cabo-4``) lives in the store, not in a process: any
-server process may take a player into a queue or tell them how it goes, and the matchmaking of a
-queue runs in exactly one process at a time, the holder of the queue's lease (a row taken by
-compare-and-set, with an expiry, renewed at every round of matching; a process that dies lets
-its leases lapse).  Only signed-in accounts queue; ranked tables seat no bot.
+server process may take a player into a queue or tell them how it goes.  The matchmaker of every
+queue runs in exactly one process of a cluster at a time: it is the once-per-cluster job
+``ranked`` (:meth:`.ownership.Ownership.run_once`), under the fenced lease ``once:ranked``; a
+process that dies lets the lease lapse and another takes the job over.  On a single process it
+just runs.  Only signed-in accounts queue; ranked tables seat no bot.
 
-Every ``RankedConfig.tick`` seconds the matchmaker looks at each queue it holds: players whose
-page stopped asking are taken out, then :func:`.matchmaking.groups` says who plays whom.  Each
-match is one store transaction (the table with its seats, the players out of the queue, the
-ranked match), then this process serves the table and starts it.  Nobody hosts a ranked table:
+Every ``RankedConfig.tick`` seconds the matchmaker looks at each queue: players whose page
+stopped asking are taken out, then :func:`.matchmaking.groups` says who plays whom.  Each match
+is one store transaction, fenced by the job's lease (the table with its seats, the players out
+of the queue, the ranked match): a holder that stalled past its lease makes none.  Then this
+process serves the table and starts it.  A round that fails (the store is down for a moment) is
+logged, and the next one tries again.  Nobody hosts a ranked table:
 it starts at once, plays the ranked format (:data:`.ranked_mode.RANKED_OPTIONS`), offers no
 rematch.  A player who leaves and is not back within the grace period forfeits (the table keeps
 it in its settings, :meth:`Table.stood_in`): a stand-in bot plays on for them, and they are
@@ -25,13 +28,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import uuid
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from ..engine import PRESETS, make_ruleset
 from ..store.base import (
+    Lease,
+    LeaseLost,
     QueueChanged,
     QueueEntry,
     RankedMatchRecord,
@@ -46,14 +50,18 @@ from ..store.base import (
 )
 from . import ranked_mode, ratings
 from .auth import Tokens
-from .clock import Alarm, Clock
+from .clock import Clock
 from .history import finished_matches
 from .limits import check_players
 from .lobby import Lobby, new_code
 from .matchmaking import RankedConfig, expected_wait, groups, reach
+from .ownership import Once
 from .testhooks import DEAL, stacked_deal
 
 log = logging.getLogger(__name__)
+
+MATCHMAKER = "ranked"  # the once-per-cluster job's name: its lease is "once:ranked"
+CODE_TRIES = 20  # join codes drawn for a match's table before giving up (one may be taken)
 
 
 class RankedError(Exception):
@@ -64,6 +72,11 @@ class RankedError(Exception):
         self.status = status
         self.code = code
         self.message = message
+
+
+class MatchmakerLost(LeaseLost):
+    """A match refused by its fence: another process holds the matchmaker's lease now (a lost
+    lease of a table is a plain LeaseLost, and only fails the round)."""
 
 
 def queue_name(preset: str, players: int) -> str:
@@ -116,7 +129,6 @@ class Ranked:
         config: RankedConfig | None = None,
         *,
         test_hooks: bool = False,
-        holder: str | None = None,
     ) -> None:
         self.lobby = lobby
         self.store = cast(RankedStore, lobby.store)
@@ -124,25 +136,32 @@ class Ranked:
         self.clock = clock
         self.config = config or RankedConfig()
         self.test_hooks = test_hooks
-        self.holder = holder or uuid.uuid4().hex  # names this process in the leases it holds
         self.queues = _queues(self.config.sizes)
         self._stacked: dict[str, dict[str, Any]] = {}  # test hooks: user id -> seed, deal
-        self._alarm: Alarm | None = None
+        self._matchmaker: Once | None = None
         self._ticking = asyncio.Lock()
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()  # ratings under way
+        self._serving: set[asyncio.Task[Any]] = set()  # matches being written and started
         self._closed = False
         lobby.ctx.hooks.finished.append(self._finished)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
-        """Rate what ended unrated, start ranked tables a crash left unstarted, then match."""
+        """Rate what ended unrated, start ranked tables a crash left unstarted, then match (in
+        this process while it holds the matchmaker's lease: see the module docstring)."""
         await self.resume()
-        self._arm()
+        if not self._closed:
+            self._matchmaker = self.lobby.ownership.run_once(MATCHMAKER, self.matchmaker)
 
     async def close(self) -> None:
         self._closed = True
-        if self._alarm is not None:
-            self._alarm.cancel()
+        if self._matchmaker is not None:
+            await self._matchmaker.stop()  # in a cluster its lease goes: another takes over
+        for task in list(self._serving):  # a match written is served before this one stops
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                log.debug("a ranked match failed while closing", exc_info=True)
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -151,17 +170,36 @@ class Ranked:
             except (asyncio.CancelledError, Exception):
                 log.debug("a ranked task ended while closing", exc_info=True)
 
-    def _arm(self) -> None:
-        if not self._closed:
-            self._alarm = self.clock.call_at(self.clock.now() + self.config.tick, self._wake)
+    async def matchmaker(self, lease: Lease | None) -> None:
+        """The matchmaking job: a round every ``tick`` seconds, for as long as it runs.
 
-    async def _wake(self) -> None:
+        It runs until it is stopped (the lease was lost, or the process closes), never ending
+        by itself.  A round that fails is logged and the next one tries again; only a refused
+        fence (:class:`MatchmakerLost`: another process holds the job now) ends it, so that
+        :meth:`~.ownership.Ownership.run_once` waits for the lease again."""
+        while True:
+            await self._pause(self.config.tick)
+            try:
+                await self.tick(lease)
+            except MatchmakerLost:
+                log.warning("ranked matchmaking: the lease was taken over; it stops here")
+                raise
+            except Exception:  # the store may be down for a moment: the next round tries again
+                log.exception("ranked matchmaking failed; trying again at the next tick")
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait ``seconds`` on this service's clock (a test's clock moves by hand)."""
+        woken = asyncio.get_running_loop().create_future()
+
+        async def wake() -> None:
+            if not woken.done():
+                woken.set_result(None)
+
+        alarm = self.clock.call_at(self.clock.now() + seconds, wake)
         try:
-            await self.tick()
-        except Exception:  # the store may be down for a moment: the next tick tries again
-            log.exception("ranked matchmaking failed; trying again at the next tick")
+            await woken
         finally:
-            self._arm()
+            alarm.cancel()
 
     async def resume(self) -> None:
         for match in await self.store.unrated_matches():
@@ -207,7 +245,12 @@ class Ranked:
         if playing is not None:
             return playing
         entry = await self.store.queue_entry(user.id)
-        if entry is None or entry.queue not in self.queues:
+        if entry is None:
+            # A match may have been made between the two reads (in one transaction it takes the
+            # player out of the queue and stores the match): look again, or the player would
+            # be told they wait nowhere.
+            return await self._playing(user)
+        if entry.queue not in self.queues:
             return None
         now = self.clock.now()
         if now - entry.seen_at >= self.config.touch_every:
@@ -249,8 +292,13 @@ class Ranked:
         return expected_wait(await self.store.recent_waits(queue.name, self.config.waits_kept))
 
     # ------------------------------------------------------------------ matchmaking
-    async def tick(self) -> int:
-        """One round of matchmaking over the queues this process holds; matches made."""
+    async def tick(self, lease: Lease | None = None) -> int:
+        """One round of matchmaking over every queue; the matches made.  ``lease`` is the
+        matchmaker's (None on a single process): each match is fenced by it, so once another
+        process has taken the job over, the first match tried raises MatchmakerLost (a
+        LeaseLost) and none is made.  Taking out the unseen players is left unfenced: a stale
+        round applies the holder's rule to the same stored times, so it takes out only whom
+        the holder would."""
         made = 0
         async with self._ticking:
             now = self.clock.now()
@@ -258,19 +306,17 @@ class Ranked:
                 queue = self.queues.get(name)
                 if queue is None:
                     continue
-                if not await self.store.take_queue_lease(
-                    name, self.holder, now, self.config.lease_seconds
-                ):
-                    continue  # another process matches this queue
                 for gone in await self.store.drop_unseen(name, now - self.config.unseen_after):
                     self._stacked.pop(gone, None)
                 entries = await self.store.queue_entries(name)
                 for group in groups(entries, queue.players, now, self.config.window):
-                    if await self._make_match(queue, group, now):
+                    if await self._make_match(queue, group, now, lease):
                         made += 1
         return made
 
-    async def _make_match(self, queue: Queue, group: list[QueueEntry], now: float) -> bool:
+    async def _make_match(
+        self, queue: Queue, group: list[QueueEntry], now: float, lease: Lease | None
+    ) -> bool:
         users: list[UserRecord] = []
         for entry in group:
             user = await self.lobby.store.get_user(entry.user_id)
@@ -292,14 +338,15 @@ class Ranked:
         ranked_seats = tuple(
             RankedSeat(i, u.id, max(now - joined[u.id], 0.0)) for i, u in enumerate(users)
         )
-        table_id, lease = await self.lobby.reserve()
-        for attempt in range(20):
-            record = TableRecord(
+        seed = hooks.get("seed")
+
+        def draft(table_id: str) -> TableRecord:  # a new code (and seed) at each try
+            return TableRecord(
                 id=table_id,
                 code=new_code(),
                 preset=queue.preset,
                 rules=rules.to_json(),
-                seed=hooks["seed"] if "seed" in hooks else secrets.randbits(48),
+                seed=seed if seed is not None else secrets.randbits(48),
                 host_id=ranked_mode.RANKED_HOST,
                 settings=settings,
                 status="lobby",
@@ -307,23 +354,46 @@ class Ranked:
                 created_at=now,
                 updated_at=now,
             )
-            match = RankedMatchRecord(record.id, queue.name, now, ranked_seats)
-            try:
-                await self.store.create_ranked_match(record, match)
-                break
-            except TableExists:
-                if attempt == 19:
-                    self.lobby.release(table_id)
-                    raise
-            except QueueChanged:
-                self.lobby.release(table_id)
-                return False  # someone left meanwhile: the others wait on
-            except BaseException:
-                self.lobby.release(table_id)
-                raise
-        for user in users:
-            self._stacked.pop(user.id, None)
-        table = await self.lobby.adopt(record, lease)
+
+        match = RankedMatchRecord("", queue.name, now, ranked_seats)
+        # Not to be cancelled half-way (a lost lease stops the job at once): a table whose
+        # lease was taken is stored, or let go, and a table stored is served and started here.
+        task = asyncio.get_running_loop().create_task(self._write_and_serve(draft, match, lease))
+        self._serving.add(task)
+        task.add_done_callback(self._serving.discard)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(_log_failure)  # nobody waits for it now
+            raise
+
+    async def _write_and_serve(
+        self, draft: Callable[[str], TableRecord], match: RankedMatchRecord, lease: Lease | None
+    ) -> bool:
+        """Store the match with its table (fenced by the matchmaker's ``lease``), then serve
+        and start the table; False when a player left meanwhile (the others wait on)."""
+        table_id, table_lease = await self.lobby.reserve()
+        match = replace(match, table_id=table_id)
+        try:
+            for attempt in range(CODE_TRIES):
+                record = draft(table_id)
+                try:
+                    await self.store.create_ranked_match(record, match, lease=lease)
+                    break
+                except LeaseLost as e:  # the only lease this write is fenced by: the job's
+                    raise MatchmakerLost(str(e)) from None
+                except TableExists:
+                    if attempt == CODE_TRIES - 1:
+                        raise
+        except QueueChanged:
+            self.lobby.release(table_id)
+            return False
+        except BaseException:
+            self.lobby.release(table_id)
+            raise
+        for seat in match.seats:  # their test hooks were for this match
+            self._stacked.pop(seat.user_id, None)
+        table = await self.lobby.adopt(record, table_lease)
         await table.start(ranked_mode.RANKED_HOST)
         return True
 
@@ -408,6 +478,12 @@ class Ranked:
 
     async def ratings_of(self, user_id: str) -> list[RatingRecord]:
         return await self.store.ratings_of(user_id)
+
+
+def _log_failure(task: asyncio.Task[bool]) -> None:
+    """A match whose round was stopped before it ended: its failure, if any, is logged."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("a ranked match failed", exc_info=task.exception())
 
 
 def _skill(record: RatingRecord | None) -> ratings.Skill:

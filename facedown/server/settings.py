@@ -76,7 +76,8 @@ class ServerSettings:
 
     # A cluster (docs/server.md): with a Redis URL (and a PostgreSQL database shared by every
     # process) this process joins the others; each table is owned by one of them by a lease of
-    # lease_seconds, taken over that long after its owner died.
+    # lease_seconds, taken over that long after its owner died, and so is each once-per-cluster
+    # job (the ranked matchmaker).
     redis_url: str | None = None
     lease_seconds: float = 5.0
     # Worker processes in which long-thinking bots (the expert) choose, off this process's GIL

@@ -410,9 +410,10 @@ class ScoreboardStore(Protocol):
 
 
 class RankedStore(Protocol):
-    """Async persistence of ranked play: the queues, the lease that lets one process match each
-    queue, the ranked matches and the ratings (``sql.SqlStore`` and ``memory.MemoryStore`` are
-    both).  Atomic and durable on return, like :class:`Store`."""
+    """Async persistence of ranked play: the queues, the ranked matches and the ratings
+    (``sql.SqlStore`` and ``memory.MemoryStore`` are both).  Atomic and durable on return, like
+    :class:`Store`.  Which process matches is not the queues' business: the matchmaker runs
+    under a lease of the :class:`Store` (``once:ranked``), and fences its matches with it."""
 
     async def enqueue(self, user_id: str, queue: str, joined_at: float) -> None:
         """The account waits in ``queue`` from ``joined_at`` (it leaves any other queue: one
@@ -439,16 +440,15 @@ class RankedStore(Protocol):
     async def waiting(self) -> dict[str, int]:
         """How many wait in each queue that has anyone waiting."""
 
-    async def take_queue_lease(self, queue: str, holder: str, now: float, seconds: float) -> bool:
-        """Hold the lease of ``queue`` for ``seconds`` from ``now`` if it is free, expired or
-        already ``holder``'s (compare-and-set: of several processes asking at once, one gets
-        it).  True when ``holder`` holds it now."""
-
-    async def create_ranked_match(self, record: TableRecord, match: RankedMatchRecord) -> None:
+    async def create_ranked_match(
+        self, record: TableRecord, match: RankedMatchRecord, *, lease: Lease | None = None
+    ) -> None:
         """In one transaction: create the table ``record`` (as :meth:`Store.create_table`), take
         each seat's account out of ``match.queue`` and store the ranked match.  Raise
         QueueChanged when one of them no longer waits in that queue and TableExists when the
-        table's id or code is taken; nothing is written then."""
+        table's id or code is taken; nothing is written then.  With ``lease`` (the
+        matchmaker's) the write is fenced as :meth:`Store.update_table` is: LeaseLost, and
+        nothing written, once the stored lease has another owner or fence."""
 
     async def ranked_match(self, table_id: str) -> RankedMatchRecord | None: ...
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from .base import (
+    Lease,
     QueueChanged,
     QueueEntry,
     RankedMatchRecord,
@@ -29,12 +30,14 @@ class RankedMemory:
     def _check_open(self) -> None:
         raise NotImplementedError
 
+    def _check_lease(self, lease: Lease | None) -> None:
+        raise NotImplementedError
+
     async def create_table(self, record: TableRecord) -> None:
         raise NotImplementedError
 
     def __init__(self) -> None:
         self._queue: dict[str, QueueEntry] = {}  # user id -> where it waits
-        self._queue_leases: dict[str, tuple[str, float]] = {}  # queue -> holder, expiry
         self._matches: dict[str, RankedMatchRecord] = {}
         self._ratings: dict[tuple[str, str], RatingRecord] = {}  # (user, queue) -> rating
 
@@ -86,17 +89,12 @@ class RankedMemory:
             counts[entry.queue] = counts.get(entry.queue, 0) + 1
         return counts
 
-    async def take_queue_lease(self, queue: str, holder: str, now: float, seconds: float) -> bool:
-        self._check_open()
-        held = self._queue_leases.get(queue)
-        if held is None or held[0] == holder or held[1] <= now:
-            self._queue_leases[queue] = (holder, now + seconds)
-            return True
-        return False
-
-    async def create_ranked_match(self, record: TableRecord, match: RankedMatchRecord) -> None:
+    async def create_ranked_match(
+        self, record: TableRecord, match: RankedMatchRecord, *, lease: Lease | None = None
+    ) -> None:
         self._check_open()
         check_table(record)
+        self._check_lease(lease)
         users = set(seat.user_id for seat in match.seats)
         waiting = {u for u, e in self._queue.items() if e.queue == match.queue}
         if not users <= waiting:

@@ -8,12 +8,13 @@ id the account holds: its own and the guest ids it took over) and ``sessions`` (
 SHA-256 of each session token).  ``store_meta`` counts commits (store/commits.py) and
 ``token_floors`` keeps session-token rotations (server/auth.py), revision 0004;
 ``scoreboards`` holds the scoreboards of paper games (revision 0005).  Ranked play (revision
-0006): ``ranked_queue`` (who waits in which queue), ``queue_leases`` (which process matches a
-queue), ``ranked_matches`` and ``ranked_seats`` (the matches made, who sat where, how long each
-waited) and ``ratings`` (one per account and queue).  ``users.email`` is where a player's turn
-e-mails go (revision 0007).  ``leases`` says which server process owns each table of a
-cluster, or runs a once-per-cluster job (revision 0008).  Times are unix seconds (floats), as
-in the records of :mod:`facedown.store.base`.
+0006): ``ranked_queue`` (who waits in which queue), ``ranked_matches`` and ``ranked_seats``
+(the matches made, who sat where, how long each waited) and ``ratings`` (one per account and
+queue).  ``users.email`` is where a player's turn e-mails go (revision 0007).  ``leases`` says
+which server process owns each table of a cluster, or runs a once-per-cluster job such as the
+ranked matchmaker (revision 0008; revision 0009 dropped 0006's ``queue_leases``, which the
+matchmaker no longer needs).  Times are unix seconds (floats), as in the records of
+:mod:`facedown.store.base`.
 """
 
 from __future__ import annotations
@@ -171,16 +172,6 @@ class QueueRow(Base):
     queue: Mapped[str] = mapped_column(String, index=True)
     joined_at: Mapped[float] = mapped_column(Float)
     seen_at: Mapped[float] = mapped_column(Float)  # the player's page last asked then
-
-
-class QueueLeaseRow(Base):
-    """Who matches a queue until when: taken by compare-and-set, renewed by its holder."""
-
-    __tablename__ = "queue_leases"
-
-    queue: Mapped[str] = mapped_column(String, primary_key=True)
-    holder: Mapped[str] = mapped_column(String)
-    expires_at: Mapped[float] = mapped_column(Float)
 
 
 class RankedMatchRow(Base):

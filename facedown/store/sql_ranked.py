@@ -1,10 +1,9 @@
-"""Ranked play on SQL: the queues, their leases, ranked matches and ratings.
+"""Ranked play on SQL: the queues, ranked matches and ratings.
 
 :class:`RankedSql` is mixed into :class:`~facedown.store.sql.SqlStore`.  The writes follow the
-rule of :mod:`.writer`: each refuses (StoreError) only before it has changed anything.  The
-lease is a compare-and-set: a conditional ``UPDATE`` (free, expired or already ours), else an
-``INSERT ... ON CONFLICT DO NOTHING``; the row count says who won, on SQLite and PostgreSQL
-alike, so of several processes asking at once exactly one holds a queue.
+rule of :mod:`.writer`: each refuses (StoreError) only before it has changed anything.  A
+match is fenced by the matchmaker's lease (the ``leases`` table) in its own transaction, as a
+table's writes are by the table's lease.
 """
 
 from __future__ import annotations
@@ -14,12 +13,13 @@ from contextlib import AbstractAsyncContextManager
 from functools import partial
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from .base import (
+    Lease,
     QueueChanged,
     QueueEntry,
     RankedMatchRecord,
@@ -29,7 +29,7 @@ from .base import (
     TableRecord,
 )
 from .checks import check_table, json_text
-from .models import QueueLeaseRow, QueueRow, RankedMatchRow, RankedSeatRow, RatingRow, UserRow
+from .models import QueueRow, RankedMatchRow, RankedSeatRow, RatingRow, UserRow
 
 Write = Callable[[Connection], None]
 
@@ -107,17 +107,14 @@ class RankedSql:
         async with self._session() as session:
             return {queue: int(n) for queue, n in await session.execute(query)}
 
-    async def take_queue_lease(self, queue: str, holder: str, now: float, seconds: float) -> bool:
-        taken: list[bool] = []
-        write = partial(_take_queue_lease, queue=queue, holder=holder, now=now, seconds=seconds)
-        await self._write(lambda connection: taken.append(write(connection)))
-        return taken == [True]
-
-    async def create_ranked_match(self, record: TableRecord, match: RankedMatchRecord) -> None:
-        from .sql import _create_table  # the table is written as every other table is
+    async def create_ranked_match(
+        self, record: TableRecord, match: RankedMatchRecord, *, lease: Lease | None = None
+    ) -> None:
+        from .sql import _create_table, _fenced  # as every other table is written and fenced
 
         check_table(record)
-        await self._write(partial(_create_match, record=record, match=match, table=_create_table))
+        write = partial(_create_match, record=record, match=match, table=_create_table)
+        await self._write(_fenced(lease, write))
 
     async def ranked_match(self, table_id: str) -> RankedMatchRecord | None:
         found = await self._matches(RankedMatchRow.table_id == table_id)
@@ -227,28 +224,6 @@ def _enqueue(connection: Connection, user_id: str, queue: str, joined_at: float)
     # Already waiting in this queue: the row stays as it was, and so does the place.
     row = {"user_id": user_id, "queue": queue, "joined_at": joined_at, "seen_at": joined_at}
     connection.execute(statement, row)
-
-
-def _take_queue_lease(
-    connection: Connection, queue: str, holder: str, now: float, seconds: float
-) -> bool:
-    renewed = connection.execute(
-        update(QueueLeaseRow)
-        .where(
-            QueueLeaseRow.queue == queue,
-            or_(QueueLeaseRow.holder == holder, QueueLeaseRow.expires_at <= now),
-        )
-        .values(holder=holder, expires_at=now + seconds)
-    )
-    if renewed.rowcount:
-        return True
-    statement: Any
-    if connection.dialect.name == "postgresql":
-        statement = postgresql.insert(QueueLeaseRow).on_conflict_do_nothing()
-    else:
-        statement = sqlite.insert(QueueLeaseRow).on_conflict_do_nothing()
-    row = {"queue": queue, "holder": holder, "expires_at": now + seconds}
-    return bool(connection.execute(statement, row).rowcount)
 
 
 def _create_match(

@@ -18,7 +18,7 @@ from facedown.server.table import TableConfig
 from .harness import RunningServer
 from .test_accounts import CHEAP, MANY, PASSWORD
 
-FAST = RankedConfig(tick=0.05, lease_seconds=2.0, window=Window(base=3.0, widen=0.1))
+FAST = RankedConfig(tick=0.05, window=Window(base=3.0, widen=0.1))
 
 
 def ranked_settings(tmp_path: Path, **changes: Any) -> ServerSettings:

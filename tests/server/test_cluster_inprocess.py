@@ -1,19 +1,27 @@
 """Two apps of one test process as a cluster (each uvicorn in a thread of its own) on a
 PostgreSQL database of their own and the real Redis: what needs settings the command line does
-not offer, here a short idle limit for spectators."""
+not offer, here a short idle limit for spectators, and fast ranked matchmaking (players queued
+on two processes are matched once, by the matchmaker's one holder, which moves when it stops)."""
 
 from __future__ import annotations
 
 import contextlib
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 import pytest
+from fastapi import FastAPI
 
+from facedown.server.lobby import Lobby
+from facedown.server.ownership import ONCE_LEASE
+from facedown.server.ranked import MATCHMAKER
 from facedown.server.settings import ServerSettings
+from facedown.store import RankedStore, open_store
 from tests.store.conftest import postgres_database
 
-from .harness import NO_ADDRESS_LIMITS, client, create_table, run_server
+from .harness import NO_ADDRESS_LIMITS, RunningServer, client, create_table, run_server
+from .ranked_helpers import account, matched, queue, ranked_settings
 
 REDIS = "redis://127.0.0.1:6379/0"
 
@@ -48,3 +56,62 @@ async def test_a_relayed_spectator_that_sends_nothing_is_closed_as_idle(tmp_path
                 assert await watcher.close_code(timeout=20) == 4002
                 assert any(f.get("code") == "idle" for f in watcher.frames)
                 await player.pong()  # a seated player is never closed for being quiet
+
+
+def _node(server: RunningServer) -> str:
+    """The cluster node id of a running app (what its leases are held by)."""
+    app = server.server.config.app
+    assert isinstance(app, FastAPI)
+    lobby: Lobby = app.state.lobby()
+    return lobby.ownership.node
+
+
+@pytest.mark.anyio
+async def test_ranked_players_on_two_processes_are_matched_once_and_the_matching_moves(
+    tmp_path: Path,
+) -> None:
+    async with postgres_database() as url:
+
+        def settings(name: str) -> ServerSettings:
+            return ranked_settings(tmp_path / name, database_url=url, redis_url=REDIS)
+
+        async def matchmaker() -> tuple[str, int]:
+            store = await open_store(url)
+            try:
+                found = await store.get_lease(ONCE_LEASE + MATCHMAKER)
+                assert found is not None
+                return found[0].owner, found[0].fence
+            finally:
+                await store.close()
+
+        async def matches() -> list[set[str]]:
+            store = await open_store(url)
+            try:
+                ranked = cast(RankedStore, store)
+                return [{s.user_id for s in m.seats} for m in await ranked.unrated_matches()]
+            finally:
+                await store.close()
+
+        with contextlib.ExitStack() as first, contextlib.ExitStack() as second:
+            servers = {
+                "a": first.enter_context(run_server(settings("a"))),
+                "b": second.enter_context(run_server(settings("b"))),
+            }
+            with account(servers["a"], "Ann") as ann, account(servers["b"], "Bob") as bob:
+                queue(ann, "kivo", 2)
+                queue(bob, "kivo", 2)
+                a, b = matched(ann), matched(bob)
+                assert a["code"] == b["code"]  # one match, whichever process made it
+                assert {a["seat"], b["seat"]} == {0, 1}
+            assert len(await matches()) == 1
+            owner, fence = await matchmaker()
+            holder = next(n for n, s in servers.items() if _node(s) == owner)
+            other = "b" if holder == "a" else "a"
+            # The holder stops: its lease goes with it, and the other process matches on.
+            (first if holder == "a" else second).close()
+            with account(servers[other], "Cyd") as cy, account(servers[other], "Dee") as dee:
+                queue(cy, "kivo", 2)
+                queue(dee, "kivo", 2)
+                assert matched(cy)["code"] == matched(dee)["code"]
+            assert len(await matches()) == 2
+            assert await matchmaker() == (_node(servers[other]), fence + 1)

@@ -138,7 +138,7 @@ async def _empty_tables(url: str) -> None:
     try:
         async with engine.begin() as connection:
             tables = (
-                "ranked_seats, ranked_matches, ranked_queue, queue_leases, ratings, "
+                "ranked_seats, ranked_matches, ranked_queue, ratings, "
                 "sessions, user_players, users, table_log, seats, tables, scoreboards, leases"
             )
             await connection.execute(text(f"TRUNCATE {tables}"))

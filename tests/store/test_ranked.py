@@ -1,5 +1,6 @@
 """Ranked play's part of the store contract, on every store (memory, SQLite, PostgreSQL): the
-queues, the lease, ranked matches made and rated once, the leaderboard, the recent waits."""
+queues, ranked matches made (fenced by the matchmaker's lease) and rated once, the leaderboard,
+the recent waits."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import cast
 import pytest
 
 from facedown.store import (
+    LeaseLost,
     QueueChanged,
     QueueEntry,
     RankedMatchRecord,
@@ -80,16 +82,39 @@ async def test_a_player_whose_page_is_gone_is_taken_out(store: Store) -> None:
     assert [e.user_id for e in await ranked.queue_entries("kivo-2")] == ["u-cy"]  # another queue
 
 
-async def test_the_lease_has_one_holder_until_it_expires(store: Store) -> None:
-    ranked = cast(RankedStore, store)
-    assert await ranked.take_queue_lease("cabo-2", "one", now=100.0, seconds=10.0)
-    assert not await ranked.take_queue_lease("cabo-2", "two", now=105.0, seconds=10.0)
-    assert await ranked.take_queue_lease("cabo-2", "two", now=100.5, seconds=10.0) is False
-    assert await ranked.take_queue_lease("kivo-2", "two", now=105.0, seconds=10.0)  # its own lease
-    assert await ranked.take_queue_lease("cabo-2", "one", now=108.0, seconds=10.0)  # renewed
-    assert not await ranked.take_queue_lease("cabo-2", "two", now=115.0, seconds=10.0)
-    assert await ranked.take_queue_lease("cabo-2", "two", now=118.0, seconds=10.0)  # expired: taken
-    assert not await ranked.take_queue_lease("cabo-2", "one", now=119.0, seconds=10.0)
+async def test_a_match_fenced_by_a_lease_taken_over_is_refused_and_writes_nothing(
+    store: Store,
+) -> None:
+    ranked = await accounts(store, "ann", "bob", "cy", "dee")
+    for i, name in enumerate(["ann", "bob", "cy", "dee"]):
+        await ranked.enqueue(f"u-{name}", "cabo-2", float(i))
+    old = await store.take_lease("once:ranked", "one", 0.0)  # expired as soon as taken
+    assert old is not None
+    # Expired, but nobody took it over: its holder's match is still made.
+    await ranked.create_ranked_match(
+        seated("t1", "rank1", "u-ann", "u-bob"),
+        ranked_table("t1", "R1", "u-ann", "u-bob"),
+        lease=old,
+    )
+    new = await store.take_lease("once:ranked", "two", 60.0)
+    assert new is not None
+    assert new.fence == old.fence + 1
+    with pytest.raises(LeaseLost):  # the stalled old holder makes no match
+        await ranked.create_ranked_match(
+            seated("t2", "rank2", "u-cy", "u-dee"),
+            ranked_table("t2", "R2", "u-cy", "u-dee"),
+            lease=old,
+        )
+    assert await store.get_table("t2") is None
+    assert await ranked.ranked_match("t2") is None
+    assert [e.user_id for e in await ranked.queue_entries("cabo-2")] == ["u-cy", "u-dee"]
+    await ranked.create_ranked_match(  # the new holder's is
+        seated("t2", "rank2", "u-cy", "u-dee"),
+        ranked_table("t2", "R2", "u-cy", "u-dee"),
+        lease=new,
+    )
+    assert await ranked.queue_entries("cabo-2") == []
+    assert sorted(m.table_id for m in await ranked.unrated_matches()) == ["t1", "t2"]
 
 
 async def test_a_match_takes_its_players_out_of_the_queue_with_its_table(store: Store) -> None:
