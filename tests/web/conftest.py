@@ -42,7 +42,10 @@ def _ensure_built() -> None:
     subprocess.run([npm, "run", "build"], cwd=WEB, check=True)
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: the sync API keeps an event loop running in the worker's thread
+# while it is open, and an asyncio test that a worker runs after a browser test (any order
+# pytest -n may choose) could not run its own loop then.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     if not CHROMIUM.exists():
         pytest.fail("Debian's Chromium is missing: apt-get install chromium (scripts/test.sh does)")
@@ -51,7 +54,7 @@ def playwright() -> Iterator[Playwright]:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     b = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
     yield b
