@@ -175,6 +175,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .server.app import create_app
     from .server.context import TableConfig
     from .server.logs import log_config
+    from .server.ownership import Rebalance
     from .server.serving import max_connections, uvicorn_config
     from .server.settings import ServerSettings
     from .store.base import StoreError
@@ -201,6 +202,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         smtp_password=os.environ.get("FACEDOWN_SMTP_PASSWORD") or None,
         redis_url=args.redis_url,
         lease_seconds=args.lease_seconds,
+        rebalance=Rebalance(args.rebalance, args.rebalance_every, args.rebalance_margin),
         bot_processes=args.bot_processes,
     )
     if settings.redis_url and not (args.database_url or "").startswith(("postgres", "postgresql")):
@@ -226,6 +228,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     if not 1.0 <= settings.lease_seconds <= 300.0:
         print("facedown serve: --lease-seconds must be 1 to 300", file=sys.stderr)
+        return 2
+    if not 1.0 <= args.rebalance_every <= 3600.0:
+        print("facedown serve: --rebalance-every must be 1 to 3600", file=sys.stderr)
+        return 2
+    if args.rebalance_margin < 1:
+        print(
+            "facedown serve: --rebalance-margin must be at least 1 (at 0 two processes could "
+            "hand one table back and forth)",
+            file=sys.stderr,
+        )
         return 2
     try:  # a damaged SQLite file is refused here, before anything is served
         check_database(settings.resolved_database_url())
@@ -544,6 +556,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="in a cluster: how long a table's owner, or the process running ranked matchmaking, "
         "may be silent before another process takes the table or the matchmaking over "
         "(default 5)",
+    )
+    p.add_argument(
+        "--rebalance",
+        choices=("idle", "all", "off"),
+        default="idle",
+        help="in a cluster: a process owning clearly more tables than its share hands some "
+        "over to the others; idle: only tables nobody is connected to (default), all: those "
+        "first, then tables whose clients are told to reconnect, off: none",
+    )
+    p.add_argument(
+        "--rebalance-every",
+        type=float,
+        default=5.0,
+        help="in a cluster: seconds between a process's looks at its share of the tables "
+        "(default 5)",
+    )
+    p.add_argument(
+        "--rebalance-margin",
+        type=int,
+        default=2,
+        help="in a cluster: tables a process may own beyond its fair share before it hands "
+        "any over (default 2, at least 1)",
     )
     p.add_argument(
         "--bot-processes",

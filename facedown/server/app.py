@@ -169,8 +169,7 @@ def create_app(
         )
         app.state.loop = asyncio.get_running_loop()  # tests run a FakeClock's work on it
         state.tokens.load_floors(await used.token_floors())  # rotations outlive a restart
-        live_nodes = cluster[0].live_nodes if cluster is not None else None
-        state.live_lobby = lobby = Lobby(ctx, live_nodes)
+        state.live_lobby = lobby = _lobby(ctx, settings, cluster[0] if cluster else None)
         state.metrics.watch_tables(lambda: (t.record.status for t in lobby.tables.values()))
         state.accounts = Accounts(
             used,
@@ -266,6 +265,16 @@ async def _cluster(
         on_takeover=state.metrics.takeovers.inc,
     )
     return node, hub, ownership
+
+
+def _lobby(ctx: TableContext, settings: ServerSettings, node: Node | None) -> Lobby:
+    """This process's lobby; in a cluster it knows the other processes' tables, and tells
+    them how many it owns (in each heartbeat of its node)."""
+    if node is None:
+        return Lobby(ctx, rebalance=settings.rebalance)
+    lobby = Lobby(ctx, node.live_nodes, node.loads, settings.rebalance)
+    node.owned = lobby.owned
+    return lobby
 
 
 def _crash_hook(settings: ServerSettings) -> CrashAt | None:

@@ -7,11 +7,12 @@ What one node sends another (a client's frame for the table's owner, the owner's
 the clients of that node, a call and its reply) is queued in an outbox per destination and
 published in batches, by one task on one Redis connection, so the destination receives them in
 the order they were queued.  Each batch carries a number per destination (1, 2, 3, ...); every
-``beat`` seconds each node says on the cluster channel that it lives and how many batches it
-sent each other node.  A receiver that finds a batch missing (a number skipped, or fewer
-received than the sender says it sent) treats its link with the sender as broken: whatever rode
-on it (relayed clients, remote subscribers) is closed, and the clients reconnect and resync
-from the table, which is the truth.  So is a node not heard for ``dead_after`` seconds.
+``beat`` seconds each node says on the cluster channel that it lives, how many batches it
+sent each other node, and how many tables it owns (what the cluster rebalances by).  A receiver
+that finds a batch missing (a number skipped, or fewer received than the sender says it sent)
+treats its link with the sender as broken: whatever rode on it (relayed clients, remote
+subscribers) is closed, and the clients reconnect and resync from the table, which is the
+truth.  So is a node not heard for ``dead_after`` seconds.
 
 Pub/sub, not streams: Redis holds nothing that matters here.  The log in the database is the
 truth and every client resyncs from it by seq, so a message lost with a broken link costs a
@@ -29,6 +30,7 @@ import os
 import secrets
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -87,6 +89,8 @@ class Node:
         self._sent: dict[str, int] = {}  # destination -> batches sent
         self._received: dict[str, int] = {}  # sender -> batches received
         self._heard: dict[str, float] = {}  # node -> when last heard (monotonic)
+        self._tables: dict[str, int] = {}  # node -> the tables it owns, as its last beat said
+        self.owned: Callable[[], int] = lambda: 0  # the tables this node owns (in its beats)
         self._started = time.monotonic()
         self._tasks: list[asyncio.Task[None]] = []
         self._calls: dict[str, asyncio.Future[Any]] = {}
@@ -157,6 +161,11 @@ class Node:
         now = time.monotonic()
         return 1 + sum(now - t < self.timings.dead_after for t in self._heard.values())
 
+    def loads(self) -> dict[str, int]:
+        """How many tables each other live node owns, as its last beat said (a node whose
+        beat said nothing of it, or not heard from yet, is left out)."""
+        return {node: n for node, n in self._tables.items() if self.alive(node)}
+
     # ------------------------------------------------------------------ sending
     def send(self, node: str, item: Item) -> None:
         """Queue ``item`` for ``node`` (sent with the next batch, in order)."""
@@ -211,7 +220,7 @@ class Node:
 
     async def _beat_loop(self) -> None:
         while True:
-            beat = {"op": "beat", "node": self.id, "sent": dict(self._sent)}
+            beat = {"op": "beat", "node": self.id, "sent": dict(self._sent), "tables": self.owned()}
             with contextlib.suppress(RedisError, OSError):
                 await self._redis.publish(self.all_channel, json.dumps(beat))
             await asyncio.sleep(self.timings.beat)
@@ -224,6 +233,7 @@ class Node:
                 log.warning("cluster: node %s not heard for %.1f s: gone", node, now - heard)
                 del self._heard[node]
                 self._received.pop(node, None)
+                self._tables.pop(node, None)
                 self._lost(node)
 
     # ------------------------------------------------------------------ receiving
@@ -279,9 +289,13 @@ class Node:
         if message.get("op") == "bye":
             self._heard.pop(node, None)
             self._received.pop(node, None)
+            self._tables.pop(node, None)
             self._lost(node)
             return
         self._heard[node] = time.monotonic()
+        tables = message.get("tables")
+        if isinstance(tables, int) and not isinstance(tables, bool) and tables >= 0:
+            self._tables[node] = tables
         sent = int((message.get("sent") or {}).get(self.id, 0))
         received = self._received.get(node)
         if received is not None and received < sent:

@@ -1,4 +1,7 @@
-"""The lobby: creating tables, finding them by code, and bringing them back after a restart."""
+"""The lobby: creating tables, finding them by code, and bringing them back after a restart.
+
+In a cluster it also takes its share of the tables nobody owns, and hands a few of its own over
+when it owns clearly more than its share (:meth:`Lobby.rebalance`)."""
 
 from __future__ import annotations
 
@@ -7,19 +10,28 @@ import contextlib
 import logging
 import random
 import secrets
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import Any
 
 from ..engine import Ruleset, make_ruleset
-from ..store.base import ACTIVE_STATUSES, Lease, SeatRecord, StoreError, TableExists, TableRecord
+from ..store.base import (
+    ACTIVE_STATUSES,
+    Lease,
+    SeatRecord,
+    StoreError,
+    TableExists,
+    TableRecord,
+    table_lease,
+)
 from . import seating
 from .clock import Alarm
 from .context import TableContext, TableError
 from .limits import check_bot_level, check_options, check_players
 from .modes import is_turn_based, shows_recollection
-from .ownership import share
+from .ownership import Rebalance, share, surplus
 from .table import Table
 from .testhooks import DEAL, stacked_deal
 
@@ -29,6 +41,8 @@ MAX_DAMAGE = 1000  # characters of a rebuild's error kept with a broken table
 SCAN_EVERY = 1.0  # seconds between a cluster process's looks for tables nobody owns
 SCAN_LIMIT = 256  # unowned tables looked at per look
 MOVED = 1012  # close code for a client whose table moved to another process: reconnect
+HANDOVER_WAIT = 3.0  # seconds a claim of a table just handed over waits for another to take it
+REBALANCE_BACKOFF = 10  # periods without handing over after a handed table was left untaken
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +171,13 @@ class Elsewhere:
 class Lobby:
     """Owns the live tables of this process (each table has exactly one owner)."""
 
-    def __init__(self, ctx: TableContext, live_nodes: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self,
+        ctx: TableContext,
+        live_nodes: Callable[[], int] | None = None,
+        loads: Callable[[], dict[str, int]] | None = None,
+        rebalance: Rebalance | None = None,
+    ) -> None:
         self.ctx = ctx
         self.store = ctx.store
         self.hub = ctx.hub
@@ -170,6 +190,15 @@ class Lobby:
         self._sweep: Alarm | None = None
         self._scan: asyncio.Task[None] | None = None
         self._live_nodes = live_nodes or (lambda: 1)
+        # A cluster's rebalancing: the tables the other live processes own (their heartbeats),
+        # what this process does about it, the tables it handed over lately (table id -> when:
+        # left for the others to take for a period), and the unowned tables its last look found.
+        self._loads = loads or dict
+        self.rebalancing = rebalance or Rebalance()
+        self._handed: dict[str, float] = {}
+        self._unowned = 0
+        self._untaken = 0  # of those, handed over by this process and not taken yet
+        self._next_rebalance = time.monotonic() + self.rebalancing.every
 
     async def recover(self) -> int:
         """Load every table that was in the lobby or playing: after a crash, games resume.
@@ -238,17 +267,29 @@ class Lobby:
 
     # ------------------------------------------------------------------ a cluster
     async def _scan_loop(self) -> None:
-        """Take a share of the active tables whose owner is gone (or that nobody owns yet)."""
+        """Take a share of the active tables whose owner is gone (or that nobody owns yet);
+        every so often, hand some over when this process owns clearly more than its share."""
         while True:
             try:
                 await self.scan()
             except StoreError as e:
                 log.warning("cluster: looking for unowned tables failed: %s", e)
+            if self.rebalancing.on and time.monotonic() >= self._next_rebalance:
+                self._next_rebalance = time.monotonic() + self.rebalancing.every
+                try:
+                    await self.rebalance()
+                except StoreError as e:
+                    log.warning("cluster: handing tables over failed: %s", e)
             await asyncio.sleep(SCAN_EVERY)
 
     async def scan(self) -> int:
-        """One look: returns how many tables this process took."""
-        unowned = [t for t in await self.store.unowned_tables(SCAN_LIMIT) if t not in self.tables]
+        """One look: returns how many tables this process took.  The tables it handed over
+        lately are left for the others (see :meth:`rebalance`)."""
+        found = [t for t in await self.store.unowned_tables(SCAN_LIMIT) if t not in self.tables]
+        self._unowned = len(found)
+        self._forget_handed(found)
+        unowned = [t for t in found if not self._handed_lately(t)]
+        self._untaken = len(found) - len(unowned)
         if not unowned:
             return 0
         taken = 0
@@ -272,6 +313,10 @@ class Lobby:
                 return table
             if record.status == "broken":
                 return await self._load(record, None)  # refused, as broken
+            if self._handed_lately(record.id):
+                successor = await self._successor(record.id)
+                if successor is not None:  # a client of the table back here: relayed to it
+                    return Elsewhere(record, successor)
             claim = await self.ownership.claim(record.id)
             if not claim.held:
                 if claim.owner is None:  # never: a lease is held or takeable
@@ -294,6 +339,104 @@ class Lobby:
         for subscriber in self.hub.subscribers(table_id):
             subscriber.close(MOVED, "the table moved to another server: reconnect")
 
+    # ------------------------------------------------------------------ rebalancing
+    def owned(self) -> int:
+        """The active tables this process serves (what its heartbeats tell the others)."""
+        return sum(t.record.status in ACTIVE_STATUSES for t in self.tables.values())
+
+    def surplus(self) -> int:
+        """How many tables this process would hand over now (0: it owns about its share)."""
+        others = list(self._loads().values())
+        return surplus(self.owned(), others, self._unowned, self.rebalancing.margin)
+
+    async def rebalance(self) -> int:
+        """One period's rebalancing: when this process owns more than its fair share of the
+        cluster's active tables plus the margin, hand some over (at most a batch): first those
+        nobody is connected to, the longest untouched first; then, with ``tables="all"``, those
+        with clients.  Returns how many were handed over."""
+        config = self.rebalancing
+        if not config.on or self._untaken:
+            return 0  # (the last tables handed over are not all taken yet: their new owners'
+            # counts are not known yet)
+        count = min(config.batch, self.surplus())
+        if count <= 0:
+            return 0
+        active = [t for t in self.tables.values() if t.record.status in ACTIVE_STATUSES]
+        active.sort(key=lambda t: (t.record.updated_at, t.id))
+        idle = [t for t in active if not self.hub.subscribers(t.id)]
+        chosen = idle[:count]
+        if config.tables == "all" and len(chosen) < count:
+            chosen += [t for t in active if t not in idle][: count - len(chosen)]
+        handed = 0
+        for table in chosen:
+            handed += await self.hand_over(table, connected=config.tables == "all")
+        if handed:
+            log.info("cluster: handed %d tables over (this process owns %d)", handed, self.owned())
+        return handed
+
+    async def hand_over(self, table: Table, *, connected: bool = False) -> bool:
+        """Stop serving the table here and let its lease go at once, for another process to
+        take (its clients, with ``connected``, are told to reconnect; without, a table someone
+        connected to meanwhile stays).  Nothing is lost: it is taken with every write this
+        process made, and a write of this process after the takeover would be refused."""
+        async with self._claims.hold(table.id):
+            if self.tables.get(table.id) is not table:
+                return False  # dropped meanwhile
+            async with table.lock:  # no command of the table is under way here
+                if not connected and self.hub.subscribers(table.id):
+                    return False
+                self._handed[table.id] = time.monotonic()
+                self.tables.pop(table.id, None)
+                self._by_code.pop(table.record.code.upper(), None)
+                await table.close()
+                try:
+                    await self.ownership.release(table.id)
+                except StoreError as e:  # not renewed: it is takeable once it runs out
+                    log.warning("cluster: the lease of table %s was not let go: %s", table.id, e)
+        for subscriber in self.hub.subscribers(table.id):
+            subscriber.close(MOVED, "the table moved to another server: reconnect")
+        return True
+
+    @property
+    def _hold(self) -> float:
+        """How long a table handed over is left for the other processes to take."""
+        return max(self.rebalancing.every, 3 * SCAN_EVERY)
+
+    def _handed_lately(self, table_id: str) -> bool:
+        handed = self._handed.get(table_id)
+        return handed is not None and time.monotonic() < handed + self._hold
+
+    def _forget_handed(self, unowned: list[str]) -> None:
+        """Forget the tables handed over longer ago than the hold.  One still ``unowned`` then
+        backs rebalancing off: the others may be unable to take tables (a process that beats
+        on Redis but cannot reach the database), and this one takes it back."""
+        now = time.monotonic()
+        untaken = set(unowned)
+        for table_id, handed in list(self._handed.items()):
+            if now < handed + self._hold:
+                continue
+            del self._handed[table_id]
+            if table_id in untaken:
+                log.warning(
+                    "cluster: table %s was handed over %.0f s ago and nobody took it: "
+                    "no tables are handed over for a while",
+                    table_id,
+                    now - handed,
+                )
+                self._next_rebalance = now + REBALANCE_BACKOFF * self.rebalancing.every
+
+    async def _successor(self, table_id: str) -> str | None:
+        """The process that took the table this process handed over (waiting a little for
+        one to), or None."""
+        deadline = time.monotonic() + HANDOVER_WAIT
+        while True:
+            found = await self.store.get_lease(table_lease(table_id))
+            if found is not None and found[1] and found[0].owner != self.ownership.node:
+                return found[0].owner
+            if time.monotonic() >= deadline:
+                return None
+            await asyncio.sleep(0.1)
+
     async def _load(self, record: TableRecord, lease: Lease | None) -> Table:
         if record.status == "broken":
             self.broken[record.code.upper()] = record.id
@@ -313,6 +456,7 @@ class Lobby:
             await self._mark_broken(record, damage, lease)
             raise _unavailable(record.code) from None
         table.on_lost = lambda: self.drop(record.id)
+        self._handed.pop(record.id, None)  # served here again (nobody took it in time)
         self.tables[record.id] = table
         self._by_code[record.code.upper()] = record.id
         return table

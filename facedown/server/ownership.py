@@ -10,6 +10,10 @@ A process also stops *serving* a table (reads included) once it could not renew 
 time: ``holds`` is judged on this process's monotonic clock from the moment each renewal was
 asked, so it errs towards letting go early, never late.
 
+A process that owns clearly more tables than its share of the cluster hands a few over now and
+then (:class:`Rebalance`, :func:`surplus`; the lobby does it): it lets their leases go at once
+(:meth:`Ownership.release`), and the others' looks for tables nobody owns take them.
+
 Work that must run once per cluster (ranked matchmaking, turn-based deadlines, a sweep) takes a
 lease by name: :meth:`Ownership.run_once`.  Exactly one process runs it at a time, another
 takes it over within about ``seconds`` of that process's death, and the work receives the
@@ -23,9 +27,9 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from ..store.base import Lease, Store, StoreError, table_lease
 
@@ -76,6 +80,11 @@ class Ownership(Protocol):
     def forget(self, table_id: str) -> None:
         """Stop renewing the table's lease (the table was dropped here)."""
 
+    async def release(self, table_id: str) -> None:
+        """Stop renewing the table's lease and let it go now: another process may take it at
+        once (the table was handed over; StoreError when the store did not take it, and the
+        lease then runs out by itself)."""
+
     def start(self, lost: Lost) -> None:
         """Renew what is held; ``lost(table_id)`` is awaited for each lease that could not be."""
 
@@ -102,6 +111,9 @@ class SoleOwner:
         return True
 
     def forget(self, table_id: str) -> None:
+        return None
+
+    async def release(self, table_id: str) -> None:
         return None
 
     def start(self, lost: Lost) -> None:
@@ -195,6 +207,12 @@ class LeaseOwnership:
     def forget(self, table_id: str) -> None:
         self._held.pop(table_id, None)
         self._until.pop(table_id, None)
+
+    async def release(self, table_id: str) -> None:
+        held = self._held.get(table_id)
+        self.forget(table_id)
+        if held is not None:
+            await self.store.release_leases(self.node, [held.name])
 
     def start(self, lost: Lost) -> None:
         self._lost = lost
@@ -293,3 +311,42 @@ class LeaseOwnership:
 def share(unowned: int, nodes: int) -> int:
     """How many of ``unowned`` tables one of ``nodes`` processes takes per look."""
     return max(1, math.ceil(unowned / max(1, nodes)))
+
+
+RebalanceTables = Literal["idle", "all", "off"]
+
+
+@dataclass(frozen=True)
+class Rebalance:
+    """When a process of a cluster hands tables over to the others (docs/server.md).
+
+    Every ``every`` seconds a process that owns more than its fair share (all active tables,
+    owned or waiting to be taken, over the live processes, rounded up) plus ``margin`` hands
+    over up to ``batch`` of them, down to that share.  ``tables``: ``idle`` moves only tables
+    nobody is connected to; ``all`` moves those first, then tables with clients (they are told
+    to reconnect, and resync); ``off`` moves none."""
+
+    tables: RebalanceTables = "idle"
+    every: float = 5.0
+    margin: int = 2
+    batch: int = 8
+
+    @property
+    def on(self) -> bool:
+        return self.tables != "off"
+
+
+def fair_share(mine: int, others: Sequence[int], unowned: int) -> int:
+    """The tables each of the live processes would own were they spread evenly: this one's
+    ``mine``, the other live processes' ``others``, and the ``unowned`` waiting to be taken."""
+    return math.ceil((mine + sum(others) + unowned) / (len(others) + 1))
+
+
+def surplus(mine: int, others: Sequence[int], unowned: int, margin: int) -> int:
+    """How many of its ``mine`` tables a process hands over: none while it owns at most its
+    fair share plus ``margin`` (alone, it owns them all), else as many as take it down to its
+    share.  Then another process owns less than its share: the handed tables are for it."""
+    if not others:
+        return 0
+    fair = fair_share(mine, others, unowned)
+    return mine - fair if mine > fair + margin else 0

@@ -12,6 +12,7 @@ from .auth import DEFAULT_LIFETIME
 from .context import TableConfig
 from .mail import MailSettings, Security
 from .matchmaking import RankedConfig
+from .ownership import Rebalance
 from .passwords import PasswordCost
 
 
@@ -77,9 +78,11 @@ class ServerSettings:
     # A cluster (docs/server.md): with a Redis URL (and a PostgreSQL database shared by every
     # process) this process joins the others; each table is owned by one of them by a lease of
     # lease_seconds, taken over that long after its owner died, and so is each once-per-cluster
-    # job (the ranked matchmaker).
+    # job (the ranked matchmaker).  A process owning clearly more tables than its share hands
+    # a few over now and then (rebalance: which tables, how often, past what margin).
     redis_url: str | None = None
     lease_seconds: float = 5.0
+    rebalance: Rebalance = field(default_factory=Rebalance)
     # Worker processes in which long-thinking bots (the expert) choose, off this process's GIL
     # (server/thinking.py); 0: in a thread, as the other bots.
     bot_processes: int = 1

@@ -206,6 +206,12 @@ async def _hello(state: ServerState, conn: Peer, msg: P.Hello) -> None:
     conn.table = table
     seat = conn.seat
     async with table.lock:
+        if lobby.tables.get(table.record.id) is not table:
+            # Handed over or dropped while this hello waited for the lock: whoever owns it
+            # now serves the client when it reconnects.
+            conn.table = None
+            conn.close(MOVED, "the table moved to another server: reconnect")
+            return
         lobby.hub.subscribe(table.record.id, conn)
         conn.send({"type": "welcome", "v": P.VERSION, "seat": seat, "seq": table.seq})
         catch_up = table.catch_up(seat, msg.last_seq)
