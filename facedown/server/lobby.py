@@ -42,6 +42,7 @@ SCAN_EVERY = 1.0  # seconds between a cluster process's looks for tables nobody 
 SCAN_LIMIT = 256  # unowned tables looked at per look
 MOVED = 1012  # close code for a client whose table moved to another process: reconnect
 HANDOVER_WAIT = 3.0  # seconds a claim of a table just handed over waits for another to take it
+HOLD_SCANS = 10  # a table handed over is left to the others for at least this many looks
 REBALANCE_BACKOFF = 10  # periods without handing over after a handed table was left untaken
 
 log = logging.getLogger(__name__)
@@ -400,7 +401,7 @@ class Lobby:
     @property
     def _hold(self) -> float:
         """How long a table handed over is left for the other processes to take."""
-        return max(self.rebalancing.every, 3 * SCAN_EVERY)
+        return max(self.rebalancing.every, HOLD_SCANS * SCAN_EVERY)
 
     def _handed_lately(self, table_id: str) -> bool:
         handed = self._handed.get(table_id)
