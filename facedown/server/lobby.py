@@ -394,6 +394,7 @@ class Lobby:
                     await self.ownership.release(table.id)
                 except StoreError as e:  # not renewed: it is takeable once it runs out
                     log.warning("cluster: the lease of table %s was not let go: %s", table.id, e)
+        self.ctx.metrics.handovers.inc()
         for subscriber in self.hub.subscribers(table.id):
             subscriber.close(MOVED, "the table moved to another server: reconnect")
         return True

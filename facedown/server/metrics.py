@@ -83,6 +83,12 @@ class Metrics:
             "stalled or stopped)",
             registry=r,
         )
+        self.handovers = Counter(
+            "facedown_tables_handed_over",
+            "tables this process handed over to the others of a cluster (it owned more than "
+            "its share)",
+            registry=r,
+        )
         self._tables = _Tables()
         r.register(self._tables)
 

@@ -70,6 +70,13 @@ def node_of(server: RunningServer) -> str:
     return lobby_of(server).ownership.node
 
 
+def handed_over(server: RunningServer) -> float:
+    """The tables this process handed over so far (its metric)."""
+    text = lobby_of(server).ctx.metrics.render().decode()
+    [line] = [x for x in text.splitlines() if x.startswith("facedown_tables_handed_over_total ")]
+    return float(line.split()[1])
+
+
 async def owners(db: Cluster) -> Owners:
     """Every table's lease that is held now (a lease let go and not taken yet is left out)."""
     rows = await db.sql(
@@ -205,6 +212,8 @@ async def test_a_process_that_joins_gets_half_the_idle_tables_exactly_as_they_we
             moved = [t for t in ids.values() if held[t][0] == node_of(b)]
             assert len(moved) == 4
             assert all(held[t][1] == 2 for t in moved)  # taken once, from a: no ping-pong
+            assert handed_over(a) == 4  # and a took none of them back (to hand it over again)
+            assert handed_over(b) == 0
             for code, tokens in idle:
                 assert await db.log(ids[code]) == logs[code]  # a move writes nothing
                 # Asked at b: its own tables, or relayed to a.
@@ -254,6 +263,7 @@ async def test_tables_with_players_move_too_and_they_play_on_with_nothing_lost(
             moved = [i for i, t in enumerate(live_ids) if held[t][0] == node_of(b)]
             assert len(moved) == 1
             assert all(fence <= 2 for _, fence in held.values())  # each moved once at most
+            assert (handed_over(a), handed_over(b)) == (3, 0)
             for t, log in zip(idle_ids, logs, strict=True):
                 assert await db.log(t) == log
             mover = live[moved[0]]
@@ -290,6 +300,7 @@ async def test_with_rebalancing_off_nothing_moves(tmp_path: Path) -> None:
                 assert await owners(db) == held
                 await asyncio.sleep(0.25)
             assert count(await owners(db), node_of(b)) == 0
+            assert handed_over(a) == 0
             async with client(b) as c:  # a's tables are served to b's clients, relayed
                 frames = await c.hello(idle[0][0], idle[0][1][0])
                 assert any(f["type"] == "snapshot" for f in frames)
