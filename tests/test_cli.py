@@ -12,6 +12,7 @@ import pytest
 
 from facedown.cli import main
 from facedown.server.context import TableConfig
+from facedown.server.ownership import Rebalance
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -69,6 +70,9 @@ def test_play_help_lists_every_bot_level(capsys: pytest.CaptureFixture[str]) -> 
         (["serve", "--database-url", "nonsense://x"], "cannot use the database URL"),
         (["serve", "--bot-delay", "-1"], "-1 is not from 0 to 3600 seconds"),
         (["serve", "--bot-delay", "soon"], "'soon' is not a number of seconds"),
+        (["serve", "--rebalance", "busy"], "invalid choice: 'busy'"),
+        (["serve", "--rebalance-every", "-5"], "-5 is not from 0 to 3600 seconds"),
+        (["serve", "--rebalance-margin", "0"], "0 is not at least 1"),
         (["scoreboard", "--players", "Ana"], "--players names 2 to 8 players, not 1"),
         (["scoreboard", "--players", "Ana,ana"], "each player needs a name of their own"),
         (["scoreboard", "--players", "Ana,"], "--players: a name must not be blank"),
@@ -117,6 +121,10 @@ def test_serve_bot_delay_reaches_the_tables(
     assert main(["serve", "--data", str(tmp_path), "--bot-delay", "0.05"]) == 0
     assert main(["serve", "--data", str(tmp_path)]) == 0
     assert [s.table.bot_delay for s in made] == [0.05, TableConfig().bot_delay]
+    rebalance = ["--rebalance", "all", "--rebalance-every", "30", "--rebalance-margin", "4"]
+    assert main(["serve", "--data", str(tmp_path), *rebalance]) == 0
+    assert made[-1].rebalance == Rebalance("all", 30.0, 4)
+    assert made[0].rebalance == Rebalance()  # by default: idle tables, every 5 s, margin 2
 
 
 def test_sim_checks_its_output_file_before_playing(
