@@ -357,8 +357,7 @@ class Lobby:
         with clients.  Returns how many were handed over."""
         config = self.rebalancing
         if not config.on or self._untaken:
-            return 0  # (the last tables handed over are not all taken yet: their new owners'
-            # counts are not known yet)
+            return 0  # (some tables handed over are not taken yet: the counts are not settled)
         count = min(config.batch, self.surplus())
         if count <= 0:
             return 0

@@ -105,3 +105,18 @@ async def test_a_silent_node_is_gone_and_a_call_to_it_fails(
     a.timings = ClusterTimings(beat=0.2, dead_after=1.0, call_timeout=0.5)
     with pytest.raises(ClusterDown):
         await a.call(b.id, {"fn": "info", "args": {}})
+
+
+@pytest.mark.anyio
+async def test_each_beat_says_how_many_tables_its_node_owns(
+    pair: tuple[Node, Recorder, Node, Recorder],
+) -> None:
+    a, _, b, _ = pair
+    owned = [3]
+    a.owned = lambda: owned[0]
+    await until(lambda: b.loads() == {a.id: 3})
+    owned[0] = 7
+    await until(lambda: b.loads() == {a.id: 7})
+    assert a.loads() == {b.id: 0}  # b owns nothing (it was told nothing else)
+    await a.close()  # its goodbye: it owns nothing any more, for b
+    await until(lambda: b.loads() == {})
