@@ -362,7 +362,7 @@ class Lobby:
         if count <= 0:
             return 0
         active = [t for t in self.tables.values() if t.record.status in ACTIVE_STATUSES]
-        active.sort(key=lambda t: (t.record.updated_at, t.id))
+        active.sort(key=lambda t: (t.last_write, t.id))  # the longest untouched first
         idle = [t for t in active if not self.hub.subscribers(t.id)]
         chosen = idle[:count]
         if config.tables == "all" and len(chosen) < count:
@@ -424,7 +424,8 @@ class Lobby:
                     table_id,
                     now - handed,
                 )
-                self._next_rebalance = now + REBALANCE_BACKOFF * self.rebalancing.every
+                every = max(self.rebalancing.every, SCAN_EVERY)
+                self._next_rebalance = now + REBALANCE_BACKOFF * every
 
     async def _successor(self, table_id: str) -> str | None:
         """The process that took the table this process handed over (waiting a little for

@@ -68,6 +68,7 @@ class Table:
         self.recent: deque[tuple[int, list[Event]]] = deque(maxlen=ctx.config.recent)
         self.action_ids: dict[tuple[int, str], int] = {}  # this match's (seat, id) -> seq
         self.last_action = ""  # the text form of the last action applied (public)
+        self.last_write = record.updated_at  # when its log was last written (or its record)
         self.turn_based = is_turn_based(record.settings)
         self.presence = Presence(
             record.seed,
@@ -152,6 +153,7 @@ class Table:
 
     def _replay(self, entry: LogEntry) -> None:
         self.seq = entry.seq
+        self.last_write = max(self.last_write, entry.created_at)
         payload = entry.payload
         if entry.kind == "start":
             self.match_no = int(payload["match"])
@@ -234,6 +236,7 @@ class Table:
         else:
             await self.store.append_and_update(record, entry, lease=self.lease)
             self.record = record
+        self.last_write = entry.created_at
 
     # ------------------------------------------------------------------ the match
     async def start(self, player_id: str) -> None:
