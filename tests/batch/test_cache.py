@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +128,55 @@ def test_the_hash_covers_every_file_of_compiled_code() -> None:
         if source.stem in KERNEL_MODULES:
             for module in imports:
                 assert module in KERNEL_MODULES, f"{source.name} imports .{module}"
+
+
+TOY = {
+    "__init__.py": "",
+    "layout.py": "STEP = 1\n",
+    "kernels.py": (
+        "from .jit import inline\nfrom .layout import STEP\n\n\n"
+        "@inline\ndef advance(x: int) -> int:\n    return x + STEP\n"
+    ),
+    "legal.py": (
+        "from .jit import kernel\nfrom .kernels import advance\n\n\n"
+        "@kernel\ndef play(x: int) -> int:\n    return advance(x) * 10\n"
+    ),
+}
+ASK = (
+    "from toy.legal import play; from toy.jit import CACHE; "
+    "print(play(1), play.stats.cache_hits.most_common(1), CACHE.name)"
+)
+
+
+def _run_toy(root: Path) -> tuple[str, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-c", ASK], cwd=root, capture_output=True, text=True, check=True
+    )
+    words = done.stdout.split()
+    return words[0], " ".join(words[1:-1]), words[-1]
+
+
+def test_an_edit_of_an_inlined_file_is_compiled_not_loaded_stale(tmp_path: Path) -> None:
+    """End to end, with this package's jit module in a small package of the same shape: a
+    kernel of legal.py inlines a function of kernels.py, which reads a constant of layout.py.
+    Numba alone would load legal.py's stale code after an edit of either other file."""
+    toy = tmp_path / "toy"
+    toy.mkdir()
+    shutil.copy(PACKAGE / "jit.py", toy / "jit.py")
+    for name, text in TOY.items():
+        (toy / name).write_text(text)
+    value, hits, first = _run_toy(tmp_path)
+    assert value == "20"
+    assert hits == "[]"  # compiled
+    value, hits, again = _run_toy(tmp_path)
+    assert (value, again) == ("20", first)
+    assert hits != "[]"  # loaded from the cache
+    (toy / "kernels.py").write_text(TOY["kernels.py"].replace("x + STEP", "x + 2 * STEP"))
+    value, hits, second = _run_toy(tmp_path)
+    assert value == "30"
+    assert second != first
+    (toy / "layout.py").write_text("STEP = 3\n")
+    value, _, third = _run_toy(tmp_path)
+    assert value == "70"
+    assert third not in (first, second)
+    assert [p.name for p in (toy / "__pycache__").glob(PREFIX + "*")] == [third]
