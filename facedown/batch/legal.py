@@ -5,9 +5,10 @@ take now into a buffer, exactly as the engine lists them (``legal_actions`` plus
 ``set_replaces``; in a TAP window: PASS and that seat's taps).  :func:`masks` turns them into the
 legal mask of every game, :func:`random_play` draws one of them per game uniformly (a legal call
 only with a given probability).  Both read one list (:func:`_listing`), so the random player
-covers the mask; the random player inlines it (a call of a compiled function with a dozen arrays
-per game and decision cost about a quarter of the step's time), and it says where the call and
-the taps lie in the list, so that the player does not look each action up to set them apart.
+covers the mask.  The random player inlines it (rather than call a compiled function with a
+dozen arrays per game and decision), and it says where the call and the taps lie in the list,
+so that the player does not look each action up to set them apart: together a quarter less time
+per turn (docs/batch.md).
 
 The index tables (:class:`Tables`) map slots and targets to codec indexes: ``simple`` per kind,
 ``opening`` (the opening looks), ``rep[s0, s1 + 1, s2 + 1, s3 + 1]`` (a replace of those sorted
