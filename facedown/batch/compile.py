@@ -1,9 +1,10 @@
 """Compile every kernel of the batch once, into numba's cache: ``python -m facedown.batch.compile``.
 
 The kernels take the same array types whatever the ruleset, so one small batch compiles them
-all; later imports load the cache (``facedown/batch/__pycache__``).  The test command runs this
-before pytest, so that its parallel workers load the kernels instead of each compiling them.
-Prints the seconds it took (about a second with a warm cache).
+all; later imports load the cache (a folder named by the kernel files' text, in
+``facedown/batch/__pycache__``: see :mod:`.jit`).  The test command runs this before pytest, so
+that its parallel workers load the kernels instead of each compiling them.  Prints the seconds it
+took (about a second with a warm cache) and the folder.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ def main() -> int:
     _ = batch.actor
     batch.step(RandomPlayer(batch)(np.random.default_rng(0)))
     batch.play_random(3, 0, 0.05, 0.05)
-    print(f"the batch's kernels are compiled ({time.perf_counter() - start:.1f} s)")
+    from .jit import CACHE
+
+    where = f"cached in {CACHE}" if CACHE is not None else "no writable cache folder"
+    print(f"the batch's kernels are compiled ({time.perf_counter() - start:.1f} s), {where}")
     return 0
 
 

@@ -228,7 +228,6 @@ class Batch:
         self.keys = np.zeros((g, 2, c), dtype=np.float64)
         self._rows = np.arange(g)
         self._scratch = (np.empty(self.codec.size, np.int64), np.empty(h, np.int64))
-        self._taps = np.empty(self.codec.size, np.int64)
         self._state = (
             self.Z,
             self.S,
@@ -410,7 +409,6 @@ class Batch:
             self.codes.slots,
             buf,
             occ,
-            self._taps,
             seed,
             call,
             tap,
@@ -433,7 +431,6 @@ class Batch:
             self.codes.slots,
             buf,
             occ,
-            self._taps,
             seed,
             call,
             tap,
