@@ -16,7 +16,7 @@ Actions = tuple[Action, ...]
 
 
 class Tables:
-    """The memo for one (table size, ruleset).
+    """The memo for one (table size, ruleset), and its per-ruleset lookup tables.
 
     The lists are a memo with a bounded size: hands that grow large (failed sets, penalty
     cards) make many distinct lists, and a long-lived process must not keep them all.
@@ -25,7 +25,10 @@ class Tables:
     LIMIT = 1024  # lists kept
     LONGEST = 128  # longer lists (large hands with sets) are rare: built each time, not kept
 
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, rules: Ruleset) -> None:
+        # Card values by id with a 0 after the last card, for an empty place (-1): a hand's
+        # values are ``map(values, hand)`` with no test for the empty places.
+        self.values = (*rules.deck_cards.values, 0).__getitem__
         self.simple: dict[tuple[int, str], Action] = {}
         self.lists: dict[Any, Actions] = {}
         for p in range(players):
@@ -53,5 +56,5 @@ def tables_for(players: int, rules: Ruleset) -> Tables:
     if found is None:
         if len(_TABLES) >= _TABLES_LIMIT:
             _TABLES.clear()  # many custom rulesets: start again rather than grow
-        found = _TABLES[key] = Tables(players)
+        found = _TABLES[key] = Tables(players, rules)
     return found

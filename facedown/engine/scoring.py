@@ -39,7 +39,9 @@ def _score_caller(
 ) -> None:
     """The caller's score: zero when lowest (if the rules say so), penalised when not."""
     mine = totals[caller]
-    others = min([t for p, t in enumerate(totals) if p != caller])
+    rest = list(totals)
+    del rest[caller]
+    others = min(rest)
     caller_lowest = mine < others if rules.caller_strictly_lowest else mine <= others
     if caller_lowest and rules.caller_lowest_scores_zero and scores[caller] != 0:
         scores[caller] = 0
@@ -77,8 +79,11 @@ def score_totals(
         scores = list(hand_totals)
         if rules.lowest_scores_zero:
             lowest = min(hand_totals)
-            tied = [p for p, t in enumerate(hand_totals) if t == lowest]
-            zeroed = [caller] if rules.lowest_tie_caller_only and caller in tied else tied
+            if hand_totals.count(lowest) == 1:  # the common case: one lowest, no tie to settle
+                zeroed = [hand_totals.index(lowest)]
+            else:
+                tied = [p for p, t in enumerate(hand_totals) if t == lowest]
+                zeroed = [caller] if rules.lowest_tie_caller_only and caller in tied else tied
             for p in zeroed:
                 scores[p] = 0
                 reasons[p].append(LOWEST)
@@ -98,27 +103,27 @@ def score_totals(
 
 def score_round(game: State, caller: int) -> RoundResult:
     rules = game.rules
-    values = game.deck.values
+    value = game._tables.values  # by card id, and 0 for an empty place (-1)
     totals = []
     moon = []
     shoot = rules.shoot_the_moon
     for p, hand in enumerate(game.hands):
-        held = [values[c] for c in hand if c >= 0]
+        held = list(map(value, hand))
         totals.append(sum(held))
-        if shoot and _moon_values(held):
+        if shoot and _moon_values(held):  # an empty place's 0 is neither a 12 nor a 13
             moon.append(p)
     scores, new_totals, reasons, used = score_totals(
         rules, totals, caller, moon, game.totals, game.hundred_used
     )
-    return RoundResult(
-        round_no=game.round_no,
-        hands=tuple(tuple(h) for h in game.hands),
-        hand_totals=tuple(totals),
-        round_scores=tuple(scores),
-        totals=tuple(new_totals),
-        caller=caller,
-        reasons=tuple(tuple(r) for r in reasons),
-        hundred_used=tuple(used),
+    return RoundResult.made(
+        game.round_no,
+        tuple(map(tuple, game.hands)),
+        tuple(totals),
+        tuple(scores),
+        tuple(new_totals),
+        caller,
+        tuple(map(tuple, reasons)),
+        tuple(used),
     )
 
 
@@ -156,5 +161,7 @@ def next_first(game: State) -> int:
     if game.rules.first_player == "rotate":
         return (game.first + 1) % n
     scores = game.history[-1].round_scores
-    order = [(game.first + i) % n for i in range(n)]
-    return min(order, key=lambda p: scores[p])
+    first = game.first
+    # The seats in order from the last round's starter; the first of them with the lowest score.
+    order = scores[first:] + scores[:first]
+    return (first + order.index(min(order))) % n
