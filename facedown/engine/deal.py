@@ -82,8 +82,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
         discard = order[end - 1]
         del order[end - 1 :]
         state.draw_pile = order
-        full = tuple(range(size))
-        state.occ = [full] * n
+        state.occ = [state._tables.dealt] * n
     else:
         state.hands, discard, state.draw_pile = _stack(deal, n, size, list(range(cards)), rng)
         state.occ = [tuple(range(len(h))) for h in state.hands]
@@ -99,6 +98,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.known = [0] * n
     state.public = 0
     state.shown = None
+    state.is_match_over = False
     state.turn = state.first
     state.version += 1
     state._legal_cache.clear()

@@ -28,13 +28,27 @@ class Tables:
     def __init__(self, players: int, rules: Ruleset) -> None:
         # Card values by id with a 0 after the last card, for an empty place (-1): a hand's
         # values are ``map(values, hand)`` with no test for the empty places.
-        self.values = (*rules.deck_cards.values, 0).__getitem__
+        self.values = [*rules.deck_cards.values, 0].__getitem__
+        # The slots of a hand as dealt, one tuple for every deal: keys that hold it compare by
+        # identity when the lists are looked up.
+        self.dealt = tuple(range(rules.hand_size))
+        # The opening's lists: for each key, every seat's looks together and each seat's own
+        # (the legal cache of a state in the opening, filled in one step).
+        self.openings: dict[Any, tuple[Actions, dict[int, Actions]]] = {}
         self.simple: dict[tuple[int, str], Action] = {}
         self.lists: dict[Any, Actions] = {}
         for p in range(players):
             for kind in A.KINDS:
                 if A.SHAPES[kind].slots == 0:
                     self.simple[p, kind] = Action(p, kind)
+
+    def keep_opening(
+        self, key: Any, every: Actions, seats: dict[int, Actions]
+    ) -> tuple[Actions, dict[int, Actions]]:
+        if len(self.openings) >= self.LIMIT:
+            self.openings.clear()
+        found = self.openings[key] = (every, seats)
+        return found
 
     def keep(self, key: Any, actions: Actions) -> Actions:
         if len(actions) > self.LONGEST:

@@ -244,12 +244,16 @@ def all_legal_actions(g: State) -> Actions:
     if phase is ROUND_OVER:
         return legal_actions(g, g.turn)  # one next_round is enough
     if phase is OPENING:
-        # Interned like the turn lists: the looks still to take depend on these alone.
-        key = (OPENING, g.turn, tuple(g.peeked), tuple(g.occ))
-        found = g._tables.lists.get(key)
-        if found is None:
-            found = g._tables.keep(key, _every_seat(g))
-        return found
+        # Interned like the turn lists: the looks still to take depend on these alone.  Each
+        # seat's own list comes with them, and fills the legal cache that apply checks against.
+        key = (g.turn, tuple(g.peeked), tuple(g.occ))
+        opening = g._tables.openings.get(key)
+        if opening is None:
+            every = _every_seat(g)
+            seats = {s: legal_actions(g, s) for s in range(g.players)}
+            opening = g._tables.keep_opening(key, every, seats)
+        g._legal_cache = opening[1].copy()
+        return opening[0]
     return _every_seat(g)
 
 

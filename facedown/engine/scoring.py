@@ -8,6 +8,7 @@ scores are added to the totals and the 100 rule applies.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import add
 
 from .cards import Deck
 from .results import (
@@ -35,7 +36,11 @@ def _moon_values(values: list[int]) -> bool:
 
 
 def _score_caller(
-    rules: Ruleset, totals: Sequence[int], caller: int, scores: list[int], reasons: list[str]
+    rules: Ruleset,
+    totals: Sequence[int],
+    caller: int,
+    scores: list[int],
+    reasons: list[tuple[str, ...]],
 ) -> None:
     """The caller's score: zero when lowest (if the rules say so), penalised when not."""
     mine = totals[caller]
@@ -45,13 +50,26 @@ def _score_caller(
     caller_lowest = mine < others if rules.caller_strictly_lowest else mine <= others
     if caller_lowest and rules.caller_lowest_scores_zero and scores[caller] != 0:
         scores[caller] = 0
-        reasons.append(CALLER_LOWEST)
+        reasons[caller] += (CALLER_LOWEST,)
     elif not caller_lowest:
         scores[caller] = totals[caller] * rules.caller_multiplier + rules.caller_penalty
         if rules.caller_multiplier != 1:
-            reasons.append(CALL_DOUBLED)
+            reasons[caller] += (CALL_DOUBLED,)
         if rules.caller_penalty:
-            reasons.append(CALL_PENALTY)
+            reasons[caller] += (CALL_PENALTY,)
+
+
+def _score_moon(
+    rules: Ruleset, n: int, moon: Sequence[int]
+) -> tuple[list[int], list[tuple[str, ...]]]:
+    """Shooting the Moon replaces every other rule: 0 for the shooter, moon_points for all else."""
+    scores = [rules.moon_points] * n
+    reasons: list[tuple[str, ...]] = [(MOON_OTHER,)] * n
+    for p in range(n):
+        if p in moon:
+            scores[p] = 0
+            reasons[p] = (MOON,)
+    return scores, reasons
 
 
 def score_totals(
@@ -61,7 +79,7 @@ def score_totals(
     moon: Sequence[int],
     totals: Sequence[int],
     hundred_used: Sequence[bool],
-) -> tuple[list[int], list[int], list[list[str]], list[bool]]:
+) -> tuple[list[int], list[int], list[tuple[str, ...]], list[bool]]:
     """One round's scoring from what the reveal shows: each hand's total, the caller (-1: none),
     who shot the moon (only when the rules have it), and the match totals before the round.
 
@@ -70,11 +88,12 @@ def score_totals(
     (:func:`facedown.engine.tally`) are both scored here.
     """
     n = len(hand_totals)
-    reasons: list[list[str]] = [[] for _ in range(n)]
+    if len(totals) != n:
+        raise ValueError("totals must give one number per hand total")
+    # No comprehensions here: every round's end scores, and each one costs a function call.
+    reasons: list[tuple[str, ...]] = [()] * n
     if moon:
-        scores = [0 if p in moon else rules.moon_points for p in range(n)]
-        for p in range(n):
-            reasons[p].append(MOON if p in moon else MOON_OTHER)
+        scores, reasons = _score_moon(rules, n, moon)
     else:
         scores = list(hand_totals)
         if rules.lowest_scores_zero:
@@ -86,10 +105,10 @@ def score_totals(
                 zeroed = [caller] if rules.lowest_tie_caller_only and caller in tied else tied
             for p in zeroed:
                 scores[p] = 0
-                reasons[p].append(LOWEST)
+                reasons[p] = (LOWEST,)
         if caller >= 0:
-            _score_caller(rules, hand_totals, caller, scores, reasons[caller])
-    new_totals = [t + s for t, s in zip(totals, scores, strict=True)]
+            _score_caller(rules, hand_totals, caller, scores, reasons)
+    new_totals = list(map(add, totals, scores))
     used = list(hundred_used)
     rule = rules.hundred_rule
     if rule != "none" and 100 in new_totals:
@@ -97,7 +116,7 @@ def score_totals(
             if new_totals[p] == 100 and (rule == "always" or not used[p]):
                 new_totals[p] = rules.hundred_reset
                 used[p] = True
-                reasons[p].append(HUNDRED)
+                reasons[p] += (HUNDRED,)
     return scores, new_totals, reasons, used
 
 
@@ -110,7 +129,8 @@ def score_round(game: State, caller: int) -> RoundResult:
     for p, hand in enumerate(game.hands):
         held = list(map(value, hand))
         totals.append(sum(held))
-        if shoot and _moon_values(held):  # an empty place's 0 is neither a 12 nor a 13
+        # The moon (an empty place's 0 is neither a 12 nor a 13); 13s are the rarer.
+        if shoot and held.count(13) >= 2 and held.count(12) >= 2:
             moon.append(p)
     scores, new_totals, reasons, used = score_totals(
         rules, totals, caller, moon, game.totals, game.hundred_used
@@ -122,7 +142,7 @@ def score_round(game: State, caller: int) -> RoundResult:
         tuple(scores),
         tuple(new_totals),
         caller,
-        tuple(map(tuple, reasons)),
+        tuple(reasons),
         tuple(used),
     )
 

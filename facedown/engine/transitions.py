@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
 
 from . import actions as A
 from . import events as E
@@ -45,12 +46,12 @@ def _opening_peek(g: State, a: Action) -> None:
     g.peeked[p] = True
     hand = g.hands[p]
     slots = a.slots
-    seen = tuple([hand[s] for s in slots])
+    seen = tuple(map(hand.__getitem__, slots))
     mask = g.known[p]
     for c in seen:
         mask |= 1 << c
     g.known[p] = mask
-    g.shown = (p, tuple([(p, s, hand[s]) for s in slots]))
+    g.shown = (p, tuple(zip(repeat(p), slots, seen)))
     g._events.append(E.opening_peeked(p, slots, seen))
     if False not in g.peeked:
         g.phase = TURN_START
@@ -289,6 +290,7 @@ def _end_round(g: State) -> None:
         g.phase = ROUND_OVER
         return
     g.phase = MATCH_OVER
+    g.is_match_over = True
     g.winners = winners
     g._events.append(E.match_over(winners))
 
