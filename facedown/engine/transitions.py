@@ -116,7 +116,10 @@ def _replace(g: State, a: Action) -> None:
         g.set_occ(p)
         g.discard_pile.extend(out)
     g._events.append(E.replaced(p, slots, out, () if g.held_from_discard else (card,)))
-    _after_action(g, p)
+    if g.rules.explicit_end_turn:  # _after_action, inline: every turn's replace comes here
+        g.phase = TURN_END
+    else:
+        end_turn(g, p)
 
 
 def _fail_set(g: State, p: int, slots: tuple[int, ...], card: int) -> None:
@@ -220,10 +223,13 @@ def end_turn(g: State, p: int) -> None:
         if g.finals_left == 0:
             _end_round(g)
             return
-    g.turn = (p + 1) % g.players
+    g.turn = turn = (p + 1) % g.players
     g.phase = TURN_START
-    g._events.append(E.turn_started(g.turn))
-    _check_stuck(g)
+    g._events.append(E.turn_started(turn))
+    if g.draw_pile:  # _check_stuck's common case, inline: a card can be drawn
+        g.passes = 0
+    else:
+        _check_stuck(g)
 
 
 def _check_stuck(g: State) -> None:
