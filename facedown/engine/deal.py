@@ -64,7 +64,8 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
             raise ValueError(f"first player {first} is not a seat")
         state.first = first
     cards = len(state.deck)
-    rng = reseeded(state, state.round_no, 0)
+    rng = state._rng  # reseeded for the round's shuffle (reseeded(), inline)
+    _seed(rng, shuffle_seed(state.seed, state.round_no, 0))
     size = state.rules.hand_size
     if deal is None:
         # The shuffle of range(cards): the stable order of the stream's keys is the deck order

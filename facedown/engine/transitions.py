@@ -62,7 +62,8 @@ def _opening_peek(g: State, a: Action) -> None:
 # -- the turn
 def _draw(g: State, a: Action) -> None:
     p = a.player
-    card = pop_draw(g)
+    draw = g.draw_pile
+    card = draw.pop() if draw else pop_draw(g)  # pop_draw recycles the discard pile
     assert card is not None  # noqa: S101 - legal only when a card can be drawn; hot path
     g.held = card
     g.held_from_discard = False
