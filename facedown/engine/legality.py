@@ -249,12 +249,16 @@ def all_legal_actions(g: State) -> Actions:
         key = (g.turn, tuple(g.peeked), tuple(g.occ))
         opening = g._tables.openings.get(key)
         if opening is None:
-            every = _every_seat(g)
-            seats = {s: legal_actions(g, s) for s in range(g.players)}
-            opening = g._tables.keep_opening(key, every, seats)
+            opening = g._tables.keep_opening(key, _every_seat(g), _each_seat(g))
         g._legal_cache = opening[1].copy()
         return opening[0]
     return _every_seat(g)
+
+
+def _each_seat(g: State) -> dict[int, Actions]:
+    """Each seat's legal actions, by seat (a helper: a comprehension over ``g`` in the caller
+    would make ``g`` a cell variable there, slower at every use)."""
+    return {s: legal_actions(g, s) for s in range(g.players)}
 
 
 def _every_seat(g: State) -> Actions:
@@ -352,8 +356,14 @@ def _slot_actions(g: State, p: int, kind: str) -> Actions:
     key = (kind, p, g.occ[p])
     found = g._tables.lists.get(key)
     if found is None:
-        found = g._tables.keep(key, tuple(Action(p, kind, (s,)) for s in g.occ[p]))
+        found = g._tables.keep(key, _one_slot_each(p, kind, g.occ[p]))
     return found
+
+
+def _one_slot_each(p: int, kind: str, slots: tuple[int, ...]) -> Actions:
+    """``kind`` at each of ``slots`` (a helper: the generator would make the caller's locals
+    cell variables, slower at every call, found in the memo or not)."""
+    return tuple(Action(p, kind, (s,)) for s in slots)
 
 
 def _replace_actions(g: State, p: int) -> Actions:

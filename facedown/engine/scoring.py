@@ -59,6 +59,12 @@ def _score_caller(
             reasons[caller] += (CALL_PENALTY,)
 
 
+def _seats_with(totals: Sequence[int], total: int) -> list[int]:
+    """The seats whose total is ``total`` (a helper: a comprehension reading a local of the
+    caller would make that local a cell variable there, slower at every use)."""
+    return [p for p, t in enumerate(totals) if t == total]
+
+
 def _score_moon(
     rules: Ruleset, n: int, moon: Sequence[int]
 ) -> tuple[list[int], list[tuple[str, ...]]]:
@@ -101,7 +107,7 @@ def score_totals(
             if hand_totals.count(lowest) == 1:  # the common case: one lowest, no tie to settle
                 zeroed = [hand_totals.index(lowest)]
             else:
-                tied = [p for p, t in enumerate(hand_totals) if t == lowest]
+                tied = _seats_with(hand_totals, lowest)
                 zeroed = [caller] if rules.lowest_tie_caller_only and caller in tied else tied
             for p in zeroed:
                 scores[p] = 0
@@ -157,8 +163,7 @@ def match_end(
     over = limit is not None and max(totals) > limit
     if not over and (rounds is None or round_no < rounds):
         return None, sudden_death_played
-    lowest = min(totals)
-    leaders = tuple([p for p, t in enumerate(totals) if t == lowest])
+    leaders = tuple(_seats_with(totals, min(totals)))
     if not over and rules.sudden_death and len(leaders) > 1 and not sudden_death_played:
         return None, True
     return leaders, sudden_death_played

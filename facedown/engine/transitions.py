@@ -105,22 +105,32 @@ def _replace(g: State, a: Action) -> None:
         hand[s] = card
         g.discard_pile.append(out[0])
     else:
-        ranks = g.deck.ranks
-        rank = ranks[hand[slots[0]]]
-        if any(ranks[hand[s]] != rank for s in slots):
-            _fail_set(g, p, slots, card)
+        found = _replace_set(g, p, slots, card)
+        if found is None:
             return
-        out = tuple([hand[s] for s in slots])
-        hand[slots[0]] = card
-        for s in slots[1:]:
-            hand[s] = EMPTY
-        g.set_occ(p)
-        g.discard_pile.extend(out)
+        out = found
     g._events.append(E.replaced(p, slots, out, () if g.held_from_discard else (card,)))
     if g.rules.explicit_end_turn:  # _after_action, inline: every turn's replace comes here
         g.phase = TURN_END
     else:
         end_turn(g, p)
+
+
+def _replace_set(g: State, p: int, slots: tuple[int, ...], card: int) -> tuple[int, ...] | None:
+    """Replace a set with the held card: the cards put out, or None for a failed set (done)."""
+    hand = g.hands[p]
+    ranks = g.deck.ranks
+    rank = ranks[hand[slots[0]]]
+    if any(ranks[hand[s]] != rank for s in slots):
+        _fail_set(g, p, slots, card)
+        return None
+    out = tuple([hand[s] for s in slots])
+    hand[slots[0]] = card
+    for s in slots[1:]:
+        hand[s] = EMPTY
+    g.set_occ(p)
+    g.discard_pile.extend(out)
+    return out
 
 
 def _fail_set(g: State, p: int, slots: tuple[int, ...], card: int) -> None:
