@@ -72,16 +72,12 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
         # itself (what shuffle() gives for these cards, without the list it reorders).
         keys = list(map(_random_float, repeat(rng, cards)))  # rng.random() ``cards`` times
         order = sorted(range(cards), key=keys.__getitem__)
-        # Each hand takes the next cards off the end of the order, the last first (the deck
-        # always has a card left for the discard, so a slice never reaches the start).
-        end = cards
-        hands = []
-        for _ in range(n):
-            hands.append(order[end - 1 : end - 1 - size : -1])
-            end -= size
-        state.hands = hands
-        discard = order[end - 1]
-        del order[end - 1 :]
+        # Each hand takes the next cards off the end of the order, the last first.
+        tables = state._tables
+        state.hands = list(map(order.__getitem__, tables.hand_slices))
+        at = tables.discard_at
+        discard = order[at]
+        del order[at:]
         state.draw_pile = order
         state.occ = [state._tables.dealt] * n
     else:

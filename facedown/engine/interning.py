@@ -32,6 +32,14 @@ class Tables:
         # The slots of a hand as dealt, one tuple for every deal: keys that hold it compare by
         # identity when the lists are looked up.
         self.dealt = tuple(range(rules.hand_size))
+        # Where a shuffled deal's hands lie in the deck's order: each hand takes the next cards
+        # off the end, the last first (the deck always has a card left for the discard, so a
+        # slice never reaches the start); the discard is the card after them.
+        size, cards = rules.hand_size, len(rules.deck_cards)
+        self.hand_slices = [
+            slice(cards - 1 - size * p, cards - 1 - size * (p + 1), -1) for p in range(players)
+        ]
+        self.discard_at = cards - 1 - size * players
         # The opening's lists: for each key, every seat's looks together and each seat's own
         # (the legal cache of a state in the opening, filled in one step).
         self.openings: dict[Any, tuple[Actions, dict[int, Actions]]] = {}

@@ -311,9 +311,9 @@ def set_replaces(g: State, seat: int) -> Actions:
 
 def turn_actions(g: State, p: int) -> Actions:
     """The turn player's actions now (interned: the key holds all they depend on)."""
-    rules = g.rules
     phase = g.phase
     if phase is TURN_START:
+        rules = g.rules
         discard = g.discard_pile
         key: tuple[Any, ...] = (
             TURN_START,
@@ -327,11 +327,12 @@ def turn_actions(g: State, p: int) -> Actions:
         others = tuple(g.occ) if pending else ()  # targets matter only for powers
         key = (HOLDING, p, g.occ[p], pending, others)
     elif phase is TAKEN:
+        rules = g.rules
         key = (TAKEN, p, g.occ[p], rules.undo_take_discard, rules.return_taken_discard)
     elif phase is POWERS:
         key = (POWERS, p, g.pending, tuple(g.occ))
     else:
-        key = (TURN_END, p, rules.call_after_action and g.caller < 0)
+        key = (TURN_END, p, g.rules.call_after_action and g.caller < 0)
     found = g._tables.lists.get(key)
     if found is None:
         made: list[Action] = []
