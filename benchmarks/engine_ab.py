@@ -1,7 +1,8 @@
 """The reference engine against an older commit of itself, in one run: wall clock and instructions.
 
 Both sides play the same fixed workload: ``benchmarks/engine.py``'s uniform random legal play
-(``choice(game.all_legal_actions())`` then ``game.apply``, legal listing and checking included)
+(a uniform choice from ``game.all_legal_actions()`` then ``game.apply``, legal listing and
+checking included; ``--call-choice`` calls ``rng.choice`` for it as the older loop did)
 for ``--matches`` whole matches of one preset and table size, from the same seeds, so they play
 the very same games (the action counts are checked equal).  The older side is the ``facedown``
 package of ``--base`` (taken with ``git archive`` into a temporary folder); each side runs in its
@@ -14,7 +15,7 @@ match: the interpreter's start and the imports drop out).  Instruction counts do
 the machine's load, so they compare two versions even on a busy machine.
 
 Run: ``python benchmarks/engine_ab.py [--base REV] [--preset cabo] [--players 4]
-[--matches 400] [--rounds 5] [--callgrind]``.
+[--matches 400] [--rounds 5] [--callgrind] [--call-choice]``.
 """
 
 from __future__ import annotations
@@ -35,9 +36,19 @@ BASE = "ebf5bf1^"  # the commit before the engine's first speed change (issue 19
 
 
 def workload(
-    preset: str, players: int, matches: int, seed: int, *, count_turns: bool = True
+    preset: str,
+    players: int,
+    matches: int,
+    seed: int,
+    *,
+    count_turns: bool = True,
+    call_choice: bool = False,
 ) -> dict[str, float]:
-    """Play ``matches`` matches as benchmarks/engine.py does; actions, turns and seconds."""
+    """Play ``matches`` matches as benchmarks/engine.py does; actions, turns and seconds.
+
+    ``call_choice``: the loop calls ``rng.choice`` as benchmarks/engine.py did until the choice
+    was written out in its loop (the same choices, so the same games).
+    """
     import random
 
     import facedown
@@ -46,15 +57,27 @@ def workload(
     rules = PRESETS[preset]
     rng = random.Random(seed)
     choice = rng.choice
+    bits = rng.getrandbits
     actions = rounds = 0
     wall, cpu = time.perf_counter(), time.process_time()
     for match in range(1, matches + 1):
         game = Game(rules, players, seed * 100_000 + match)
         every = game.all_legal_actions
         apply = game.apply
-        while not game.is_match_over:
-            apply(choice(every()))
-            actions += 1
+        if call_choice:
+            while not game.is_match_over:
+                apply(choice(every()))
+                actions += 1
+        else:
+            while not game.is_match_over:
+                legal = every()
+                n = len(legal)
+                k = n.bit_length()
+                r = bits(k)
+                while r >= n:
+                    r = bits(k)
+                apply(legal[r])
+                actions += 1
         rounds += game.round_no
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     # The turns begun, counted untimed on the same games (they are the same on both sides).
@@ -104,6 +127,7 @@ def run_side(
         f"--matches={matches}",
         f"--seed={args.seed}",
         *([] if turns else ["--no-turns"]),
+        *(["--call-choice"] if args.call_choice else []),
     ]
     done = subprocess.run(
         command, env=side_env(path), capture_output=True, text=True, check=True, cwd=path
@@ -136,6 +160,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="alternations of the two sides")
     parser.add_argument("--callgrind", action="store_true", help="count instructions too")
     parser.add_argument("--callgrind-matches", type=int, default=60)
+    parser.add_argument(
+        "--call-choice",
+        action="store_true",
+        help="the loop calls rng.choice (benchmarks/engine.py's loop before it was written out)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--no-turns", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -148,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.matches,
                     args.seed,
                     count_turns=not args.no_turns,
+                    call_choice=args.call_choice,
                 )
             )
         )
@@ -172,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Python {sys.version.split()[0]}; base {args.base} ({rev}) against the work tree")
         print(
             f"{args.preset}, {args.players} players, {args.matches} matches of uniform random "
-            "legal play (all_legal_actions + apply), alternating sides"
+            "legal play (all_legal_actions + apply), alternating sides, choice "
+            + ("by rng.choice" if args.call_choice else "written out in the loop")
         )
         rates: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
         counts: dict[str, tuple[int, int]] = {}

@@ -12,6 +12,7 @@ import _random
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 from . import events as E
 from .cards import Deck
@@ -63,27 +64,22 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
             raise ValueError(f"first player {first} is not a seat")
         state.first = first
     cards = len(state.deck)
-    rng = reseeded(state, state.round_no, 0)
+    rng = state._rng  # reseeded for the round's shuffle (reseeded(), inline)
+    _seed(rng, shuffle_seed(state.seed, state.round_no, 0))
     size = state.rules.hand_size
     if deal is None:
         # The shuffle of range(cards): the stable order of the stream's keys is the deck order
         # itself (what shuffle() gives for these cards, without the list it reorders).
-        draw = rng.random
-        keys = [draw() for _ in range(cards)]
+        keys = list(map(_random_float, repeat(rng, cards)))  # rng.random() ``cards`` times
         order = sorted(range(cards), key=keys.__getitem__)
-        # Each hand takes the next cards off the end of the order, the last first (the deck
-        # always has a card left for the discard, so a slice never reaches the start).
-        end = cards
-        hands = []
-        for _ in range(n):
-            hands.append(order[end - 1 : end - 1 - size : -1])
-            end -= size
-        state.hands = hands
-        discard = order[end - 1]
-        del order[end - 1 :]
+        # Each hand takes the next cards off the end of the order, the last first.
+        tables = state._tables
+        state.hands = list(map(order.__getitem__, tables.hand_slices))
+        at = tables.discard_at
+        discard = order[at]
+        del order[at:]
         state.draw_pile = order
-        full = tuple(range(size))
-        state.occ = [full] * n
+        state.occ = [state._tables.dealt] * n
     else:
         state.hands, discard, state.draw_pile = _stack(deal, n, size, list(range(cards)), rng)
         state.occ = [tuple(range(len(h))) for h in state.hands]
@@ -99,6 +95,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.known = [0] * n
     state.public = 0
     state.shown = None
+    state.is_match_over = False
     state.turn = state.first
     state.version += 1
     state._legal_cache.clear()
@@ -124,11 +121,20 @@ def shuffle_rng(seed: int, round_no: int, reshuffle: int) -> random.Random:
 # The C generator's own seed: for an int it sets the same state as ``Random.seed``, without the
 # Python wrapper (which only also clears the cached ``gauss`` value, never used here).
 _seed = _random.Random.seed
+# ``rng.random()`` as a function of the generator: mapped over ``repeat(rng, n)`` it draws n
+# numbers of the stream in C, without a Python loop.
+_random_float = _random.Random.random
 
 
 def new_rng() -> random.Random:
-    """A generator for a new match (its state is set by :func:`reseeded` before every use)."""
-    return random.Random(0)  # an int seed: no read of the system's entropy
+    """A generator for a new match (its state is set by :func:`reseeded` before every use).
+
+    Made without seeding it (no read of the system's entropy, and no seeding that the first
+    deal's reseeding would undo at once): until it is reseeded its stream is all zeros.
+    """
+    rng = random.Random.__new__(random.Random)
+    rng.gauss_next = None  # type: ignore[attr-defined]  # as Random.__init__ sets it: pickling reads it
+    return rng
 
 
 def reseeded(state: State, round_no: int, reshuffle: int) -> random.Random:
@@ -143,8 +149,7 @@ def shuffle(rng: random.Random, cards: list[int]) -> list[int]:
 
     Card ``i`` gets the ``i``-th number of the stream as its key; the sort is stable.
     """
-    draw = rng.random
-    keys = [draw() for _ in cards]
+    keys = list(map(_random_float, repeat(rng, len(cards))))
     order = sorted(range(len(cards)), key=keys.__getitem__)
     cards[:] = [cards[i] for i in order]
     return cards

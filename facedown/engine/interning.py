@@ -16,7 +16,7 @@ Actions = tuple[Action, ...]
 
 
 class Tables:
-    """The memo for one (table size, ruleset).
+    """The memo for one (table size, ruleset), and its per-ruleset lookup tables.
 
     The lists are a memo with a bounded size: hands that grow large (failed sets, penalty
     cards) make many distinct lists, and a long-lived process must not keep them all.
@@ -25,13 +25,38 @@ class Tables:
     LIMIT = 1024  # lists kept
     LONGEST = 128  # longer lists (large hands with sets) are rare: built each time, not kept
 
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, rules: Ruleset) -> None:
+        # Card values by id with a 0 after the last card, for an empty place (-1): a hand's
+        # values are ``map(values, hand)`` with no test for the empty places.
+        self.values = [*rules.deck_cards.values, 0].__getitem__
+        # The slots of a hand as dealt, one tuple for every deal: keys that hold it compare by
+        # identity when the lists are looked up.
+        self.dealt = tuple(range(rules.hand_size))
+        # Where a shuffled deal's hands lie in the deck's order: each hand takes the next cards
+        # off the end, the last first (the deck always has a card left for the discard, so a
+        # slice never reaches the start); the discard is the card after them.
+        size, cards = rules.hand_size, len(rules.deck_cards)
+        self.hand_slices = [
+            slice(cards - 1 - size * p, cards - 1 - size * (p + 1), -1) for p in range(players)
+        ]
+        self.discard_at = cards - 1 - size * players
+        # The opening's lists: for each key, every seat's looks together and each seat's own
+        # (the legal cache of a state in the opening, filled in one step).
+        self.openings: dict[Any, tuple[Actions, dict[int, Actions]]] = {}
         self.simple: dict[tuple[int, str], Action] = {}
         self.lists: dict[Any, Actions] = {}
         for p in range(players):
             for kind in A.KINDS:
                 if A.SHAPES[kind].slots == 0:
                     self.simple[p, kind] = Action(p, kind)
+
+    def keep_opening(
+        self, key: Any, every: Actions, seats: dict[int, Actions]
+    ) -> tuple[Actions, dict[int, Actions]]:
+        if len(self.openings) >= self.LIMIT:
+            self.openings.clear()
+        found = self.openings[key] = (every, seats)
+        return found
 
     def keep(self, key: Any, actions: Actions) -> Actions:
         if len(actions) > self.LONGEST:
@@ -53,5 +78,5 @@ def tables_for(players: int, rules: Ruleset) -> Tables:
     if found is None:
         if len(_TABLES) >= _TABLES_LIMIT:
             _TABLES.clear()  # many custom rulesets: start again rather than grow
-        found = _TABLES[key] = Tables(players)
+        found = _TABLES[key] = Tables(players, rules)
     return found

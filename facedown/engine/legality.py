@@ -244,13 +244,21 @@ def all_legal_actions(g: State) -> Actions:
     if phase is ROUND_OVER:
         return legal_actions(g, g.turn)  # one next_round is enough
     if phase is OPENING:
-        # Interned like the turn lists: the looks still to take depend on these alone.
-        key = (OPENING, g.turn, tuple(g.peeked), tuple(g.occ))
-        found = g._tables.lists.get(key)
-        if found is None:
-            found = g._tables.keep(key, _every_seat(g))
-        return found
+        # Interned like the turn lists: the looks still to take depend on these alone.  Each
+        # seat's own list comes with them, and fills the legal cache that apply checks against.
+        key = (g.turn, tuple(g.peeked), tuple(g.occ))
+        opening = g._tables.openings.get(key)
+        if opening is None:
+            opening = g._tables.keep_opening(key, _every_seat(g), _each_seat(g))
+        g._legal_cache = opening[1].copy()
+        return opening[0]
     return _every_seat(g)
+
+
+def _each_seat(g: State) -> dict[int, Actions]:
+    """Each seat's legal actions, by seat (a helper: a comprehension over ``g`` in the caller
+    would make ``g`` a cell variable there, slower at every use)."""
+    return {s: legal_actions(g, s) for s in range(g.players)}
 
 
 def _every_seat(g: State) -> Actions:
@@ -303,9 +311,9 @@ def set_replaces(g: State, seat: int) -> Actions:
 
 def turn_actions(g: State, p: int) -> Actions:
     """The turn player's actions now (interned: the key holds all they depend on)."""
-    rules = g.rules
     phase = g.phase
     if phase is TURN_START:
+        rules = g.rules
         discard = g.discard_pile
         key: tuple[Any, ...] = (
             TURN_START,
@@ -319,11 +327,12 @@ def turn_actions(g: State, p: int) -> Actions:
         others = tuple(g.occ) if pending else ()  # targets matter only for powers
         key = (HOLDING, p, g.occ[p], pending, others)
     elif phase is TAKEN:
+        rules = g.rules
         key = (TAKEN, p, g.occ[p], rules.undo_take_discard, rules.return_taken_discard)
     elif phase is POWERS:
         key = (POWERS, p, g.pending, tuple(g.occ))
     else:
-        key = (TURN_END, p, rules.call_after_action and g.caller < 0)
+        key = (TURN_END, p, g.rules.call_after_action and g.caller < 0)
     found = g._tables.lists.get(key)
     if found is None:
         made: list[Action] = []
@@ -348,8 +357,14 @@ def _slot_actions(g: State, p: int, kind: str) -> Actions:
     key = (kind, p, g.occ[p])
     found = g._tables.lists.get(key)
     if found is None:
-        found = g._tables.keep(key, tuple(Action(p, kind, (s,)) for s in g.occ[p]))
+        found = g._tables.keep(key, _one_slot_each(p, kind, g.occ[p]))
     return found
+
+
+def _one_slot_each(p: int, kind: str, slots: tuple[int, ...]) -> Actions:
+    """``kind`` at each of ``slots`` (a helper: the generator would make the caller's locals
+    cell variables, slower at every call, found in the memo or not)."""
+    return tuple(Action(p, kind, (s,)) for s in slots)
 
 
 def _replace_actions(g: State, p: int) -> Actions:

@@ -8,6 +8,7 @@ scores are added to the totals and the 100 rule applies.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import add
 
 from .cards import Deck
 from .results import (
@@ -35,21 +36,46 @@ def _moon_values(values: list[int]) -> bool:
 
 
 def _score_caller(
-    rules: Ruleset, totals: Sequence[int], caller: int, scores: list[int], reasons: list[str]
+    rules: Ruleset,
+    totals: Sequence[int],
+    caller: int,
+    scores: list[int],
+    reasons: list[tuple[str, ...]],
 ) -> None:
     """The caller's score: zero when lowest (if the rules say so), penalised when not."""
     mine = totals[caller]
-    others = min([t for p, t in enumerate(totals) if p != caller])
+    rest = list(totals)
+    del rest[caller]
+    others = min(rest)
     caller_lowest = mine < others if rules.caller_strictly_lowest else mine <= others
     if caller_lowest and rules.caller_lowest_scores_zero and scores[caller] != 0:
         scores[caller] = 0
-        reasons.append(CALLER_LOWEST)
+        reasons[caller] += (CALLER_LOWEST,)
     elif not caller_lowest:
         scores[caller] = totals[caller] * rules.caller_multiplier + rules.caller_penalty
         if rules.caller_multiplier != 1:
-            reasons.append(CALL_DOUBLED)
+            reasons[caller] += (CALL_DOUBLED,)
         if rules.caller_penalty:
-            reasons.append(CALL_PENALTY)
+            reasons[caller] += (CALL_PENALTY,)
+
+
+def _seats_with(totals: Sequence[int], total: int) -> list[int]:
+    """The seats whose total is ``total`` (a helper: a comprehension reading a local of the
+    caller would make that local a cell variable there, slower at every use)."""
+    return [p for p, t in enumerate(totals) if t == total]
+
+
+def _score_moon(
+    rules: Ruleset, n: int, moon: Sequence[int]
+) -> tuple[list[int], list[tuple[str, ...]]]:
+    """Shooting the Moon replaces every other rule: 0 for the shooter, moon_points for all else."""
+    scores = [rules.moon_points] * n
+    reasons: list[tuple[str, ...]] = [(MOON_OTHER,)] * n
+    for p in range(n):
+        if p in moon:
+            scores[p] = 0
+            reasons[p] = (MOON,)
+    return scores, reasons
 
 
 def score_totals(
@@ -59,7 +85,7 @@ def score_totals(
     moon: Sequence[int],
     totals: Sequence[int],
     hundred_used: Sequence[bool],
-) -> tuple[list[int], list[int], list[list[str]], list[bool]]:
+) -> tuple[list[int], list[int], list[tuple[str, ...]], list[bool]]:
     """One round's scoring from what the reveal shows: each hand's total, the caller (-1: none),
     who shot the moon (only when the rules have it), and the match totals before the round.
 
@@ -68,23 +94,27 @@ def score_totals(
     (:func:`facedown.engine.tally`) are both scored here.
     """
     n = len(hand_totals)
-    reasons: list[list[str]] = [[] for _ in range(n)]
+    if len(totals) != n:
+        raise ValueError("totals must give one number per hand total")
+    # No comprehensions here: every round's end scores, and each one costs a function call.
+    reasons: list[tuple[str, ...]] = [()] * n
     if moon:
-        scores = [0 if p in moon else rules.moon_points for p in range(n)]
-        for p in range(n):
-            reasons[p].append(MOON if p in moon else MOON_OTHER)
+        scores, reasons = _score_moon(rules, n, moon)
     else:
         scores = list(hand_totals)
         if rules.lowest_scores_zero:
             lowest = min(hand_totals)
-            tied = [p for p, t in enumerate(hand_totals) if t == lowest]
-            zeroed = [caller] if rules.lowest_tie_caller_only and caller in tied else tied
+            if hand_totals.count(lowest) == 1:  # the common case: one lowest, no tie to settle
+                zeroed = [hand_totals.index(lowest)]
+            else:
+                tied = _seats_with(hand_totals, lowest)
+                zeroed = [caller] if rules.lowest_tie_caller_only and caller in tied else tied
             for p in zeroed:
                 scores[p] = 0
-                reasons[p].append(LOWEST)
+                reasons[p] = (LOWEST,)
         if caller >= 0:
-            _score_caller(rules, hand_totals, caller, scores, reasons[caller])
-    new_totals = [t + s for t, s in zip(totals, scores, strict=True)]
+            _score_caller(rules, hand_totals, caller, scores, reasons)
+    new_totals = list(map(add, totals, scores))
     used = list(hundred_used)
     rule = rules.hundred_rule
     if rule != "none" and 100 in new_totals:
@@ -92,33 +122,34 @@ def score_totals(
             if new_totals[p] == 100 and (rule == "always" or not used[p]):
                 new_totals[p] = rules.hundred_reset
                 used[p] = True
-                reasons[p].append(HUNDRED)
+                reasons[p] += (HUNDRED,)
     return scores, new_totals, reasons, used
 
 
 def score_round(game: State, caller: int) -> RoundResult:
     rules = game.rules
-    values = game.deck.values
+    value = game._tables.values  # by card id, and 0 for an empty place (-1)
     totals = []
     moon = []
     shoot = rules.shoot_the_moon
     for p, hand in enumerate(game.hands):
-        held = [values[c] for c in hand if c >= 0]
+        held = list(map(value, hand))
         totals.append(sum(held))
-        if shoot and _moon_values(held):
+        # The moon (an empty place's 0 is neither a 12 nor a 13); 13s are the rarer.
+        if shoot and held.count(13) >= 2 and held.count(12) >= 2:
             moon.append(p)
     scores, new_totals, reasons, used = score_totals(
         rules, totals, caller, moon, game.totals, game.hundred_used
     )
-    return RoundResult(
-        round_no=game.round_no,
-        hands=tuple(tuple(h) for h in game.hands),
-        hand_totals=tuple(totals),
-        round_scores=tuple(scores),
-        totals=tuple(new_totals),
-        caller=caller,
-        reasons=tuple(tuple(r) for r in reasons),
-        hundred_used=tuple(used),
+    return RoundResult.made(
+        game.round_no,
+        tuple(map(tuple, game.hands)),
+        tuple(totals),
+        tuple(scores),
+        tuple(new_totals),
+        caller,
+        tuple(reasons),
+        tuple(used),
     )
 
 
@@ -132,8 +163,7 @@ def match_end(
     over = limit is not None and max(totals) > limit
     if not over and (rounds is None or round_no < rounds):
         return None, sudden_death_played
-    lowest = min(totals)
-    leaders = tuple([p for p, t in enumerate(totals) if t == lowest])
+    leaders = tuple(_seats_with(totals, min(totals)))
     if not over and rules.sudden_death and len(leaders) > 1 and not sudden_death_played:
         return None, True
     return leaders, sudden_death_played
@@ -156,5 +186,7 @@ def next_first(game: State) -> int:
     if game.rules.first_player == "rotate":
         return (game.first + 1) % n
     scores = game.history[-1].round_scores
-    order = [(game.first + i) % n for i in range(n)]
-    return min(order, key=lambda p: scores[p])
+    first = game.first
+    # The seats in order from the last round's starter; the first of them with the lowest score.
+    order = scores[first:] + scores[:first]
+    return (first + order.index(min(order))) % n

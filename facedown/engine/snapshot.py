@@ -62,6 +62,7 @@ def restore(cls: type[S], data: dict[str, Any]) -> S:
     g.round_no = int(data["round"])
     g.first = int(data["first"])
     g.phase = Phase(data["phase"])
+    g.is_match_over = g.phase is Phase.MATCH_OVER
     g.turn = int(data["turn"])
     g.hands = [list(h) for h in data["hands"]]
     g.occ = [tuple(s for s, c in enumerate(h) if c >= 0) for h in g.hands]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from .actions import Action
 from .cards import Deck
-from .phases import MATCH_OVER, OVER_PHASES, PLAY_PHASES, Phase
+from .phases import OVER_PHASES, PLAY_PHASES, Phase
 from .results import RoundResult
 from .rules import Ruleset
 
@@ -49,6 +49,7 @@ class State:
         "held_from_discard",
         "history",
         "hundred_used",
+        "is_match_over",
         "known",
         "occ",
         "passes",
@@ -96,6 +97,9 @@ class State:
     history: list[RoundResult]
     winners: tuple[int, ...]
     sudden_death_played: bool
+    # The phase is MATCH_OVER: kept beside the phase (set by the deal, the end of a round and a
+    # restore) because every driver asks it after every action; read it, never set it.
+    is_match_over: bool
     shown: Shown | None  # what the last action showed, and to whom (EVERYONE or a seat)
     version: int  # bumped by every change: a cheap "has anything happened" for callers
     _tables: Tables
@@ -111,10 +115,6 @@ class State:
     @property
     def is_round_over(self) -> bool:
         return self.phase in OVER_PHASES
-
-    @property
-    def is_match_over(self) -> bool:
-        return self.phase is MATCH_OVER
 
     @property
     def top_discard(self) -> int:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
 
 from . import actions as A
 from . import events as E
@@ -45,12 +46,12 @@ def _opening_peek(g: State, a: Action) -> None:
     g.peeked[p] = True
     hand = g.hands[p]
     slots = a.slots
-    seen = tuple([hand[s] for s in slots])
+    seen = tuple(map(hand.__getitem__, slots))
     mask = g.known[p]
     for c in seen:
         mask |= 1 << c
     g.known[p] = mask
-    g.shown = (p, tuple([(p, s, hand[s]) for s in slots]))
+    g.shown = (p, tuple(zip(repeat(p), slots, seen)))
     g._events.append(E.opening_peeked(p, slots, seen))
     if False not in g.peeked:
         g.phase = TURN_START
@@ -61,7 +62,8 @@ def _opening_peek(g: State, a: Action) -> None:
 # -- the turn
 def _draw(g: State, a: Action) -> None:
     p = a.player
-    card = pop_draw(g)
+    draw = g.draw_pile
+    card = draw.pop() if draw else pop_draw(g)  # pop_draw recycles the discard pile
     assert card is not None  # noqa: S101 - legal only when a card can be drawn; hot path
     g.held = card
     g.held_from_discard = False
@@ -103,19 +105,32 @@ def _replace(g: State, a: Action) -> None:
         hand[s] = card
         g.discard_pile.append(out[0])
     else:
-        ranks = g.deck.ranks
-        rank = ranks[hand[slots[0]]]
-        if any(ranks[hand[s]] != rank for s in slots):
-            _fail_set(g, p, slots, card)
+        found = _replace_set(g, p, slots, card)
+        if found is None:
             return
-        out = tuple([hand[s] for s in slots])
-        hand[slots[0]] = card
-        for s in slots[1:]:
-            hand[s] = EMPTY
-        g.set_occ(p)
-        g.discard_pile.extend(out)
+        out = found
     g._events.append(E.replaced(p, slots, out, () if g.held_from_discard else (card,)))
-    _after_action(g, p)
+    if g.rules.explicit_end_turn:  # _after_action, inline: every turn's replace comes here
+        g.phase = TURN_END
+    else:
+        end_turn(g, p)
+
+
+def _replace_set(g: State, p: int, slots: tuple[int, ...], card: int) -> tuple[int, ...] | None:
+    """Replace a set with the held card: the cards put out, or None for a failed set (done)."""
+    hand = g.hands[p]
+    ranks = g.deck.ranks
+    rank = ranks[hand[slots[0]]]
+    if any(ranks[hand[s]] != rank for s in slots):
+        _fail_set(g, p, slots, card)
+        return None
+    out = tuple([hand[s] for s in slots])
+    hand[slots[0]] = card
+    for s in slots[1:]:
+        hand[s] = EMPTY
+    g.set_occ(p)
+    g.discard_pile.extend(out)
+    return out
 
 
 def _fail_set(g: State, p: int, slots: tuple[int, ...], card: int) -> None:
@@ -219,10 +234,13 @@ def end_turn(g: State, p: int) -> None:
         if g.finals_left == 0:
             _end_round(g)
             return
-    g.turn = (p + 1) % g.players
+    g.turn = turn = (p + 1) % g.players
     g.phase = TURN_START
-    g._events.append(E.turn_started(g.turn))
-    _check_stuck(g)
+    g._events.append(E.turn_started(turn))
+    if g.draw_pile:  # _check_stuck's common case, inline: a card can be drawn
+        g.passes = 0
+    else:
+        _check_stuck(g)
 
 
 def _check_stuck(g: State) -> None:
@@ -289,6 +307,7 @@ def _end_round(g: State) -> None:
         g.phase = ROUND_OVER
         return
     g.phase = MATCH_OVER
+    g.is_match_over = True
     g.winners = winners
     g._events.append(E.match_over(winners))
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import pickle
 import random
 import tracemalloc
 from collections.abc import Sequence
@@ -20,6 +22,7 @@ from facedown.engine import (
     NotAllowedByRules,
     NotYourTurn,
     PowerUnavailable,
+    RoundResult,
     Ruleset,
     RulesetError,
     StackedDeal,
@@ -160,6 +163,41 @@ def test_a_round_deals_the_stream_of_its_own_seed() -> None:
     assert game.hands[2] == order[-9:-13:-1]
     assert game.discard_pile == [order[-13]]
     assert game.draw_pile == order[:-13]
+
+
+def test_a_game_pickles_and_plays_on_identically() -> None:
+    # The match's generator is made without seeding (the first deal reseeds it); a game still
+    # pickles (the search's process pool sends games) and plays on as the original does.
+    rules = make_ruleset("cabo")
+    game = Game(rules, 3, 9)
+    copy = pickle.loads(pickle.dumps(game))  # noqa: S301 - our own bytes, just made
+    assert copy.snapshot() == game.snapshot()
+    rng = random.Random(4)
+    while not game.is_match_over:
+        action = rng.choice(game.all_legal_actions())
+        assert copy.apply(action) == game.apply(action)
+    assert copy.snapshot() == game.snapshot()
+
+
+def test_round_results_are_the_values_their_constructor_makes() -> None:
+    # The end of a round builds its RoundResult in one step (RoundResult.made): every one is the
+    # value the dataclass constructor makes from the same fields, equal, alike and picklable.
+    rules = make_ruleset("cabo")
+    rng = random.Random(11)
+    seen = 0
+    for seed in range(5):
+        game = Game(rules, 4, seed)
+        while not game.is_match_over:
+            game.apply(rng.choice(game.all_legal_actions()))
+        for result in game.history:
+            fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
+            made = RoundResult(**fields)
+            assert result == made
+            assert repr(result) == repr(made)
+            assert RoundResult.from_data(result.to_data()) == result
+            assert pickle.loads(pickle.dumps(result)) == made  # noqa: S301 - our own bytes
+            seen += 1
+    assert seen > 5
 
 
 def test_engine_uses_no_global_randomness() -> None:
