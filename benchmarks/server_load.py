@@ -28,6 +28,8 @@ import json
 import os
 import random
 import resource
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +46,7 @@ from websockets.exceptions import ConnectionClosed
 
 from benchmarks import cluster
 from benchmarks.serverproc import (
+    HEALTHY_WITHIN,
     Server,
     free_port,
     log_tail,
@@ -394,6 +397,33 @@ async def create_table(
 # ------------------------------------------------------------------ the run
 
 
+def callgrind_instrument(args: argparse.Namespace, pids: list[int], *, on: bool) -> None:
+    """With ``--callgrind``: turn callgrind's counting on or off in the servers run under it."""
+    if not args.callgrind:
+        return
+    control = shutil.which("callgrind_control")
+    if control is None:
+        raise RuntimeError("--callgrind: no callgrind_control (valgrind) on the PATH")
+    for pid in pids:
+        subprocess.run(
+            [control, "--instr=" + ("on" if on else "off"), str(pid)],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+
+
+def callgrind_total(path: Path) -> int | None:
+    """The instructions (Ir) a callgrind output file counted in all (its ``totals:`` line;
+    the ``summary:`` line before it may say 0 when counting was turned on by hand)."""
+    found = [
+        int(line.split()[1])
+        for line in path.read_text(errors="replace").splitlines()
+        if line.startswith(("summary:", "totals:"))
+    ]
+    return max(found) if found else None
+
+
 async def lag_probe(stats: Stats, stop: asyncio.Event) -> None:
     """How late the client event loop wakes up (a busy client inflates every latency)."""
     while not stop.is_set():
@@ -434,7 +464,7 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
             for s in servers
         ]
         for s, http in zip(servers, https, strict=True):
-            await wait_healthy(s, http)
+            await wait_healthy(s, http, within=300 if args.callgrind else HEALTHY_WITHIN)
         await asyncio.sleep(1.0)
         pids = [s.proc.pid for s in servers]
         idle_rss = sum(rss_kib(pid) for pid in pids)
@@ -478,12 +508,14 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
             raise RuntimeError("no table could be set up")
 
         await asyncio.sleep(args.warmup)
+        callgrind_instrument(args, pids, on=True)
         begin = time.perf_counter()
         stats.window = (begin, begin + args.duration)
         cpu_server, cpu_client = sum(cpu_seconds(p) for p in pids), own_cpu_seconds()
         wait_server = sum(runqueue_seconds(p) for p in pids)
         wait_client = runqueue_seconds(os.getpid())
         rss_peak = await watch(servers, stats)
+        callgrind_instrument(args, pids, on=False)
         elapsed = time.perf_counter() - begin
         cpu_server = sum(cpu_seconds(p) for p in pids) - cpu_server
         cpu_client = own_cpu_seconds() - cpu_client
@@ -611,6 +643,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--profile", type=Path, default=None, help="run the server under cProfile into this file"
     )
     parser.add_argument(
+        "--callgrind",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="run the server under valgrind's callgrind, counting instructions in the measured "
+        "window only, into FILE: instructions per action, a figure the machine's load does "
+        "not change (the server runs about 50 times slower: use a light load)",
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the server on the first core this process may use, the clients on the others "
+        "(one server process only): the two never compete for a core",
+    )
+    parser.add_argument(
         "--cluster",
         default=None,
         metavar="N[,N...]",
@@ -632,6 +679,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--cluster: process counts such as 3 or 1,2,3")
     if any(not 1 <= n <= 16 for n in args.sizes):
         parser.error("--cluster: 1 to 16 processes")
+    if (args.callgrind or args.pin) and args.profile:
+        parser.error("--profile: not with --callgrind or --pin")
+    if args.callgrind and args.sizes:
+        parser.error("--callgrind: one server process only (not with --cluster)")
+    if args.pin and args.sizes:
+        parser.error("--pin: one server process only (not with --cluster)")
     if not 1 <= args.tables <= 5000:
         parser.error("--tables: 1 to 5000")
     if not 0 < args.duration <= 3600 or not 0 <= args.warmup <= 600:
@@ -656,18 +709,47 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.sizes:
         return cluster.run_sizes(args, run)
+    server_cpus = None
+    if args.pin:
+        cores = sorted(os.sched_getaffinity(0))
+        if len(cores) < 2:
+            print("error: --pin needs two cores", file=sys.stderr)
+            return 1
+        server_cpus = {cores[0]}
+        os.sched_setaffinity(0, set(cores[1:]))  # before any thread of the clients starts
+        print(f"pinned: the server on core {cores[0]}, the clients on {cores[1:]}")
+    wrapper: list[str] = []
+    if args.callgrind:
+        wrapper = ["valgrind", "--tool=callgrind", "--instr-atstart=no"]
+        wrapper += [f"--callgrind-out-file={args.callgrind}"]
+    stats = Stats()
     with tempfile.TemporaryDirectory(prefix="facedown-load-", dir=args.data_root) as tmp:
         extra = ["--max-connections", str(args.tables * 4 + 200)]  # every client is let in
         server = start_server(
-            args.port or free_port(), Path(tmp), profile=args.profile, extra=extra
+            args.port or free_port(),
+            Path(tmp),
+            profile=args.profile,
+            extra=extra,
+            cpus=server_cpus,
+            wrapper=wrapper,
         )
         try:
-            asyncio.run(run(args, [server]))
+            stats = asyncio.run(run(args, [server]))
         except RuntimeError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1
         finally:
-            stop_server(server, grace=60 if args.profile else 10, profiled=bool(args.profile))
+            slow = bool(args.profile or args.callgrind)
+            stop_server(server, grace=120 if slow else 10, profiled=bool(args.profile))
+    if args.callgrind:
+        total = callgrind_total(args.callgrind) if args.callgrind.exists() else None
+        if total is None or not stats.acks:
+            print(f"callgrind: no count in {args.callgrind}")
+        else:
+            print(
+                f"server instructions per action (callgrind, the measured window): "
+                f"{total / stats.acks / 1e6:.2f} M ({total / 1e9:.2f} G for {stats.acks} acks)"
+            )
     if args.profile:
         written = args.profile.exists()
         print(f"server profile: {args.profile}{'' if written else ' (not written)'}")
