@@ -41,6 +41,9 @@ class GroupCommit:
         self._queue: asyncio.Queue[_Queued | None] = asyncio.Queue()
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="facedown-sqlite-writer")
         self._task: asyncio.Task[None] | None = None
+        # The writer thread's connection, kept from one batch to the next (a pool checkout and
+        # its reset cost more than a small batch); dropped after a failed transaction.
+        self._connection: Connection | None = None
 
     async def run(self, write: Write) -> None:
         """Run ``write`` in the next transaction; return once it is committed, or raise its error.
@@ -60,6 +63,7 @@ class GroupCommit:
             self._queue.put_nowait(None)
             await self._task
             self._task = None
+        await asyncio.get_running_loop().run_in_executor(self._thread, self._drop)
         self._thread.shutdown(wait=True)
         self._engine.dispose()
         if self._marks is not None:
@@ -107,19 +111,32 @@ class GroupCommit:
             return error
         return outcome
 
+    def _drop(self) -> None:
+        """In the writer thread: close its connection (a new one is opened when needed)."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
+
     def _transaction(self, writes: list[Write]) -> list[Outcome]:
         outcomes: list[Outcome] = []
         count = None
-        with self._engine.begin() as connection:
-            for write in writes:
-                try:
-                    write(connection)
-                except StoreError as refused:
-                    outcomes.append(refused)
-                else:
-                    outcomes.append(None)
-            if self._marks is not None:
-                count = self._marks.count(connection)
+        if self._connection is None:
+            self._connection = self._engine.connect()
+        connection = self._connection
+        try:
+            with connection.begin():
+                for write in writes:
+                    try:
+                        write(connection)
+                    except StoreError as refused:
+                        outcomes.append(refused)
+                    else:
+                        outcomes.append(None)
+                if self._marks is not None:
+                    count = self._marks.count(connection)
+        except BaseException:
+            self._drop()  # rolled back; whatever went wrong, the next batch starts afresh
+            raise
         if self._marks is not None:
             self._marks.committed(count)  # only once the commit has returned
         return outcomes
