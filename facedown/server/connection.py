@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.websockets import WebSocket
 
+from .protocol import encode
 from .table import Table
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ class Connection:
             message = await self.queue.get()
             if message is None:
                 return
-            await self.websocket.send_text(json.dumps(message, separators=(",", ":")))
+            await self.websocket.send_text(encode(message))
 
     async def finish(self) -> None:
         """The client is gone or closed: end the close under way, then stop sending."""
