@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -86,6 +87,8 @@ class Stats:
     unseen: int = 0  # events a client never received (counted per client)
     closed: int = 0  # client connections the server closed during the run
     loop_lag: list[float] = field(default_factory=list)
+    gc_pauses: list[float] = field(default_factory=list)  # the clients' collections (seconds)
+    server_gc: list[float] = field(default_factory=list)  # the servers' slow ones (logged, ms)
 
     def measured(self, t: float) -> bool:
         return self.window[0] <= t < self.window[1]
@@ -424,6 +427,34 @@ def callgrind_total(path: Path) -> int | None:
     return max(found) if found else None
 
 
+def watch_gc(stats: Stats) -> Callable[[str, dict[str, int]], None]:
+    """A gc callback timing this process's collections in the measured window (a pause of the
+    clients delays every frame they read, and shows as server latency)."""
+    started = [0.0]
+
+    def callback(phase: str, info: dict[str, int]) -> None:
+        now = time.perf_counter()
+        if phase == "start":
+            started[0] = now
+        elif stats.measured(now):
+            stats.gc_pauses.append(now - started[0])
+
+    return callback
+
+
+def slow_collections(servers: list[Server], offsets: list[int]) -> list[float]:
+    """The slow garbage collections the servers logged after ``offsets`` of their logs (ms)."""
+    found = []
+    for server, offset in zip(servers, offsets, strict=True):
+        with server.log.open("rb") as log:
+            log.seek(offset)
+            for line in log.read().decode(errors="replace").splitlines():
+                words = line.split()
+                if "facedown.gc:" in words and "took" in words:
+                    found.append(float(words[words.index("took") + 1]))
+    return found
+
+
 async def lag_probe(stats: Stats, stop: asyncio.Event) -> None:
     """How late the client event loop wakes up (a busy client inflates every latency)."""
     while not stop.is_set():
@@ -489,6 +520,8 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
             players.append(asyncio.create_task(driver.play(stop)))
 
         lag = asyncio.create_task(lag_probe(stats, stop))
+        gc_callback = watch_gc(stats)
+        gc.callbacks.append(gc_callback)
         setup_start = time.perf_counter()
         setups = []
         for i in range(args.tables):
@@ -507,8 +540,15 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
         if not tables:
             raise RuntimeError("no table could be set up")
 
+        # This one process holds every client (a real player has a browser of their own): its
+        # thousands of connections would make each full collection a pause of hundreds of ms
+        # that every frame read then waits for.  Set up, they stay: out of the collector's way.
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(50_000, 50, 100)  # as the server: fewer, later passes
         await asyncio.sleep(args.warmup)
         callgrind_instrument(args, pids, on=True)
+        logged = [s.log.stat().st_size for s in servers]
         begin = time.perf_counter()
         stats.window = (begin, begin + args.duration)
         cpu_server, cpu_client = sum(cpu_seconds(p) for p in pids), own_cpu_seconds()
@@ -516,6 +556,7 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
         wait_client = runqueue_seconds(os.getpid())
         rss_peak = await watch(servers, stats)
         callgrind_instrument(args, pids, on=False)
+        stats.server_gc = slow_collections(servers, logged)
         elapsed = time.perf_counter() - begin
         cpu_server = sum(cpu_seconds(p) for p in pids) - cpu_server
         cpu_client = own_cpu_seconds() - cpu_client
@@ -534,6 +575,7 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
         for driver in drivers:
             driver.finish()
         lag.cancel()
+        gc.callbacks.remove(gc_callback)
         report(
             args, stats, tables, elapsed, cpu_server, cpu_client, waits,
             idle_rss, rss_end, rss_peak, load_before, load_after, len(servers),
@@ -598,6 +640,13 @@ def report(
         f"clients (this process) {100 * cpu_client / elapsed:.0f}% of one core; "
         f"client event-loop lag p99 {percentile(lag, 99) * 1000:.1f} ms, "
         f"max {(lag[-1] if lag else float('nan')) * 1000:.1f} ms"
+    )
+    pauses = sorted(stats.gc_pauses)
+    print(
+        f"client GC: {len(pauses)} collections in the window, "
+        f"max {(pauses[-1] if pauses else 0.0) * 1000:.1f} ms, "
+        f"total {sum(pauses) * 1000:.0f} ms; server collections of 20 ms or more (its log): "
+        f"{len(stats.server_gc)}, max {max(stats.server_gc, default=0.0):.0f} ms"
     )
     print(
         f"event-loop threads ready but waiting for a CPU (run queue): server "
