@@ -79,16 +79,23 @@ class Connection:
         self.relay_id: str | None = None
         self.relayed_spectator = False  # the owner's welcome gave it no seat
         self.closing = False
+        # The seat found for (the table's record, the player): see ``seat``.
+        self._seat_of: tuple[object, str | None, int | None] = (None, None, None)
         self._closed: asyncio.Future[None] = loop.create_future()
         self._closer: asyncio.Task[None] | None = None
         self._sender = loop.create_task(self._send_loop())
 
     @property
     def seat(self) -> int | None:
-        """The seat this client plays (looked up each time: seats move in the lobby)."""
-        if self.table is None or self.player_id is None:
+        """The seat this client plays (seats move in the lobby: looked up again whenever the
+        table's record, an immutable value, was replaced; the hub asks several times a frame)."""
+        table = self.table
+        if table is None or self.player_id is None:
             return None
-        return self.table.seat_of(self.player_id)
+        record = table.record
+        if self._seat_of[0] is not record or self._seat_of[1] != self.player_id:
+            self._seat_of = (record, self.player_id, table.seat_of(self.player_id))
+        return self._seat_of[2]
 
     async def receive(self) -> str | bytes | None:
         """The client's next frame, or None once the client left or this connection closed
