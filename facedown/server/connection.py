@@ -81,7 +81,7 @@ class Connection:
         self.closing = False
         # The seat found for (the table's record, the player): see ``seat``.
         self._seat_of: tuple[object, str | None, int | None] = (None, None, None)
-        self._closed: asyncio.Future[None] = loop.create_future()
+        self._reading: asyncio.Future[Any] | None = None  # the read under way, if any
         self._closer: asyncio.Task[None] | None = None
         self._sender = loop.create_task(self._send_loop())
 
@@ -103,16 +103,20 @@ class Connection:
         A caller bounds the wait with ``asyncio.timeout``: the pending read is cancelled."""
         if self.closing:
             return None
-        reading = asyncio.ensure_future(self.websocket.receive())
-        either: set[asyncio.Future[Any]] = {reading, self._closed}
+        # The read is a task that close() cancels (cheaper than waiting on it and a second
+        # future each frame); a cancellation of the caller (its timeout) is passed on.
+        self._reading = reading = asyncio.ensure_future(self.websocket.receive())
         try:
-            done, _ = await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            message = await reading
+        except asyncio.CancelledError:
+            caller = asyncio.current_task()
+            if self.closing and reading.cancelled() and not (caller and caller.cancelling()):
+                return None
+            raise
         finally:
+            self._reading = None
             if not reading.done():
                 reading.cancel()
-        if reading not in done:
-            return None
-        message = reading.result()
         if self.closing or message["type"] == "websocket.disconnect":
             return None
         text: str | None = message.get("text")
@@ -139,7 +143,8 @@ class Connection:
         if self.closing:
             return
         self.closing = True
-        self._closed.set_result(None)
+        if self._reading is not None:
+            self._reading.cancel()  # the handler waiting for a frame returns None
         self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
