@@ -49,13 +49,16 @@ def start_server(
     extra: Sequence[str] = (),
     secret: str | None = None,
     env: Mapping[str, str] | None = None,
+    cpus: set[int] | None = None,
+    wrapper: Sequence[str] = (),
 ) -> Server:
     """``facedown serve`` on ``HOST:port`` with its data in ``data``; ``extra`` are more
     arguments (``--test-hooks``, ``--bot-delay``); ``secret`` signs the session tokens (pass
     the same one to a restarted server, or every token is refused); ``env`` adds variables
-    (``FACEDOWN_CRASH_AT``)."""
+    (``FACEDOWN_CRASH_AT``); ``cpus`` pins the server (and every thread it starts) to those
+    cores."""
     env = {**os.environ, "FACEDOWN_SECRET": secret or secrets.token_hex(32), **(env or {})}
-    command = [sys.executable]
+    command = [*wrapper, sys.executable]
     if profile is not None:
         command += ["-m", "cProfile", "-o", str(profile)]
     command += ["-m", "facedown", "serve", "--host", HOST, "--port", str(port), "--data", str(data)]
@@ -63,7 +66,13 @@ def start_server(
     log = data / "server.log"
     with log.open("ab") as out:
         proc = subprocess.Popen(
-            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            # In the child before it runs Python: its threads inherit the affinity.
+            preexec_fn=None if cpus is None else lambda: os.sched_setaffinity(0, cpus),
         )
     return Server(proc, f"http://{HOST}:{port}", f"ws://{HOST}:{port}/ws", log)
 
@@ -83,10 +92,12 @@ def stop_server(server: Server, grace: float, profiled: bool = False) -> None:
             server.proc.wait(10)
 
 
-async def wait_healthy(server: Server, http: httpx.AsyncClient) -> None:
-    """Poll the health check until it answers, the server exits, or HEALTHY_WITHIN passes."""
+async def wait_healthy(
+    server: Server, http: httpx.AsyncClient, within: float = HEALTHY_WITHIN
+) -> None:
+    """Poll the health check until it answers, the server exits, or ``within`` seconds pass."""
     with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(HEALTHY_WITHIN):
+        async with asyncio.timeout(within):
             while server.proc.poll() is None:
                 with contextlib.suppress(httpx.HTTPError):
                     if (await http.get(f"{server.url}/api/health")).status_code == 200:

@@ -176,7 +176,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .server.context import TableConfig
     from .server.logs import log_config
     from .server.ownership import Rebalance
-    from .server.serving import max_connections, uvicorn_config
+    from .server.serving import log_slow_collections, max_connections, uvicorn_config
     from .server.settings import ServerSettings
     from .store.base import StoreError
     from .store.database import check_database
@@ -245,6 +245,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # at once (latency tail); almost everything here is freed by reference counting anyway.
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
+    log_slow_collections()  # the collections that still stall every table are in the log
     where = "a process of a cluster" if settings.redis_url else "one process"
     print(
         f"Facedown: http://{args.host}:{args.port}/ (data in {settings.data_dir}; "

@@ -30,8 +30,19 @@ Names = tuple[str | None, ...]  # card names by place; None: no card there
 _NO_KNOWLEDGE: Mapping[str, str] = {}  # shared, never changed (typed read-only)
 
 
+# Types whose JSON form is the value itself (exact types: a str enum or an int enum goes the
+# long way, bool before int there).  The server renders every frame through here: the common
+# cases are looked up by type, not found by a chain of isinstance calls.
+_AS_IS = frozenset({type(None), bool, int, float, str})
+
+
 def to_plain(value: Any) -> Any:
     """The JSON form of an observer value (dataclasses, actions, enums, tuples, mappings)."""
+    kind = type(value)
+    if kind in _AS_IS:
+        return value
+    if kind is tuple or kind is list:
+        return [item if type(item) in _AS_IS else to_plain(item) for item in value]
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, Action):  # a NamedTuple: before the tuples
@@ -65,7 +76,7 @@ def _dataclass_json(value: Any) -> dict[str, Any]:
         item = getattr(value, name)
         if omit_empty and (item is None or item == ()):
             continue
-        out[name] = to_plain(item)
+        out[name] = item if type(item) in _AS_IS else to_plain(item)
     return out
 
 

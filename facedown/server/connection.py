@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.websockets import WebSocket
 
+from .protocol import encode
 from .table import Table
 
 if TYPE_CHECKING:
@@ -79,16 +79,23 @@ class Connection:
         self.relay_id: str | None = None
         self.relayed_spectator = False  # the owner's welcome gave it no seat
         self.closing = False
-        self._closed: asyncio.Future[None] = loop.create_future()
+        # The seat found for (the table's record, the player): see ``seat``.
+        self._seat_of: tuple[object, str | None, int | None] = (None, None, None)
+        self._reading: asyncio.Future[Any] | None = None  # the read under way, if any
         self._closer: asyncio.Task[None] | None = None
         self._sender = loop.create_task(self._send_loop())
 
     @property
     def seat(self) -> int | None:
-        """The seat this client plays (looked up each time: seats move in the lobby)."""
-        if self.table is None or self.player_id is None:
+        """The seat this client plays (seats move in the lobby: looked up again whenever the
+        table's record, an immutable value, was replaced; the hub asks several times a frame)."""
+        table = self.table
+        if table is None or self.player_id is None:
             return None
-        return self.table.seat_of(self.player_id)
+        record = table.record
+        if self._seat_of[0] is not record or self._seat_of[1] != self.player_id:
+            self._seat_of = (record, self.player_id, table.seat_of(self.player_id))
+        return self._seat_of[2]
 
     async def receive(self) -> str | bytes | None:
         """The client's next frame, or None once the client left or this connection closed
@@ -96,16 +103,20 @@ class Connection:
         A caller bounds the wait with ``asyncio.timeout``: the pending read is cancelled."""
         if self.closing:
             return None
-        reading = asyncio.ensure_future(self.websocket.receive())
-        either: set[asyncio.Future[Any]] = {reading, self._closed}
+        # The read is a task that close() cancels (cheaper than waiting on it and a second
+        # future each frame); a cancellation of the caller (its timeout) is passed on.
+        self._reading = reading = asyncio.ensure_future(self.websocket.receive())
         try:
-            done, _ = await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            message = await reading
+        except asyncio.CancelledError:
+            caller = asyncio.current_task()
+            if self.closing and reading.cancelled() and not (caller and caller.cancelling()):
+                return None
+            raise
         finally:
+            self._reading = None
             if not reading.done():
                 reading.cancel()
-        if reading not in done:
-            return None
-        message = reading.result()
         if self.closing or message["type"] == "websocket.disconnect":
             return None
         text: str | None = message.get("text")
@@ -132,7 +143,8 @@ class Connection:
         if self.closing:
             return
         self.closing = True
-        self._closed.set_result(None)
+        if self._reading is not None:
+            self._reading.cancel()  # the handler waiting for a frame returns None
         self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
@@ -151,7 +163,7 @@ class Connection:
             message = await self.queue.get()
             if message is None:
                 return
-            await self.websocket.send_text(json.dumps(message, separators=(",", ":")))
+            await self.websocket.send_text(encode(message))
 
     async def finish(self) -> None:
         """The client is gone or closed: end the close under way, then stop sending."""

@@ -10,8 +10,10 @@ every one that follows a change of the table carries the table's sequence number
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from ..engine import Reveal, SeenEvent, View
@@ -148,6 +150,13 @@ def parse_client_message(raw: str | bytes) -> Any:
 
 
 # ---------------------------------------------------------------- server messages
+
+
+def encode(message: Mapping[str, Any]) -> str:
+    """A server message's frame text: compact JSON, UTF-8 as it is (orjson, in C: the server
+    encodes several frames for every action).  Keys that are not strings are written as strings,
+    as json.dumps does; NaN and infinity, which are not JSON, become null."""
+    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ but keeps it open).
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import resource
 import time
@@ -157,6 +158,33 @@ def quiet_floods(interval: float) -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, OncePerInterval) for f in logger.filters):
             logger.addFilter(OncePerInterval(interval))
+
+
+GC_LOG = logging.getLogger("facedown.gc")
+GC_SLOW = 0.02  # seconds: a cyclic collection this long or longer is logged
+
+
+def log_slow_collections(slow: float = GC_SLOW) -> Callable[[str, dict[str, int]], None]:
+    """Log every cyclic garbage collection that takes ``slow`` seconds or more (it stalls every
+    table of the process at once: a latency tail); returns the callback it installed."""
+    started = [0.0]
+
+    def callback(phase: str, info: dict[str, int]) -> None:
+        now = time.perf_counter()
+        if phase == "start":
+            started[0] = now
+            return
+        took = now - started[0]
+        if took >= slow:
+            GC_LOG.warning(
+                "a garbage collection of generation %d took %.0f ms (%d objects collected)",
+                info.get("generation", -1),
+                took * 1000,
+                info.get("collected", 0),
+            )
+
+    gc.callbacks.append(callback)
+    return callback
 
 
 def uvicorn_config(app: Any, settings: ServerSettings, **options: Any) -> uvicorn.Config:

@@ -31,10 +31,11 @@ def check_table(record: TableRecord) -> None:
     json_text(record.settings, "settings")
 
 
-def check_entry(entry: LogEntry) -> None:
+def check_entry(entry: LogEntry) -> str:
+    """Refuse a bad entry; its payload's JSON text (a store may write it as it is)."""
     if not 1 <= entry.seq <= SEQ_MAX:
         raise StoreError(f"seq {entry.seq} is out of range (1 to {SEQ_MAX})")
-    json_text(entry.payload, f"the payload of entry {entry.seq}")
+    return json_text(entry.payload, f"the payload of entry {entry.seq}")
 
 
 def check_floor(player_id: str, valid_from: int) -> None:

@@ -169,6 +169,9 @@ def describe(error: BaseException, url: URL) -> StoreError:
         cannot_connect = error.connection_invalidated or sqlstate.startswith(_CONNECT_SQLSTATES)
         if "unable to open database file" in detail:
             cannot_connect = True
+    elif isinstance(error, sqlite3.Error):  # a statement run on the driver itself (the writer)
+        detail = str(error).strip() or type(error).__name__
+        cannot_connect = "unable to open database file" in detail
     else:
         detail = str(error).strip() or type(error).__name__
         cannot_connect = isinstance(error, OSError | TimeoutError)
@@ -184,5 +187,5 @@ def database_errors(url: URL) -> Iterator[None]:
         yield
     except StoreError:
         raise
-    except (SQLAlchemyError, OSError, TimeoutError) as e:
+    except (SQLAlchemyError, sqlite3.Error, OSError, TimeoutError) as e:
         raise describe(e, url) from e

@@ -8,6 +8,7 @@ returns only once committed.  Reads go through the ORM for typed rows.
 from __future__ import annotations
 
 import secrets
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -168,7 +169,17 @@ class SqlStore(RankedSql):
         await self._write(_fenced(lease, partial(_update_table, record=record)))
 
     async def append(self, table_id: str, entry: LogEntry, *, lease: Lease | None = None) -> None:
-        check_entry(entry)
+        payload = check_entry(entry)
+        if lease is None and self._writer is not None:  # SQLite's hot path: the driver's own
+            write = partial(
+                _sqlite_append,
+                table_id=table_id,
+                entry=entry,
+                payload=payload,
+                hook=self._before_commit,
+            )
+            await self._write(write)
+            return
         if lease is not None and self._writer is None:  # PostgreSQL: one round trip
             fenced = partial(
                 _fenced_append,
@@ -185,8 +196,18 @@ class SqlStore(RankedSql):
     async def append_and_update(
         self, record: TableRecord, entry: LogEntry, *, lease: Lease | None = None
     ) -> None:
-        check_entry(entry)
+        payload = check_entry(entry)
         check_table(record)
+        if lease is None and self._writer is not None:  # SQLite: the append on the driver
+            sqlite_write = partial(
+                _sqlite_append_and_update,
+                record=record,
+                entry=entry,
+                payload=payload,
+                hook=self._before_commit,
+            )
+            await self._write(sqlite_write)
+            return
         write = partial(_append_and_update, record=record, entry=entry, hook=self._before_commit)
         await self._write(_fenced(lease, write))
 
@@ -493,14 +514,50 @@ def _create_table(connection: Connection, record: TableRecord) -> None:
     _insert_seats(connection, record)
 
 
+_MUTABLE = (
+    "preset",
+    "rules",
+    "seed",
+    "host_id",
+    "settings",
+    "status",
+    "deadline",
+    "deadline_kind",
+    "updated_at",
+    "damage",
+)
+_COLUMNS = TableRow.__table__.c
+# Built once (bound parameters, one cached compile): a table's record changes at every start and
+# end of a match, and a statement built anew costs more in SQLAlchemy than in the database.
+_UPDATE_TABLE = (
+    update(TableRow)
+    .where(TableRow.id == bindparam("record_id"))
+    .values(
+        {name: bindparam(f"new_{name}", type_=TableRow.__table__.c[name].type) for name in _MUTABLE}
+    )
+)
+_SEATS_OF = (
+    select(SeatRow.seat, SeatRow.kind, SeatRow.name, SeatRow.player_id, SeatRow.bot_level)
+    .where(SeatRow.table_id == bindparam("record_id"))
+    .order_by(SeatRow.seat)
+)
+_DELETE_SEATS = delete(SeatRow).where(SeatRow.table_id == bindparam("record_id"))
+
+
 def _update_table(connection: Connection, record: TableRecord) -> None:
     # Write first: the UPDATE takes SQLite's write lock and tells whether the table exists.
+    fields = _mutable_fields(record)
     result = connection.execute(
-        update(TableRow).where(TableRow.id == record.id).values(**_mutable_fields(record))
+        _UPDATE_TABLE, {"record_id": record.id, **{f"new_{k}": v for k, v in fields.items()}}
     )
     if result.rowcount == 0:
         raise StoreError(f"no table {record.id!r}")
-    connection.execute(delete(SeatRow).where(SeatRow.table_id == record.id))
+    # Most updates leave the seats as they were (a status, a deadline): then they stay.
+    seats = sorted((s.seat, s.kind, s.name, s.player_id, s.bot_level) for s in record.seats)
+    held = [tuple(row) for row in connection.execute(_SEATS_OF, {"record_id": record.id})]
+    if held == seats:
+        return
+    connection.execute(_DELETE_SEATS, {"record_id": record.id})
     _insert_seats(connection, record)
 
 
@@ -639,12 +696,51 @@ def _append(
     hook(table_id, entry.seq)
 
 
+# The append on SQLite, as the driver's own statement in the writer's transaction: SQLAlchemy's
+# statement cache, bind processing and result objects cost more than SQLite's own work there.
+# The payload is the JSON text the entry was checked with (json.dumps, as the JSON column writes).
+_SQLITE_INSERT_LOG = (
+    "INSERT INTO table_log (table_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)"
+)
+
+
+def _sqlite_append(
+    connection: Connection,
+    table_id: str,
+    entry: LogEntry,
+    payload: str,
+    hook: BeforeCommit = _nothing,
+) -> None:
+    driver = cast(sqlite3.Connection, connection.connection.driver_connection)
+    row = (table_id, entry.seq, entry.kind, payload, entry.created_at)
+    try:
+        driver.execute(_SQLITE_INSERT_LOG, row)
+    except sqlite3.IntegrityError as e:
+        name = getattr(e, "sqlite_errorname", None)
+        if name in ("SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"):
+            taken = f"table {table_id!r} already has log entry {entry.seq}"
+            raise SequenceConflict(taken) from None
+        if name == "SQLITE_CONSTRAINT_FOREIGNKEY":
+            raise StoreError(f"no table {table_id!r}") from None
+        raise
+    hook(table_id, entry.seq)
+
+
 def _append_and_update(
     connection: Connection, record: TableRecord, entry: LogEntry, hook: BeforeCommit
 ) -> None:
     # The append first: it refuses (taken seq, no table) before anything has changed, as the
     # group commit requires; once it is in, the table exists and the update cannot refuse.
     _append(connection, record.id, entry)
+    _update_table(connection, record)
+    hook(record.id, entry.seq)
+
+
+def _sqlite_append_and_update(
+    connection: Connection, record: TableRecord, entry: LogEntry, payload: str, hook: BeforeCommit
+) -> None:
+    # As _append_and_update: the append (which may refuse) first, the update after it.
+    _sqlite_append(connection, record.id, entry, payload)
     _update_table(connection, record)
     hook(record.id, entry.seq)
 

@@ -17,8 +17,10 @@ a transaction of its own, so only the write at fault fails.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import queue
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy.engine import Connection, Engine
 
@@ -33,14 +35,22 @@ MAX_BATCH = 256  # writes per transaction: bounds how long one commit holds the 
 
 
 class GroupCommit:
-    """The single writer of one SQLite database (see the module docstring)."""
+    """The single writer of one SQLite database (see the module docstring).
+
+    The writer thread takes the writes from a plain queue itself and hands each batch's outcomes
+    back to the event loop in one call: a write costs the loop a future and a put, not a task
+    switch, an executor job and a future chained to it."""
 
     def __init__(self, engine: Engine, marks: CommitMarks | None = None) -> None:
         self._engine = engine
         self._marks = marks  # counts each transaction (store/commits.py)
-        self._queue: asyncio.Queue[_Queued | None] = asyncio.Queue()
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="facedown-sqlite-writer")
-        self._task: asyncio.Task[None] | None = None
+        self._queue: queue.SimpleQueue[_Queued | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopped: asyncio.Future[None] | None = None
+        # The writer thread's connection, kept from one batch to the next (a pool checkout and
+        # its reset cost more than a small batch); dropped after a failed transaction.
+        self._connection: Connection | None = None
 
     async def run(self, write: Write) -> None:
         """Run ``write`` in the next transaction; return once it is committed, or raise its error.
@@ -48,48 +58,65 @@ class GroupCommit:
         A caller cancelled before its batch starts has its write dropped; one cancelled later
         cannot know whether the write was committed (as with any cancelled commit).
         """
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((write, future))
-        if self._task is None:
-            self._task = asyncio.create_task(self._serve(), name="facedown-sqlite-writer")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        if self._thread is None:
+            self._start(loop)
+        self._queue.put((write, future))
         await future
+
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._stopped = loop.create_future()
+        self._thread = threading.Thread(
+            target=self._serve, name="facedown-sqlite-writer", daemon=True
+        )
+        self._thread.start()
 
     async def close(self) -> None:
         """Commit what is queued, then stop the writer and close its connection."""
-        if self._task is not None:
-            self._queue.put_nowait(None)
-            await self._task
-            self._task = None
-        self._thread.shutdown(wait=True)
+        if self._thread is not None and self._stopped is not None:
+            self._queue.put(None)
+            await self._stopped
+            self._thread.join()
+            self._thread = None
         self._engine.dispose()
         if self._marks is not None:
             self._marks.close()
 
-    async def _serve(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            first = await self._queue.get()
-            if first is None:
-                return
-            batch = [first]
-            while len(batch) < MAX_BATCH and not self._queue.empty():
-                queued = self._queue.get_nowait()
-                if queued is None:  # close() was called: finish this batch, then stop
-                    self._queue.put_nowait(None)
-                    break
-                batch.append(queued)
-            batch = [(write, future) for write, future in batch if not future.cancelled()]
-            if not batch:
-                continue
-            writes = [write for write, _ in batch]
-            outcomes = await loop.run_in_executor(self._thread, self._commit, writes)
-            for (_, future), outcome in zip(batch, outcomes, strict=True):
-                if future.done():
-                    continue
-                if outcome is None:
-                    future.set_result(None)
-                else:
-                    future.set_exception(outcome)
+    def _serve(self) -> None:
+        """The writer thread: batch after batch until close() queues its None."""
+        try:
+            stop = False
+            while not stop:
+                first = self._queue.get()
+                if first is None:
+                    return
+                batch = [first]
+                while len(batch) < MAX_BATCH:
+                    try:
+                        queued = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if queued is None:  # close() was called: finish this batch, then stop
+                        stop = True
+                        break
+                    batch.append(queued)
+                # A benign race: a caller cancelled from now on cannot know (see run()).
+                batch = [(write, future) for write, future in batch if not future.cancelled()]
+                if batch:
+                    outcomes = self._commit([write for write, _ in batch])
+                    self._hand_back(_settle, batch, outcomes)
+        finally:
+            self._drop()
+            if self._stopped is not None:
+                self._hand_back(_finished, self._stopped)
+
+    def _hand_back(self, callback: Callable[..., None], *args: object) -> None:
+        """Run ``callback(*args)`` on the event loop (not at all once the loop is closed)."""
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(callback, *args)
 
     def _commit(self, writes: list[Write]) -> list[Outcome]:
         """In the writer thread: one transaction for all, or one each if that fails."""
@@ -107,19 +134,48 @@ class GroupCommit:
             return error
         return outcome
 
+    def _drop(self) -> None:
+        """In the writer thread: close its connection (a new one is opened when needed)."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
+
     def _transaction(self, writes: list[Write]) -> list[Outcome]:
         outcomes: list[Outcome] = []
         count = None
-        with self._engine.begin() as connection:
-            for write in writes:
-                try:
-                    write(connection)
-                except StoreError as refused:
-                    outcomes.append(refused)
-                else:
-                    outcomes.append(None)
-            if self._marks is not None:
-                count = self._marks.count(connection)
+        if self._connection is None:
+            self._connection = self._engine.connect()
+        connection = self._connection
+        try:
+            with connection.begin():
+                for write in writes:
+                    try:
+                        write(connection)
+                    except StoreError as refused:
+                        outcomes.append(refused)
+                    else:
+                        outcomes.append(None)
+                if self._marks is not None:
+                    count = self._marks.count(connection)
+        except BaseException:
+            self._drop()  # rolled back; whatever went wrong, the next batch starts afresh
+            raise
         if self._marks is not None:
             self._marks.committed(count)  # only once the commit has returned
         return outcomes
+
+
+def _settle(batch: list[_Queued], outcomes: list[Outcome]) -> None:
+    """On the event loop: each caller of a committed batch gets its outcome."""
+    for (_, future), outcome in zip(batch, outcomes, strict=True):
+        if future.done():
+            continue
+        if outcome is None:
+            future.set_result(None)
+        else:
+            future.set_exception(outcome)
+
+
+def _finished(stopped: asyncio.Future[None]) -> None:
+    if not stopped.done():
+        stopped.set_result(None)
