@@ -243,9 +243,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print("Facedown: test hooks are on: tables may be dealt as their creator says", flush=True)
     # Fewer, later cyclic-GC passes: a full pass over hundreds of live tables stalls every table
     # at once (latency tail); almost everything here is freed by reference counting anyway.
+    thresholds = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
-    log_slow_collections()  # the collections that still stall every table are in the log
+    slow = log_slow_collections()  # the collections that still stall every table are in the log
     where = "a process of a cluster" if settings.redis_url else "one process"
     print(
         f"Facedown: http://{args.host}:{args.port}/ (data in {settings.data_dir}; "
@@ -261,7 +262,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         log_config=log_config(args.log_format, args.log_level),
         log_level=args.log_level,
     )
-    uvicorn.Server(config).run()
+    try:
+        uvicorn.Server(config).run()
+    finally:  # as it was (serve called in a process that goes on: a test, an embedding)
+        gc.callbacks.remove(slow)
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
     return 0
 
 

@@ -118,7 +118,9 @@ def test_serve_bot_delay_reaches_the_tables(
     monkeypatch.setattr(uvicorn, "Server", NoServer)
     monkeypatch.setattr(gc, "freeze", lambda: None)  # the test process keeps its own GC
     monkeypatch.setattr(gc, "set_threshold", lambda *a: None)
+    callbacks = list(gc.callbacks)
     assert main(["serve", "--data", str(tmp_path), "--bot-delay", "0.05"]) == 0
+    assert gc.callbacks == callbacks  # serve's slow-collection log goes when serve returns
     assert main(["serve", "--data", str(tmp_path)]) == 0
     assert [s.table.bot_delay for s in made] == [0.05, TableConfig().bot_delay]
     rebalance = ["--rebalance", "all", "--rebalance-every", "30", "--rebalance-margin", "4"]
