@@ -67,6 +67,20 @@ def table_info(http: httpx.Client, code: str) -> dict[str, Any]:
     return info
 
 
+def matched_three(ann: httpx.Client, bob: httpx.Client, cy: httpx.Client) -> dict[str, Any]:
+    """Ann, Bob and Cyd queue for 3-player kivo: each one's match status, by name."""
+    for http in (ann, bob, cy):
+        queue(http, "kivo", 3)
+    return {name: matched(http) for name, http in [("Ann", ann), ("Bob", bob), ("Cyd", cy)]}
+
+
+async def until_forfeited(http: httpx.Client, code: str, seat: int) -> None:
+    end = time.monotonic() + 10 * GRACE
+    while seat not in table_info(http, code)["settings"].get("forfeits", []):
+        assert time.monotonic() < end, "Cyd never forfeited"
+        await asyncio.sleep(0.05)
+
+
 def test_a_player_gone_past_the_grace_period_forfeits_and_is_ranked_last(
     server: RunningServer, store: MemoryStore
 ) -> None:
@@ -75,9 +89,7 @@ def test_a_player_gone_past_the_grace_period_forfeits_and_is_ranked_last(
         account(server, "Bob") as bob,
         account(server, "Cyd") as cy,
     ):
-        for http in (ann, bob, cy):
-            queue(http, "kivo", 3)
-        status = {name: matched(http) for name, http in [("Ann", ann), ("Bob", bob), ("Cyd", cy)]}
+        status = matched_three(ann, bob, cy)
         code = status["Ann"]["code"]
         cy_seat = status["Cyd"]["seat"]
 
@@ -90,10 +102,7 @@ def test_a_player_gone_past_the_grace_period_forfeits_and_is_ranked_last(
                     stayers.append(c)
                 async with client(server) as leaver:  # Cyd looks in, and is gone
                     await leaver.hello(code, status["Cyd"]["token"])
-                end = time.monotonic() + 10 * GRACE
-                while cy_seat not in table_info(ann, code)["settings"].get("forfeits", []):
-                    assert time.monotonic() < end, "Cyd never forfeited"
-                    await asyncio.sleep(0.05)
+                await until_forfeited(ann, code, cy_seat)
                 info = table_info(ann, code)
                 assert info["seats"][cy_seat]["bot_standin"] is True
                 assert info["settings"]["forfeits"] == [cy_seat]
@@ -134,9 +143,7 @@ def test_a_forfeit_survives_a_restart_and_still_ranks_the_forfeiter_last(tmp_pat
         account(server, "Bob") as bob,
         account(server, "Cyd") as cy,
     ):
-        for http in (ann, bob, cy):
-            queue(http, "kivo", 3)
-        status = {name: matched(http) for name, http in [("Ann", ann), ("Bob", bob), ("Cyd", cy)]}
+        status = matched_three(ann, bob, cy)
         code = status["Ann"]["code"]
         cy_seat = status["Cyd"]["seat"]
 
@@ -146,10 +153,7 @@ def test_a_forfeit_survives_a_restart_and_still_ranks_the_forfeiter_last(tmp_pat
                 await b.hello(code, status["Bob"]["token"])
                 async with client(server) as leaver:  # Cyd looks in, and is gone
                     await leaver.hello(code, status["Cyd"]["token"])
-                end = time.monotonic() + 10 * GRACE
-                while cy_seat not in table_info(ann, code)["settings"].get("forfeits", []):
-                    assert time.monotonic() < end, "Cyd never forfeited"
-                    await asyncio.sleep(0.05)
+                await until_forfeited(ann, code, cy_seat)
 
         asyncio.run(asyncio.wait_for(first_part(), 60))
         cookies = ann.cookies

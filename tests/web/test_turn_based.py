@@ -54,6 +54,30 @@ def _wait(page: Page, condition: str) -> None:
     page.wait_for_function(f"() => {{ const c = window.__facedown; return !!c && ({condition}); }}")
 
 
+def ann_at_a_turn_based_table(
+    context: BrowserContext, server: RunningServer, **extra: Any
+) -> dict[str, Any]:
+    """Ann signs up in this browser and opens a turn-based kivo table against a bot, dealt
+    ``DEAL``, not started yet; the table as created (its code, Ann's token)."""
+    signup = {"name": "Ann", "password": PASSWORD, "guest_tokens": []}
+    r = context.request.post(f"{server.url}/api/account/signup", data=signup)
+    assert r.status == 201, r.text()
+    body = {
+        "preset": "kivo",
+        "seats": 2,
+        "name": "Ann",
+        "options": {"rounds": 1},
+        "bots": ["random"],
+        "mode": "turn_based",
+        "deal": DEAL,
+        **extra,
+    }
+    r = context.request.post(f"{server.url}/api/tables", data=body)
+    assert r.status == 200, r.text()
+    created: dict[str, Any] = r.json()
+    return created
+
+
 def test_a_turn_based_move_on_two_devices_and_recollection(
     browser: Browser, server: RunningServer, shots: Shots
 ) -> None:
@@ -62,22 +86,7 @@ def test_a_turn_based_move_on_two_devices_and_recollection(
     contexts: list[BrowserContext] = [laptop_ctx, phone_ctx]
     try:
         # On the laptop, Ann has an account and opens a turn-based table against a bot.
-        signup = {"name": "Ann", "password": PASSWORD, "guest_tokens": []}
-        r = laptop_ctx.request.post(f"{server.url}/api/account/signup", data=signup)
-        assert r.status == 201, r.text()
-        body = {
-            "preset": "kivo",
-            "seats": 2,
-            "name": "Ann",
-            "options": {"rounds": 1},
-            "bots": ["random"],
-            "mode": "turn_based",
-            "seed": 7,
-            "deal": DEAL,
-        }
-        r = laptop_ctx.request.post(f"{server.url}/api/tables", data=body)
-        assert r.status == 200, r.text()
-        code = r.json()["code"]
+        code = ann_at_a_turn_based_table(laptop_ctx, server, seed=7)["code"]
         laptop.goto(f"{server.url}/t/{code}")  # the account's seat, found by the page
         laptop.get_by_test_id("start").click()
         expect(laptop.get_by_test_id("game")).to_be_visible()
@@ -186,21 +195,8 @@ def test_a_game_that_starts_waiting_in_a_hidden_tab_is_announced(
         context.grant_permissions(["notifications"], origin=server.url)
         page.add_init_script(HIDDEN_TAB_AND_NOTICES)
         page.clock.install()
-        signup = {"name": "Ann", "password": PASSWORD, "guest_tokens": []}
-        r = context.request.post(f"{server.url}/api/account/signup", data=signup)
-        assert r.status == 201, r.text()
-        body = {
-            "preset": "kivo",
-            "seats": 2,
-            "name": "Ann",
-            "options": {"rounds": 1},
-            "bots": ["random"],
-            "mode": "turn_based",
-            "deal": DEAL,
-        }
-        r = context.request.post(f"{server.url}/api/tables", data=body)
-        assert r.status == 200, r.text()
-        code, token = r.json()["code"], r.json()["token"]
+        created = ann_at_a_turn_based_table(context, server)
+        code, token = created["code"], created["token"]
 
         page.goto(f"{server.url}/games")
         game = page.get_by_test_id(f"game-{code}")
