@@ -332,11 +332,19 @@ class Lobby:
         """This process no longer owns the table (its lease was lost): stop serving it here.
         Its clients are told to reconnect; wherever they land, the new owner serves them."""
         self.ownership.forget(table_id)
-        table = self.tables.pop(table_id, None)
+        table = self.tables.get(table_id)
         if table is None:
             return
+        await self._stop_serving(table)
+        self._send_away(table_id)
+
+    async def _stop_serving(self, table: Table) -> None:
+        self.tables.pop(table.record.id, None)
         self._by_code.pop(table.record.code.upper(), None)
         await table.close()
+
+    def _send_away(self, table_id: str) -> None:
+        """The table's clients here are told to reconnect: the new owner serves them."""
         for subscriber in self.hub.subscribers(table_id):
             subscriber.close(MOVED, "the table moved to another server: reconnect")
 
@@ -386,16 +394,13 @@ class Lobby:
                 if not connected and self.hub.subscribers(table.id):
                     return False
                 self._handed[table.id] = time.monotonic()
-                self.tables.pop(table.id, None)
-                self._by_code.pop(table.record.code.upper(), None)
-                await table.close()
+                await self._stop_serving(table)
                 try:
                     await self.ownership.release(table.id)
                 except StoreError as e:  # not renewed: it is takeable once it runs out
                     log.warning("cluster: the lease of table %s was not let go: %s", table.id, e)
         self.ctx.metrics.handovers.inc()
-        for subscriber in self.hub.subscribers(table.id):
-            subscriber.close(MOVED, "the table moved to another server: reconnect")
+        self._send_away(table.id)
         return True
 
     @property

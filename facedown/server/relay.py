@@ -25,7 +25,7 @@ from ..store.base import StoreError
 from . import protocol as P
 from .cluster import ClusterDown, Item, Node
 from .context import TableError
-from .hub import SPECTATORS, LocalHub, Subscriber
+from .hub import SPECTATORS, LocalHub
 from .lobby import MOVED, Elsewhere
 
 if TYPE_CHECKING:
@@ -269,8 +269,3 @@ class ClusterHub(LocalHub):
         if self.node is not None:
             for (node, audience), conns in remote.items():
                 self.node.send(node, {"op": "send", "conns": conns, "msg": messages[audience]})
-
-
-def remote_subscribers(hub: LocalHub, table_id: str) -> list[Subscriber]:
-    """The subscribers of a table served by other processes (tests, metrics)."""
-    return [s for s in hub.subscribers(table_id) if isinstance(s, RemoteConnection)]
