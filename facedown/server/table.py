@@ -29,7 +29,7 @@ from ..engine import (
     observe,
 )
 from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
-from ..store.base import Lease, LogEntry, TableRecord, TableStatus
+from ..store.base import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
 from . import ranked_mode, seating
 from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS
@@ -57,6 +57,7 @@ class Table:
         # it (None: the only process, no fence).
         self.lease = lease
         self.on_lost: Callable[[], Awaitable[None]] | None = None  # set by the lobby
+        self._losing: asyncio.Task[None] | None = None  # the drop after a refused write
         self.store = ctx.store
         self.hub = ctx.hub
         self.rules = Ruleset.from_json(record.rules)
@@ -214,8 +215,18 @@ class Table:
             self.publish_table()
 
     async def _save(self, record: TableRecord) -> None:
-        await self.store.update_table(record, lease=self.lease)
+        try:
+            await self.store.update_table(record, lease=self.lease)
+        except LeaseLost:
+            self._lost_later()
+            raise
         self.record = record
+
+    def _lost_later(self) -> None:
+        """A fenced write was refused, whatever asked for it (a player's frame, an HTTP call,
+        a timer): the table is dropped here once its caller lets go of it (:meth:`lost`)."""
+        if self._losing is None:
+            self._losing = asyncio.get_running_loop().create_task(self.lost())
 
     async def _log(
         self,
@@ -231,10 +242,15 @@ class Table:
         entry = LogEntry(self.seq + 1, kind, payload, self.now())
         if self.ctx.crash is not None:
             self.ctx.crash.arm(window, self.record.id, entry.seq)
-        if record is None:
-            await self.store.append(self.record.id, entry, lease=self.lease)
-        else:
-            await self.store.append_and_update(record, entry, lease=self.lease)
+        try:
+            if record is None:
+                await self.store.append(self.record.id, entry, lease=self.lease)
+            else:
+                await self.store.append_and_update(record, entry, lease=self.lease)
+        except LeaseLost:
+            self._lost_later()
+            raise
+        if record is not None:
             self.record = record
         self.last_write = entry.created_at
 
