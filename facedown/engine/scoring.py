@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import add
 
-from .cards import Deck
 from .results import (
     CALL_DOUBLED,
     CALL_PENALTY,
@@ -25,14 +24,9 @@ from .rules import Ruleset
 from .state import State
 
 
-def is_moon(deck: Deck, hand: Sequence[int]) -> bool:
-    """Two 12s and two 13s among the cards of a hand (by value)."""
-    values = [deck.values[c] for c in hand if c >= 0]
-    return _moon_values(values)
-
-
-def _moon_values(values: list[int]) -> bool:
-    return values.count(12) >= 2 and values.count(13) >= 2
+def _is_moon(values: list[int]) -> bool:
+    """Two 12s and two 13s among a hand's card values (13s are the rarer: counted first)."""
+    return values.count(13) >= 2 and values.count(12) >= 2
 
 
 def _score_caller(
@@ -135,8 +129,7 @@ def score_round(game: State, caller: int) -> RoundResult:
     for p, hand in enumerate(game.hands):
         held = list(map(value, hand))
         totals.append(sum(held))
-        # The moon (an empty place's 0 is neither a 12 nor a 13); 13s are the rarer.
-        if shoot and held.count(13) >= 2 and held.count(12) >= 2:
+        if shoot and _is_moon(held):  # an empty place's 0 is neither a 12 nor a 13
             moon.append(p)
     scores, new_totals, reasons, used = score_totals(
         rules, totals, caller, moon, game.totals, game.hundred_used
