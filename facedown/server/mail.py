@@ -10,16 +10,20 @@ checked against the system's authorities (``SSL_CERT_FILE`` names others).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from typing import Literal
+from typing import Any, Literal
 
 import aiosmtplib
+from aiosmtplib.protocol import SMTPProtocol
 
 log = logging.getLogger(__name__)
 
 SEND_TIMEOUT = 20.0  # seconds for one message, from connecting to the server's last answer
+CLOSE_TIMEOUT = 5.0  # seconds to wait, after a message, for its connection to be gone
 
 
 Security = Literal["auto", "starttls", "tls"]
@@ -39,6 +43,33 @@ class MailSettings:
     password: str | None = field(default=None, repr=False)
 
 
+class _Link(aiosmtplib.SMTP):
+    """aiosmtplib's client, and a way to wait until its connection is truly gone.
+
+    Its ``close`` only starts the closing (over TLS, a shutdown exchange with the server): a
+    loop that stops soon after (a server shutting down, ``asyncio.run``) would leave the
+    socket open.  ``gone`` waits for the connection's end when one was made."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._lost = asyncio.Event()
+        self._made = False
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self._made = True
+        super().close()
+
+    def _on_connection_lost(self, protocol: SMTPProtocol) -> None:
+        self._lost.set()
+        super()._on_connection_lost(protocol)
+
+    async def gone(self) -> None:
+        if self._made:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._lost.wait(), CLOSE_TIMEOUT)
+
+
 class Mailer:
     """Sends plain-text messages through the configured SMTP server."""
 
@@ -54,18 +85,19 @@ class Mailer:
         message["To"] = to
         message["Subject"] = subject
         message.set_content(body)
+        security = self.settings.security
+        link = _Link(
+            hostname=self.settings.host,
+            port=self.settings.port,
+            timeout=SEND_TIMEOUT,
+            use_tls=security == "tls",
+            start_tls={"auto": None, "starttls": True, "tls": False}[security],
+            username=self.settings.username,
+            password=self.settings.password if self.settings.username else None,
+        )
         try:
-            security = self.settings.security
-            await aiosmtplib.send(
-                message,
-                hostname=self.settings.host,
-                port=self.settings.port,
-                timeout=SEND_TIMEOUT,
-                use_tls=security == "tls",
-                start_tls={"auto": None, "starttls": True, "tls": False}[security],
-                username=self.settings.username,
-                password=self.settings.password if self.settings.username else None,
-            )
+            async with link:
+                await link.send_message(message)
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as e:
             self.failed += 1
             log.warning(
@@ -75,5 +107,7 @@ class Mailer:
                 e,
             )
             return False
+        finally:
+            await link.gone()
         self.sent += 1
         return True
