@@ -16,9 +16,9 @@ from functools import partial
 from typing import Any, cast
 
 from sqlalchemy import (
-    JSON,
     ColumnElement,
     Float,
+    Text,
     bindparam,
     case,
     delete,
@@ -185,12 +185,15 @@ class SqlStore(RankedSql):
                 _fenced_append,
                 table_id=table_id,
                 entry=entry,
+                payload=payload,
                 lease=lease,
                 hook=self._before_commit,
             )
             await self._write(fenced)
             return
-        write = partial(_append, table_id=table_id, entry=entry, hook=self._before_commit)
+        write = partial(
+            _append, table_id=table_id, entry=entry, payload=payload, hook=self._before_commit
+        )
         await self._write(_fenced(lease, write))
 
     async def append_and_update(
@@ -208,7 +211,13 @@ class SqlStore(RankedSql):
             )
             await self._write(sqlite_write)
             return
-        write = partial(_append_and_update, record=record, entry=entry, hook=self._before_commit)
+        write = partial(
+            _append_and_update,
+            record=record,
+            entry=entry,
+            payload=payload,
+            hook=self._before_commit,
+        )
         await self._write(_fenced(lease, write))
 
     # ------------------------------------------------------------------ leases
@@ -575,16 +584,24 @@ _CHECK_LEASE = (
 
 # A cluster's hot path on PostgreSQL: the fence check and the append in one statement (a
 # data-modifying WITH runs, and locks the lease's row, whether or not the INSERT finds a row).
+# The payload is bound as the JSON text check_entry made (a JSON column would encode the
+# entry again); PostgreSQL's json type keeps the text as given, so the rows are as before.
 _FENCED_APPEND = text(
     "WITH held AS (UPDATE leases SET fence = fence"
     " WHERE name = :lease_name AND owner = :lease_owner AND fence = :lease_fence RETURNING 1)"
     " INSERT INTO table_log (table_id, seq, kind, payload, created_at)"
-    " SELECT :table_id, :seq, :kind, :payload, :created_at WHERE EXISTS (SELECT 1 FROM held)"
-).bindparams(bindparam("payload", type_=JSON))
+    " SELECT :table_id, :seq, :kind, CAST(:payload AS JSON), :created_at"
+    " WHERE EXISTS (SELECT 1 FROM held)"
+).bindparams(bindparam("payload", type_=Text))
 
 
 def _fenced_append(
-    connection: Connection, table_id: str, entry: LogEntry, lease: Lease, hook: BeforeCommit
+    connection: Connection,
+    table_id: str,
+    entry: LogEntry,
+    payload: str,
+    lease: Lease,
+    hook: BeforeCommit,
 ) -> None:
     params = {
         "lease_name": lease.name,
@@ -593,7 +610,7 @@ def _fenced_append(
         "table_id": table_id,
         "seq": entry.seq,
         "kind": entry.kind,
-        "payload": entry.payload,
+        "payload": payload,
         "created_at": entry.created_at,
     }
     try:
@@ -668,12 +685,23 @@ def _take_lease(
         out.append(Lease(row[0], row[1], row[2], row[3]))
 
 
-_INSERT_LOG = insert(LogRow)  # built once: append is the hot path
+# The append on PostgreSQL, the payload as the JSON text check_entry made (as _FENCED_APPEND).
+_INSERT_LOG = text(
+    "INSERT INTO table_log (table_id, seq, kind, payload, created_at)"
+    " VALUES (:table_id, :seq, :kind, CAST(:payload AS JSON), :created_at)"
+).bindparams(bindparam("payload", type_=Text))
 
 
 def _append(
-    connection: Connection, table_id: str, entry: LogEntry, hook: BeforeCommit = _nothing
+    connection: Connection,
+    table_id: str,
+    entry: LogEntry,
+    payload: str,
+    hook: BeforeCommit = _nothing,
 ) -> None:
+    if connection.dialect.name == "sqlite":  # the writer's connection: the driver's own
+        _sqlite_append(connection, table_id, entry, payload, hook)
+        return
     try:
         connection.execute(
             _INSERT_LOG,
@@ -681,7 +709,7 @@ def _append(
                 "table_id": table_id,
                 "seq": entry.seq,
                 "kind": entry.kind,
-                "payload": entry.payload,
+                "payload": payload,
                 "created_at": entry.created_at,
             },
         )
@@ -727,11 +755,11 @@ def _sqlite_append(
 
 
 def _append_and_update(
-    connection: Connection, record: TableRecord, entry: LogEntry, hook: BeforeCommit
+    connection: Connection, record: TableRecord, entry: LogEntry, payload: str, hook: BeforeCommit
 ) -> None:
     # The append first: it refuses (taken seq, no table) before anything has changed, as the
     # group commit requires; once it is in, the table exists and the update cannot refuse.
-    _append(connection, record.id, entry)
+    _append(connection, record.id, entry, payload)
     _update_table(connection, record)
     hook(record.id, entry.seq)
 

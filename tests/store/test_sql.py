@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import threading
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,14 +19,15 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import text
+from sqlalchemy import insert, text
 from sqlalchemy.engine import Connection
 
 from facedown.cli import main
 from facedown.store import LogEntry, SeatRecord, StoreError, TableRecord, open_store
+from facedown.store.base import table_lease
 from facedown.store.database import make_engine, make_sqlite_writer_engine
 from facedown.store.migrate import MIGRATIONS, alembic_config, upgrade
-from facedown.store.models import Base
+from facedown.store.models import Base, LogRow
 
 pytestmark = pytest.mark.anyio
 
@@ -181,6 +184,46 @@ async def test_a_store_outlives_its_postgres_connections(postgres_url: str) -> N
         # As after a server restart: the pool finds its connections dead and makes new ones.
         assert await store.get_table("t1") == record()
         await store.append("t1", LogEntry(1, "start", {}))
+    finally:
+        await store.close()
+
+
+async def test_log_payloads_are_stored_once_encoded_as_before_on_postgres(
+    postgres_url: str,
+) -> None:
+    """Every append path stores the entry's JSON object as the text a JSON column writes
+    (json.dumps), never that text again as a JSON string; rows written by the JSON column
+    (as every earlier version did) read back the same."""
+    payload = {"do": "swap", "slots": [0, 3], "by": 1, "name": "Zoë \u4e2d", "x": None}
+    store = await open_store(postgres_url)
+    try:
+        await store.create_table(record())
+        await store.append("t1", LogEntry(1, "action", payload))  # no lease
+        lease = await store.take_lease(table_lease("t1"), "a", 30.0)
+        assert lease is not None
+        await store.append("t1", LogEntry(2, "action", payload), lease=lease)  # fenced
+        ended = replace(record(), status="finished")
+        await store.append_and_update(ended, LogEntry(3, "action", payload), lease=lease)
+        engine = make_engine(postgres_url)
+        try:
+            async with engine.begin() as connection:
+                # A row as the JSON column writes it, as before this change.
+                await connection.execute(
+                    insert(LogRow).values(
+                        table_id="t1", seq=4, kind="action", payload=payload, created_at=1.0
+                    )
+                )
+                rows = await connection.execute(
+                    text(
+                        "SELECT seq, json_typeof(payload), payload::text FROM table_log"
+                        " WHERE table_id = 't1' ORDER BY seq"
+                    )
+                )
+                stored = [tuple(row) for row in rows]
+        finally:
+            await engine.dispose()
+        assert stored == [(seq, "object", json.dumps(payload)) for seq in (1, 2, 3, 4)]
+        assert [e.payload for e in await store.log("t1")] == [payload] * 4
     finally:
         await store.close()
 
