@@ -6,7 +6,12 @@ the shared database (``Store.cluster_id``): clusters on different databases may 
 What one node sends another (a client's frame for the table's owner, the owner's messages for
 the clients of that node, a call and its reply) is queued in an outbox per destination and
 published in batches, by one task on one Redis connection, so the destination receives them in
-the order they were queued.  Each batch carries a number per destination (1, 2, 3, ...); every
+the order they were queued.  An item may carry a *body*, bytes the node never reads: a client's
+frame for the owner, or a frame the owner encoded for a client, which travels as it is (a
+batch is its items as one line of JSON, then the bodies one after the other, each item saying
+how long its body is).  A batch also says when its first item was queued (the sender's
+clock), so the receiver can tell how long its items took to cross (the relay's latency
+metric).  Each batch carries a number per destination (1, 2, 3, ...); every
 ``beat`` seconds each node says on the cluster channel that it lives, how many batches it
 sent each other node, and how many tables it owns (what the cluster rebalances by).  A receiver
 that finds a batch missing (a number skipped, or fewer received than the sender says it sent)
@@ -24,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import secrets
@@ -34,10 +38,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import orjson
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 PREFIX = "facedown"
+_BATCH = b"\n"  # between a batch's items (one line of JSON) and its bodies
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +66,10 @@ class ClusterTimings:
 class Handler(Protocol):
     """What a node does with what it receives (server/relay.py)."""
 
-    def item(self, sender: str, item: Item) -> None:
-        """One item from ``sender``, in the order it was sent (it must not block)."""
+    def item(self, sender: str, item: Item, body: bytes | None, sent: float) -> None:
+        """One item from ``sender``, in the order it was sent (it must not block), with its
+        body if it has one; ``sent`` is when its batch's first item was queued, in unix
+        time on the sender's clock."""
 
     def link_lost(self, node: str) -> None:
         """Items from or to ``node`` may have been lost, or it is gone: close what rode on it."""
@@ -69,6 +77,17 @@ class Handler(Protocol):
 
 class ClusterDown(Exception):
     """Redis is unreachable: no message can be sent to another node now."""
+
+
+class _Batch:
+    """What is queued for one destination: items, their bodies, when the first was queued."""
+
+    __slots__ = ("bodies", "items", "since")
+
+    def __init__(self) -> None:
+        self.items: list[Item] = []
+        self.bodies: list[bytes] = []
+        self.since = time.time()
 
 
 class Node:
@@ -84,7 +103,7 @@ class Node:
         self._redis: aioredis.Redis = aioredis.Redis.from_url(
             url, socket_connect_timeout=2, socket_timeout=None, health_check_interval=0
         )
-        self._outbox: dict[str, list[Item]] = {}
+        self._outbox: dict[str, _Batch] = {}
         self._wake = asyncio.Event()
         self._sent: dict[str, int] = {}  # destination -> batches sent
         self._received: dict[str, int] = {}  # sender -> batches received
@@ -117,7 +136,7 @@ class Node:
             return
         with contextlib.suppress(RedisError, OSError):
             await asyncio.wait_for(self._flush(), 2.0)
-            bye = json.dumps({"op": "bye", "node": self.id})
+            bye = orjson.dumps({"op": "bye", "node": self.id})
             await asyncio.wait_for(self._redis.publish(self.all_channel, bye), 2.0)
         self.closed = True
         for task in self._tasks:
@@ -167,11 +186,18 @@ class Node:
         return {node: n for node, n in self._tables.items() if self.alive(node)}
 
     # ------------------------------------------------------------------ sending
-    def send(self, node: str, item: Item) -> None:
-        """Queue ``item`` for ``node`` (sent with the next batch, in order)."""
+    def send(self, node: str, item: Item, body: bytes | None = None) -> None:
+        """Queue ``item`` for ``node`` (sent with the next batch, in order), and its ``body``
+        (delivered as it is) if given."""
         if node == self.id:
             raise ValueError("a node does not send to itself")
-        self._outbox.setdefault(node, []).append(item)
+        batch = self._outbox.get(node)
+        if batch is None:
+            batch = self._outbox[node] = _Batch()
+        if body is not None:
+            item["len"] = len(body)
+            batch.bodies.append(body)
+        batch.items.append(item)
         self._wake.set()
 
     async def call(self, node: str, item: Item) -> Any:
@@ -212,17 +238,19 @@ class Node:
             return
         outbox, self._outbox = self._outbox, {}
         pipe = self._redis.pipeline(transaction=False)
-        for node, items in outbox.items():
+        for node, batch in outbox.items():
             n = self._sent[node] = self._sent.get(node, 0) + 1
-            batch = json.dumps({"from": self.id, "n": n, "items": items}, separators=(",", ":"))
-            pipe.publish(self.node_channel + node, batch)
+            head = {"from": self.id, "n": n, "at": batch.since, "items": batch.items}
+            head_json = orjson.dumps(head, option=orjson.OPT_NON_STR_KEYS)
+            data = b"".join((head_json, _BATCH, *batch.bodies))
+            pipe.publish(self.node_channel + node, data)
         await pipe.execute()
 
     async def _beat_loop(self) -> None:
         while True:
             beat = {"op": "beat", "node": self.id, "sent": dict(self._sent), "tables": self.owned()}
             with contextlib.suppress(RedisError, OSError):
-                await self._redis.publish(self.all_channel, json.dumps(beat))
+                await self._redis.publish(self.all_channel, orjson.dumps(beat))
             await asyncio.sleep(self.timings.beat)
             self._check_silence()
 
@@ -260,10 +288,15 @@ class Node:
             await asyncio.sleep(self.timings.reconnect)
 
     def _received_message(self, channel: bytes, data: bytes) -> None:
+        # A batch's first line is JSON (which has no raw line break), its bodies follow.
+        head, _, bodies = data.partition(_BATCH)
         try:
-            message = json.loads(data)
-        except ValueError:
+            message = orjson.loads(head)
+        except orjson.JSONDecodeError:
             log.warning("cluster: a message that is not JSON on %r", channel)
+            return
+        if not isinstance(message, dict):
+            log.warning("cluster: a message that is not a JSON object on %r", channel)
             return
         if channel.decode() == self.all_channel:
             self._cluster_message(message)
@@ -276,11 +309,20 @@ class Node:
             log.warning("cluster: batches %d-%d from %s were lost", last + 1, n - 1, sender)
             self._lost(sender)
         self._received[sender] = n
+        sent = float(message.get("at", 0.0))
+        at = 0
         for item in message.get("items", ()):
+            body: bytes | None = None
+            size = item.get("len")
+            if isinstance(size, int):
+                body, at = bodies[at : at + size], at + size
             if item.get("op") == "reply":
                 self._replied(item)
             elif self.handler is not None:
-                self.handler.item(sender, item)
+                self.handler.item(sender, item, body, sent)
+        if at != len(bodies):
+            log.warning("cluster: a batch from %s whose bodies do not add up", sender)
+            self._lost(sender)
 
     def _cluster_message(self, message: dict[str, Any]) -> None:
         node = str(message.get("node"))

@@ -68,7 +68,7 @@ class Connection:
     def __init__(self, websocket: WebSocket, queue_size: int) -> None:
         loop = asyncio.get_running_loop()
         self.websocket = websocket
-        self.queue: asyncio.Queue[Mapping[str, Any] | None] = asyncio.Queue(queue_size)
+        self.queue: asyncio.Queue[Mapping[str, Any] | str | None] = asyncio.Queue(queue_size)
         self.table: Table | None = None
         self.player_id: str | None = None
         self.address = "unknown"  # whom its frames count against (see addresses.py)
@@ -129,7 +129,8 @@ class Connection:
         """How many more messages fit in the send queue."""
         return self.queue.maxsize - self.queue.qsize()
 
-    def send(self, message: Mapping[str, Any]) -> None:
+    def send(self, message: Mapping[str, Any] | str) -> None:
+        """Queue a message, or a frame's text as it is (relayed: the table's owner encoded it)."""
         if self.closing:
             return
         try:
@@ -163,7 +164,7 @@ class Connection:
             message = await self.queue.get()
             if message is None:
                 return
-            await self.websocket.send_text(encode(message))
+            await self.websocket.send_text(message if isinstance(message, str) else encode(message))
 
     async def finish(self) -> None:
         """The client is gone or closed: end the close under way, then stop sending."""

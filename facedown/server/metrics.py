@@ -2,7 +2,8 @@
 
 Each app has its own registry (two apps in one process, as in the tests, never mix their
 figures).  What is counted where it happens: WebSocket connections and frames in
-``server/sockets.py``, actions as the table applies them (``server/table.py``), the tables by
+``server/sockets.py``, actions as the table applies them (``server/table.py``), relayed frames
+as they arrive from another process (``server/relay.py``), the tables by
 status when the metrics are read (from the lobby, nothing is kept twice).
 """
 
@@ -26,6 +27,10 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # Seconds from an action frame's arrival to its ack (the store's commit is inside): the
 # buckets reach down to a fast local commit and up to where a player notices.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1.0, 2.5)
+
+# Seconds a relayed frame takes from one process of a cluster to another (queued for Redis
+# there, handed on here): a fraction of a millisecond on one machine, more across a network.
+RELAY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 StatusCounts = Callable[[], Iterable[str]]
 
@@ -87,6 +92,15 @@ class Metrics:
             "facedown_tables_handed_over",
             "tables this process handed over to the others of a cluster (it owned more than "
             "its share)",
+            registry=r,
+        )
+        self.relay_hop = Histogram(
+            "facedown_relay_hop_seconds",
+            "a cluster: from a relayed frame's queueing in the process that publishes it to its "
+            "delivery here, to the table's owner (to=owner) or to a client's WebSocket "
+            "(to=client); on the two processes' clocks",
+            ["to"],
+            buckets=RELAY_BUCKETS,
             registry=r,
         )
         self._tables = _Tables()

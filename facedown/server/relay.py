@@ -8,6 +8,12 @@ handlers serve it as a connection of its own (server/sockets.py), and the table'
 (:class:`ClusterHub`) delivers its messages to it like to any subscriber, batched per process.
 HTTP requests for such a table (its info, a join) are calls to the owner.
 
+A frame crosses as the bytes it is (a body of its item, see server/cluster.py): a client's
+frame as the client sent it, a frame for a client as the owner encoded it, queued on the
+WebSocket unread; each still names the one connection (or the connections of one audience)
+it is for.  The receiving side observes how long each took from the sender's queue to here
+(``facedown_relay_hop_seconds``).
+
 When the link to the owner breaks (it died, stalled, lost the table, or Redis lost messages),
 the relayed clients are closed with 1012 and reconnect: to any process, which finds the table's
 owner anew (or takes the table over) and resyncs them from their last seq.
@@ -18,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -36,10 +43,21 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def _raw(data: str | bytes) -> bytes:
+    """A client's frame as bytes, for the owner to parse as it would its own client's."""
+    return data.encode() if isinstance(data, str) else data
+
+
 def _unreachable(what: str) -> TableError:
     return TableError(
         "cluster_unavailable", f"the server that holds this table cannot be reached: {what}"
     )
+
+
+def frame(message: Mapping[str, Any]) -> bytes:
+    """A message for a client as its frame's bytes: what a connection of this process would
+    send (``protocol.encode``), encoded here once for every process it goes to."""
+    return P.encode(message).encode()
 
 
 class RemoteConnection:
@@ -55,7 +73,7 @@ class RemoteConnection:
         self.watching: str | None = None
         self.elsewhere: Elsewhere | None = None
         self.closing = False
-        self.inbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.task = asyncio.get_running_loop().create_task(self._serve())
 
     @property
@@ -69,10 +87,12 @@ class RemoteConnection:
         return self.relays.state.settings.send_queue
 
     def send(self, message: Mapping[str, Any]) -> None:
-        if not self.closing:
-            self.relays.node.send(
-                self.node, {"op": "send", "conns": [self.conn_id], "msg": message}
-            )
+        if self.closing:
+            return
+        item: Item = {"op": "send", "conns": [self.conn_id]}
+        if message.get("type") == "welcome":  # the client's process keeps its idle limit
+            item["spectator"] = message.get("seat") is None
+        self.relays.node.send(self.node, item, frame(message))
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         if self.closing:
@@ -115,6 +135,9 @@ class Relays:
         self.remote: dict[tuple[str, str], RemoteConnection] = {}
         self._counter = 0
         self._calls: set[asyncio.Task[None]] = set()
+        hop = state.metrics.relay_hop
+        self._to_owner = hop.labels("owner")  # a client's frame, from its process to here
+        self._to_client = hop.labels("client")  # a frame from the owner, for a client here
 
     # ------------------------------------------------------------------ relaying a client
     def attach(self, conn: Connection, elsewhere: Elsewhere, hello: str | bytes) -> None:
@@ -129,17 +152,14 @@ class Relays:
         owner = elsewhere.owner
         self.relayed[conn_id] = (conn, owner)
         conn.relay_id = conn_id
-        text = hello.decode("utf-8", "replace") if isinstance(hello, bytes) else hello
-        self.node.send(
-            owner, {"op": "attach", "conn": conn_id, "address": conn.address, "raw": text}
-        )
+        item: Item = {"op": "attach", "conn": conn_id, "address": conn.address}
+        self.node.send(owner, item, _raw(hello))
 
     def forward(self, conn: Connection, raw: str | bytes) -> None:
         relayed = self.relayed.get(conn.relay_id or "")
         if relayed is None:
             return
-        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-        self.node.send(relayed[1], {"op": "frame", "conn": conn.relay_id, "raw": text})
+        self.node.send(relayed[1], {"op": "frame", "conn": conn.relay_id}, _raw(raw))
 
     def detach(self, conn: Connection) -> None:
         relayed = self.relayed.pop(conn.relay_id or "", None)
@@ -188,16 +208,12 @@ class Relays:
         self.node.reply(sender, str(item.get("id")), result)
 
     # ------------------------------------------------------------------ from the cluster
-    def item(self, sender: str, item: Item) -> None:
+    def item(self, sender: str, item: Item, body: bytes | None, sent: float) -> None:
         op = item.get("op")
-        if op == "send":  # for clients relayed from here
-            message = item["msg"]
-            for one in item.get("conns", ()):
-                relayed = self.relayed.get(str(one))
-                if relayed is not None:
-                    if message.get("type") == "welcome":  # its idle limit is kept here
-                        relayed[0].relayed_spectator = message.get("seat") is None
-                    relayed[0].send(message)
+        if op == "send":
+            self._to_client.observe(max(0.0, time.time() - sent))
+            if body is not None:
+                self._to_clients(item, body)
         elif op == "close":
             relayed = self.relayed.get(str(item.get("conn")))
             if relayed is not None:
@@ -206,24 +222,36 @@ class Relays:
             task = asyncio.get_running_loop().create_task(self._answer(sender, item))
             self._calls.add(task)
             task.add_done_callback(self._calls.discard)
-        else:
-            self._from_client(sender, op, item)
+        elif body is not None:
+            self._to_owner.observe(max(0.0, time.time() - sent))
+            self._from_client(sender, op, item, body)
+        elif op == "detach":
+            found = self.remote.get((sender, str(item.get("conn"))))
+            if found is not None:
+                found.gone()
 
-    def _from_client(self, sender: str, op: Any, item: Item) -> None:
-        """A relayed client's hello, frame or leaving, at its table's owner (here)."""
+    def _to_clients(self, item: Item, body: bytes) -> None:
+        """A frame from a table's owner for clients relayed from here: queued as it is."""
+        text = body.decode()
+        spectator = item.get("spectator")  # set on a welcome: the idle limit is kept here
+        for one in item.get("conns", ()):
+            relayed = self.relayed.get(str(one))
+            if relayed is not None:
+                if spectator is not None:
+                    relayed[0].relayed_spectator = bool(spectator)
+                relayed[0].send(text)
+
+    def _from_client(self, sender: str, op: Any, item: Item, body: bytes) -> None:
+        """A relayed client's hello or frame, at its table's owner (here)."""
         conn_id = str(item.get("conn"))
         if op == "attach":
             remote = RemoteConnection(self, sender, conn_id, str(item.get("address")))
             self.remote[sender, conn_id] = remote
-            remote.inbox.put_nowait(str(item.get("raw")))
+            remote.inbox.put_nowait(body)
             return
         found = self.remote.get((sender, conn_id))
-        if found is None:
-            return
-        if op == "frame":
-            found.inbox.put_nowait(str(item.get("raw")))
-        elif op == "detach":
-            found.gone()
+        if found is not None and op == "frame":
+            found.inbox.put_nowait(body)
 
     def link_lost(self, node: str) -> None:
         """Messages to or from ``node`` may be lost: its clients here reconnect, and its
@@ -266,6 +294,10 @@ class ClusterHub(LocalHub):
             message = messages.get(audience)
             if message is not None:
                 sub.send(message)
-        if self.node is not None:
+        if self.node is not None and remote:
+            frames: dict[int, bytes] = {}  # each audience's message encoded once
             for (node, audience), conns in remote.items():
-                self.node.send(node, {"op": "send", "conns": conns, "msg": messages[audience]})
+                body = frames.get(audience)
+                if body is None:
+                    body = frames[audience] = frame(messages[audience])
+                self.node.send(node, {"op": "send", "conns": conns}, body)

@@ -1,11 +1,13 @@
 """Two apps of one test process as a cluster (each uvicorn in a thread of its own) on a
 PostgreSQL database of their own and the real Redis: what needs settings the command line does
 not offer, here a short idle limit for spectators, and fast ranked matchmaking (players queued
-on two processes are matched once, by the matchmaker's one holder, which moves when it stops)."""
+on two processes are matched once, by the matchmaker's one holder, which moves when it stops);
+and what needs a look inside the processes: the relay's latency metric."""
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import cast
@@ -20,7 +22,15 @@ from facedown.server.settings import ServerSettings
 from facedown.store import RankedStore, open_store
 from tests.store.conftest import postgres_database
 
-from .harness import NO_ADDRESS_LIMITS, RunningServer, client, create_table, run_server
+from .harness import (
+    NO_ADDRESS_LIMITS,
+    RunningServer,
+    begin,
+    client,
+    create_table,
+    harmless,
+    run_server,
+)
 from .ranked_helpers import account, matched, queue, ranked_settings
 
 REDIS = "redis://127.0.0.1:6379/0"
@@ -56,6 +66,63 @@ async def test_a_relayed_spectator_that_sends_nothing_is_closed_as_idle(tmp_path
                 assert await watcher.close_code(timeout=20) == 4002
                 assert any(f.get("code") == "idle" for f in watcher.frames)
                 await player.pong()  # a seated player is never closed for being quiet
+
+
+def _lobby(server: RunningServer) -> Lobby:
+    app = server.server.config.app
+    assert isinstance(app, FastAPI)
+    lobby: Lobby = app.state.lobby()
+    return lobby
+
+
+def _hops(server: RunningServer, to: str) -> float:
+    """How many relayed frames this process observed arriving, for ``to`` (its metric)."""
+    text = _lobby(server).ctx.metrics.render().decode()
+    name = f'facedown_relay_hop_seconds_count{{to="{to}"}} '
+    return sum(float(x.rsplit(" ", 1)[1]) for x in text.splitlines() if x.startswith(name))
+
+
+def _pair(tmp_path: Path, url: str) -> Callable[[str], ServerSettings]:
+    def settings(name: str) -> ServerSettings:
+        return ServerSettings(
+            data_dir=tmp_path / name,
+            database_url=url,
+            redis_url=REDIS,
+            secret="inprocess",
+            clients=NO_ADDRESS_LIMITS,
+        )
+
+    return settings
+
+
+@pytest.mark.anyio
+async def test_the_relay_hop_is_observed_where_relayed_frames_arrive(tmp_path: Path) -> None:
+    async with postgres_database() as url:
+        settings = _pair(tmp_path, url)
+        with run_server(settings("a")) as owner, run_server(settings("b")) as other:
+            code, tokens = create_table(owner, "cabo", 2)  # made, and owned, by the first
+            assert _hops(owner, "owner") == _hops(other, "client") == 0
+            async with client(owner) as ann, client(other) as bob:
+                await ann.hello(code, tokens[0])
+                await bob.hello(code, tokens[1])  # relayed: hello, welcome, table frames
+                await begin(ann, [bob])
+                sent = 2  # Bob's hello, and his ping in begin
+                for _ in range(4):  # the opening peeks, then turns: Bob acts at least once
+                    actor = next(c for c in (bob, ann) if harmless(c.legal))
+                    action = harmless(actor.legal)
+                    assert action is not None
+                    ack = await actor.act(action)
+                    assert ack["type"] == "ack", ack
+                    sent += actor is bob
+                    for c in (ann, bob):
+                        await c.until_seq(ack["seq"])
+                await bob.settle()  # every frame sent to Bob so far has reached him
+                sent += 1
+            # Each of Bob's frames arrived at the owner once, each frame for Bob at his
+            # process; nothing went the other way.
+            assert _hops(owner, "owner") == sent
+            assert _hops(other, "client") >= len(bob.frames) > sent
+            assert _hops(owner, "client") == _hops(other, "owner") == 0
 
 
 def _node(server: RunningServer) -> str:

@@ -1,5 +1,6 @@
 """Two nodes on the real Redis (127.0.0.1:6379, channels of a cluster id of their own): items
-arrive in order, calls are answered, and a lost batch or a silent node is noticed."""
+arrive in order with their bodies as they were sent, calls are answered, and a lost batch or a
+silent node is noticed."""
 
 from __future__ import annotations
 
@@ -25,14 +26,18 @@ class Recorder:
 
     def __init__(self) -> None:
         self.items: list[tuple[str, Item]] = []
+        self.bodies: list[bytes | None] = []
+        self.sent: list[float] = []
         self.lost: list[str] = []
         self.node: Node | None = None
 
-    def item(self, sender: str, item: Item) -> None:
+    def item(self, sender: str, item: Item, body: bytes | None, sent: float) -> None:
         if item.get("op") == "call" and self.node is not None:
             self.node.reply(sender, str(item["id"]), {"echo": item.get("args")})
             return
         self.items.append((sender, item))
+        self.bodies.append(body)
+        self.sent.append(sent)
 
     def link_lost(self, node: str) -> None:
         self.lost.append(node)
@@ -78,6 +83,31 @@ async def test_items_arrive_in_order_and_calls_are_answered(
     assert await a.call(b.id, {"fn": "info", "args": {"x": 1}}) == {"echo": {"x": 1}}
     assert rb.lost == []
     await until(lambda: a.live_nodes() == 2 and b.alive(a.id))
+
+
+@pytest.mark.anyio
+async def test_bodies_arrive_byte_for_byte_beside_their_items(
+    pair: tuple[Node, Recorder, Node, Recorder],
+) -> None:
+    a, _, b, rb = pair
+    bodies = [
+        b'{"type":"event","seq":1,"text":"a line\\nbreak \xc3\xa9"}',
+        b"",
+        b"\n\n{not json at all}\n",
+        None,
+        "\u00e9\u4e2d\U0001f0a1".encode(),
+    ]
+    before = time.time()
+    for n, body in enumerate(bodies * 20):
+        a.send(b.id, {"op": "frame", "n": n}, body)
+        if n % 7 == 0:
+            await asyncio.sleep(0)  # several batches, some with several bodies
+    await until(lambda: len(rb.items) == 100)
+    assert rb.bodies == bodies * 20
+    assert [item["n"] for _, item in rb.items] == list(range(100))
+    # When each batch's first item was queued, on a's clock (the same machine's here).
+    assert all(before <= sent <= time.time() for sent in rb.sent)
+    assert rb.lost == []
 
 
 @pytest.mark.anyio
