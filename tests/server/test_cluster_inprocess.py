@@ -2,7 +2,8 @@
 PostgreSQL database of their own and the real Redis: what needs settings the command line does
 not offer, here a short idle limit for spectators, and fast ranked matchmaking (players queued
 on two processes are matched once, by the matchmaker's one holder, which moves when it stops);
-and what needs a look inside the processes: the relay's latency metric."""
+and what needs a look inside the processes: the relay's latency metric, and a relayed player
+whose seat moves."""
 
 from __future__ import annotations
 
@@ -123,6 +124,32 @@ async def test_the_relay_hop_is_observed_where_relayed_frames_arrive(tmp_path: P
             assert _hops(owner, "owner") == sent
             assert _hops(other, "client") >= len(bob.frames) > sent
             assert _hops(owner, "client") == _hops(other, "owner") == 0
+
+
+@pytest.mark.anyio
+async def test_a_relayed_player_whose_seat_moves_gets_the_new_seats_messages(
+    tmp_path: Path,
+) -> None:
+    async with postgres_database() as url:
+        settings = _pair(tmp_path, url)
+        with run_server(settings("a")) as owner, run_server(settings("b")) as other:
+            code, tokens = create_table(owner, "cabo", 3)  # Ann, P1 and P2 have joined
+            async with client(owner) as ann, client(other) as p2:
+                await ann.hello(code, tokens[0])
+                await p2.hello(code, tokens[2])  # relayed to the owner
+                assert p2.seat == 2
+                await ann.settle()
+                await p2.settle()
+                await ann.send({"type": "remove_seat", "seat": 1})  # P2 moves to seat 1
+                moved = await p2.until("table")
+                assert moved["seat"] == 1
+                assert len(moved["table"]["seats"]) == 2
+                await begin(ann, [p2])  # the events of seat 1 reach P2, who acts as seat 1
+                assert {a["by"] for a in p2.legal} == {1}
+                action = harmless(p2.legal)
+                assert action is not None
+                ack = await p2.act(action)
+                assert ack["type"] == "ack", ack
 
 
 def _node(server: RunningServer) -> str:
