@@ -109,6 +109,13 @@ async def test_players_on_three_processes_play_a_match_through_nginx(
             assert {p.at % 3 for p in players} == {0, 1, 2}
             assert owner in cluster.processes
             assert sum(p.reconnections for p in players) == 0
+            # The relay's hop, seen where the frames arrived: the players' at the owner, the
+            # owner's at each other process (each holds a relayed player).
+            assert await metric(owner.url, 'facedown_relay_hop_seconds_count{to="owner"}') > 0
+            for p in cluster.processes:
+                if p is not owner:
+                    hops = await metric(p.url, 'facedown_relay_hop_seconds_count{to="client"}')
+                    assert hops > 0
             for p in cluster.processes:  # each is ready, Redis and PostgreSQL both reachable
                 ready = await get_json(f"{p.url}/api/ready")
                 assert ready == {"ready": True, "checks": {"store": "ok", "redis": "ok"}}
