@@ -309,9 +309,21 @@ class Node:
             log.warning("cluster: batches %d-%d from %s were lost", last + 1, n - 1, sender)
             self._lost(sender)
         self._received[sender] = n
-        sent = float(message.get("at", 0.0))
+        sent = message.get("at")
+        if not isinstance(sent, float):
+            # An older version's batch (its frames inside the items, not after them): what it
+            # carries cannot be delivered, so whatever rides on the link reconnects, as after
+            # a loss (a cluster's processes run one version; while they are upgraded one by
+            # one, clients relayed between an old and a new one reconnect till they meet).
+            log.warning("cluster: a batch from %s, which runs another version", sender)
+            self._lost(sender)
+            return
+        self._deliver(sender, message.get("items", ()), bodies, sent)
+
+    def _deliver(self, sender: str, items: list[Item], bodies: bytes, sent: float) -> None:
+        """A batch's items, in order, each with its body (the next ``len`` bytes)."""
         at = 0
-        for item in message.get("items", ()):
+        for item in items:
             body: bytes | None = None
             size = item.get("len")
             if isinstance(size, int):

@@ -5,6 +5,7 @@ silent node is noticed."""
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
@@ -108,6 +109,19 @@ async def test_bodies_arrive_byte_for_byte_beside_their_items(
     # When each batch's first item was queued, on a's clock (the same machine's here).
     assert all(before <= sent <= time.time() for sent in rb.sent)
     assert rb.lost == []
+
+
+@pytest.mark.anyio
+async def test_a_batch_of_an_older_version_breaks_the_link(
+    pair: tuple[Node, Recorder, Node, Recorder],
+) -> None:
+    a, _, b, rb = pair
+    # As a process of the version before bodies sent it: the frame inside its item.
+    frame = {"type": "ack", "id": "x", "seq": 3}
+    old = {"from": a.id, "n": 1, "items": [{"op": "send", "conns": ["1"], "msg": frame}]}
+    await a._redis.publish(b.node_channel + b.id, json.dumps(old))
+    await until(lambda: rb.lost == [a.id])
+    assert rb.items == []  # nothing half-understood was handed on
 
 
 @pytest.mark.anyio
