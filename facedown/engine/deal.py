@@ -98,7 +98,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.is_match_over = False
     state.turn = state.first
     state.version += 1
-    state._legal_cache.clear()
+    state._legal_cache = {}
     events = [E.round_started(state.first, state.round_no)]
     if state.rules.opening_peek == 0:
         state.phase = TURN_START

@@ -127,7 +127,7 @@ class Game(State):
         self.shown = None
         HANDLERS[action.kind](self, action)
         self.version += 1
-        self._legal_cache.clear()
+        self._legal_cache = {}  # a new cache: the opening's may be shared (legality)
         return events
 
     def apply_trusted(self, action: Action) -> list[Event]:
@@ -144,7 +144,7 @@ class Game(State):
         self.shown = None
         HANDLERS[action.kind](self, action)
         self.version += 1
-        self._legal_cache.clear()
+        self._legal_cache = {}  # a new cache: the opening's may be shared (legality)
         return events
 
     def next_first(self) -> int:
