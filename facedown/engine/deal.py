@@ -94,7 +94,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.peeked = [False] * n
     state.known = [0] * n
     state.public = 0
-    state.shown = None
+    state._showing = None
     state.is_match_over = False
     state.turn = state.first
     state.version += 1

@@ -124,7 +124,7 @@ class Game(State):
                     raise legality.refusal(self, action)
         events: list[Event] = []
         self._events = events
-        self.shown = None
+        self._showing = None
         HANDLERS[action.kind](self, action)
         self.version += 1
         self._legal_cache = {}  # a new cache: the opening's may be shared (legality)
@@ -141,7 +141,7 @@ class Game(State):
         """
         events: list[Event] = []
         self._events = events
-        self.shown = None
+        self._showing = None
         HANDLERS[action.kind](self, action)
         self.version += 1
         self._legal_cache = {}  # a new cache: the opening's may be shared (legality)
