@@ -63,7 +63,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
         if not 0 <= first < n:
             raise ValueError(f"first player {first} is not a seat")
         state.first = first
-    cards = len(state.deck)
+    cards = len(state.deck.names)  # the deck's own len() is a Python call: every round asks
     rng = state._rng  # reseeded for the round's shuffle (reseeded(), inline)
     _seed(rng, shuffle_seed(state.seed, state.round_no, 0))
     size = state.rules.hand_size
