@@ -63,7 +63,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
         if not 0 <= first < n:
             raise ValueError(f"first player {first} is not a seat")
         state.first = first
-    cards = len(state.deck)
+    cards = len(state.deck.names)  # the deck's own len() is a Python call: every round asks
     rng = state._rng  # reseeded for the round's shuffle (reseeded(), inline)
     _seed(rng, shuffle_seed(state.seed, state.round_no, 0))
     size = state.rules.hand_size
@@ -94,11 +94,11 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.peeked = [False] * n
     state.known = [0] * n
     state.public = 0
-    state.shown = None
+    state._showing = None
     state.is_match_over = False
     state.turn = state.first
     state.version += 1
-    state._legal_cache.clear()
+    state._legal_cache = {}
     events = [E.round_started(state.first, state.round_no)]
     if state.rules.opening_peek == 0:
         state.phase = TURN_START

@@ -8,13 +8,16 @@ one per kind, so which card is public and which private is written once, by name
 Events are immutable values, so the kinds whose fields range over a few seats and cards (a turn
 started, a card drawn or discarded, a call) are made once per value and shared by every game:
 their constructors look the event up instead of building it (a third of the cost of building).
+The lookups run in C: a one-seat kind's constructor is its memo's ``__getitem__``, a two-field
+kind's is ``functools.cache`` around the function that builds it (no Python call either way).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, NamedTuple
+from functools import cache
+from typing import NamedTuple
 
 from .results import RoundResult
 
@@ -103,12 +106,8 @@ class Event(NamedTuple):
 _new = tuple.__new__
 
 
-class _Shared(dict[Any, Event]):
-    """The events of one kind by their fields, each made on first use by ``make``.
-
-    Only for kinds whose fields range over seats, cards and slot numbers, so the memo stays
-    small (at most seats x cards entries).
-    """
+class _Shared(dict[int, Event]):
+    """The events of a one-seat kind by seat, each made on first use by ``make``."""
 
     __slots__ = ("make",)
 
@@ -116,13 +115,9 @@ class _Shared(dict[Any, Event]):
         super().__init__()
         self.make = make
 
-    def __missing__(self, key: Any) -> Event:
-        made = self[key] = self.make(*key) if type(key) is tuple else self.make(key)
+    def __missing__(self, key: int) -> Event:
+        made = self[key] = self.make(key)
         return made
-
-
-def _round_started(first: int, round_no: int) -> Event:
-    return _new(Event, (ROUND_STARTED, first, (), -1, -1, (), (), round_no, -1, None, ()))
 
 
 def _play_started(first: int) -> Event:
@@ -131,22 +126,6 @@ def _play_started(first: int) -> Event:
 
 def _turn_started(seat: int) -> Event:
     return _new(Event, (TURN_STARTED, seat, (), -1, -1, (), (), 0, -1, None, ()))
-
-
-def _drew(seat: int, card: int) -> Event:
-    return _new(Event, (DREW, seat, (), -1, -1, (), (card,), 0, -1, None, ()))
-
-
-def _took_discard(seat: int, card: int) -> Event:
-    return _new(Event, (TOOK_DISCARD, seat, (), -1, -1, (card,), (), 0, -1, None, ()))
-
-
-def _undid(seat: int, card: int) -> Event:
-    return _new(Event, (UNDID, seat, (), -1, -1, (card,), (), 0, -1, None, ()))
-
-
-def _discarded(seat: int, card: int) -> Event:
-    return _new(Event, (DISCARDED, seat, (), -1, -1, (card,), (), 0, -1, None, ()))
 
 
 def _skipped(seat: int) -> Event:
@@ -161,17 +140,6 @@ def _passed(seat: int) -> Event:
     return _new(Event, (PASSED, seat, (), -1, -1, (), (), 0, -1, None, ()))
 
 
-def _penalty(seat: int, slot: int) -> Event:
-    return _new(Event, (PENALTY, seat, (slot,), -1, -1, (), (), 0, -1, None, ()))
-
-
-_ROUND_STARTED = _Shared(_round_started)
-_DREW = _Shared(_drew)
-_TOOK_DISCARD = _Shared(_took_discard)
-_UNDID = _Shared(_undid)
-_DISCARDED = _Shared(_discarded)
-_PENALTY = _Shared(_penalty)
-
 # The one-seat kinds: the memo's own lookup is the constructor (no Python call at all).
 play_started: Callable[[int], Event] = _Shared(_play_started).__getitem__
 turn_started: Callable[[int], Event] = _Shared(_turn_started).__getitem__
@@ -180,8 +148,9 @@ called: Callable[[int], Event] = _Shared(_called).__getitem__
 passed: Callable[[int], Event] = _Shared(_passed).__getitem__
 
 
+@cache
 def round_started(first: int, round_no: int) -> Event:
-    return _ROUND_STARTED[first, round_no]
+    return _new(Event, (ROUND_STARTED, first, (), -1, -1, (), (), round_no, -1, None, ()))
 
 
 def opening_peeked(seat: int, slots: tuple[int, ...], seen: tuple[int, ...]) -> Event:
@@ -189,23 +158,26 @@ def opening_peeked(seat: int, slots: tuple[int, ...], seen: tuple[int, ...]) -> 
     return _new(Event, (OPENING_PEEKED, seat, slots, -1, -1, (), seen, 0, -1, None, ()))
 
 
+@cache
 def drew(seat: int, card: int) -> Event:
     """``seat`` drew ``card`` from the deck: only it sees the card."""
-    return _DREW[seat, card]
+    return _new(Event, (DREW, seat, (), -1, -1, (), (card,), 0, -1, None, ()))
 
 
 def reshuffled(draw_size: int) -> Event:
     return _new(Event, (RESHUFFLED, -1, (), -1, -1, (), (), 0, draw_size, None, ()))
 
 
+@cache
 def took_discard(seat: int, card: int) -> Event:
     """``seat`` took the top discard, in plain sight."""
-    return _TOOK_DISCARD[seat, card]
+    return _new(Event, (TOOK_DISCARD, seat, (), -1, -1, (card,), (), 0, -1, None, ()))
 
 
+@cache
 def undid(seat: int, card: int) -> Event:
     """``seat`` put the card taken from the discard pile back."""
-    return _UNDID[seat, card]
+    return _new(Event, (UNDID, seat, (), -1, -1, (card,), (), 0, -1, None, ()))
 
 
 def replaced(
@@ -230,8 +202,9 @@ def kept(seat: int, slot: int, card: int, *, in_sight: bool) -> Event:
     return _new(Event, (KEPT, seat, (slot,), -1, -1, public, private, 0, -1, None, ()))
 
 
+@cache
 def discarded(seat: int, card: int) -> Event:
-    return _DISCARDED[seat, card]
+    return _new(Event, (DISCARDED, seat, (), -1, -1, (card,), (), 0, -1, None, ()))
 
 
 def peeked(seat: int, slot: tuple[int, ...], card: int) -> Event:
@@ -259,9 +232,10 @@ def tap_missed(seat: int, slot: tuple[int, ...], card: int) -> Event:
     return _new(Event, (TAP_MISSED, seat, slot, -1, -1, (card,), (), 0, -1, None, ()))
 
 
+@cache
 def penalty(seat: int, slot: int) -> Event:
     """An unseen penalty card was added to ``seat``'s hand at ``slot``."""
-    return _PENALTY[seat, slot]
+    return _new(Event, (PENALTY, seat, (slot,), -1, -1, (), (), 0, -1, None, ()))
 
 
 def round_over(result: RoundResult) -> Event:

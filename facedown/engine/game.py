@@ -124,10 +124,10 @@ class Game(State):
                     raise legality.refusal(self, action)
         events: list[Event] = []
         self._events = events
-        self.shown = None
+        self._showing = None
         HANDLERS[action.kind](self, action)
         self.version += 1
-        self._legal_cache.clear()
+        self._legal_cache = {}  # a new cache: the opening's may be shared (legality)
         return events
 
     def apply_trusted(self, action: Action) -> list[Event]:
@@ -141,10 +141,10 @@ class Game(State):
         """
         events: list[Event] = []
         self._events = events
-        self.shown = None
+        self._showing = None
         HANDLERS[action.kind](self, action)
         self.version += 1
-        self._legal_cache.clear()
+        self._legal_cache = {}  # a new cache: the opening's may be shared (legality)
         return events
 
     def next_first(self) -> int:

@@ -235,22 +235,23 @@ def all_legal_actions(g: State) -> Actions:
     """The legal actions of every seat, the turn player's first."""
     phase = g.phase
     if phase in PLAY_PHASES and not g.rules.tap:
-        # Only the turn player can act.
+        # Only the turn player can act.  Its list (interned: a lookup) fills the legal cache
+        # that apply checks against, without asking the cache first: drivers ask once per state.
         turn = g.turn
-        found = g._legal_cache.get(turn)
-        if found is None:
-            found = g._legal_cache[turn] = turn_actions(g, turn)
+        found = g._legal_cache[turn] = turn_actions(g, turn)
         return found
     if phase is ROUND_OVER:
         return legal_actions(g, g.turn)  # one next_round is enough
     if phase is OPENING:
         # Interned like the turn lists: the looks still to take depend on these alone.  Each
-        # seat's own list comes with them, and fills the legal cache that apply checks against.
+        # seat's own list comes with them: that dict, shared, is the state's legal cache until
+        # the next change (it holds every seat, so nothing is written into it; a change gives
+        # the state a new cache rather than clearing this one).
         key = (g.turn, tuple(g.peeked), tuple(g.occ))
         opening = g._tables.openings.get(key)
         if opening is None:
             opening = g._tables.keep_opening(key, _every_seat(g), _each_seat(g))
-        g._legal_cache = opening[1].copy()
+        g._legal_cache = opening[1]
         return opening[0]
     return _every_seat(g)
 

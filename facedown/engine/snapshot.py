@@ -83,7 +83,7 @@ def restore(cls: type[S], data: dict[str, Any]) -> S:
     g.history = [RoundResult.from_data(r) for r in data["history"]]
     g.winners = tuple(data["winners"])
     g.sudden_death_played = bool(data["sudden_death_played"])
-    g.shown = None
+    g._showing = None
     g.version = 0
     g._tables = tables_for(players, rules)
     g._legal_cache = {}

@@ -9,10 +9,12 @@ the legal actions, :mod:`.transitions` applies them, :mod:`.arbiter` says who mu
 from __future__ import annotations
 
 import random
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 from .actions import Action
 from .cards import Deck
+from .events import DREW, EVERYONE, SPIED
 from .phases import OVER_PHASES, PLAY_PHASES, Phase
 from .results import RoundResult
 from .rules import Ruleset
@@ -37,6 +39,7 @@ class State:
         "_events",
         "_legal_cache",
         "_rng",
+        "_showing",
         "_tables",
         "caller",
         "deck",
@@ -62,7 +65,6 @@ class State:
         "round_no",
         "rules",
         "seed",
-        "shown",
         "sudden_death_played",
         "totals",
         "turn",
@@ -100,12 +102,29 @@ class State:
     # The phase is MATCH_OVER: kept beside the phase (set by the deal, the end of a round and a
     # restore) because every driver asks it after every action; read it, never set it.
     is_match_over: bool
-    shown: Shown | None  # what the last action showed, and to whom (EVERYONE or a seat)
     version: int  # bumped by every change: a cheap "has anything happened" for callers
     _tables: Tables
     _legal_cache: dict[int, Actions]
     _rng: random.Random  # the one generator of the match, reseeded for every shuffle
     _events: list[Event]
+    # The event of the last action that showed cards (None: it showed none): ``shown`` reads
+    # its places off it.  The transitions keep the event, not the places: most are never read.
+    _showing: Event | None
+
+    @property
+    def shown(self) -> Shown | None:
+        """What the last action showed, and to whom (``EVERYONE`` or a seat): ``(owner, slot,
+        card)`` for each card shown, the owner ``EMPTY`` for the card drawn (held)."""
+        e = self._showing
+        if e is None:
+            return None
+        if e.kind is DREW:
+            return (e.player, ((EMPTY, EMPTY, e.private[0]),))
+        if e.kind is SPIED:
+            return (e.player, ((e.target, e.target_slot, e.private[0]),))
+        if e.public:  # a failed set, a missed TAP: shown to everyone
+            return (EVERYONE, tuple(zip(repeat(e.player), e.slots, e.public)))
+        return (e.player, tuple(zip(repeat(e.player), e.slots, e.private)))  # a look, a peek
 
     @property
     def to_act(self) -> int | None:

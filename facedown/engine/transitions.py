@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import repeat
 
 from . import actions as A
 from . import events as E
@@ -51,8 +50,9 @@ def _opening_peek(g: State, a: Action) -> None:
     for c in seen:
         mask |= 1 << c
     g.known[p] = mask
-    g.shown = (p, tuple(zip(repeat(p), slots, seen)))
-    g._events.append(E.opening_peeked(p, slots, seen))
+    event = E.opening_peeked(p, slots, seen)
+    g._events.append(event)
+    g._showing = event
     if False not in g.peeked:
         g.phase = TURN_START
         g._events.append(E.play_started(g.turn))
@@ -69,8 +69,9 @@ def _draw(g: State, a: Action) -> None:
     g.held_from_discard = False
     g.known[p] |= 1 << card
     g.phase = HOLDING
-    g.shown = (p, ((EMPTY, EMPTY, card),))
-    g._events.append(E.drew(p, card))
+    event = E.drew(p, card)
+    g._events.append(event)
+    g._showing = event
     if g.rules.power_timing == "holding":
         g.pending = g.deck.powers[card]
 
@@ -140,8 +141,9 @@ def _fail_set(g: State, p: int, slots: tuple[int, ...], card: int) -> None:
     for c in shown:
         public |= 1 << c
     g.public = public
-    g.shown = (E.EVERYONE, tuple([(p, s, hand[s]) for s in slots]))
-    g._events.append(E.set_failed(p, slots, shown))
+    event = E.set_failed(p, slots, shown)
+    g._events.append(event)
+    g._showing = event
     if g.rules.failed_set == "keep_taken" and len(hand) < g.rules.max_hand:
         hand.append(card)
         g.set_occ(p)
@@ -178,8 +180,9 @@ def _peek(g: State, a: Action) -> None:
     p, s = a.player, a.slots[0]
     card = g.hands[p][s]
     g.known[p] |= 1 << card
-    g.shown = (p, ((p, s, card),))
-    g._events.append(E.peeked(p, a.slots, card))
+    event = E.peeked(p, a.slots, card)
+    g._events.append(event)
+    g._showing = event
     _use_power(g, p, A.PEEK)
 
 
@@ -187,8 +190,9 @@ def _spy(g: State, a: Action) -> None:
     p, t, s = a.player, a.target, a.slots[0]
     card = g.hands[t][s]
     g.known[p] |= 1 << card
-    g.shown = (p, ((t, s, card),))
-    g._events.append(E.spied(p, t, s, card))
+    event = E.spied(p, t, s, card)
+    g._events.append(event)
+    g._showing = event
     _use_power(g, p, A.SPY)
 
 
@@ -278,8 +282,9 @@ def _tap(g: State, a: Action) -> None:
             _check_stuck(g)  # a hit can empty the turn player's hand
         return
     g.public |= 1 << card
-    g.shown = (E.EVERYONE, ((p, s, card),))
-    g._events.append(E.tap_missed(p, a.slots, card))
+    event = E.tap_missed(p, a.slots, card)
+    g._events.append(event)
+    g._showing = event
     for _ in range(g.rules.tap_penalty_cards):
         if len(hand) >= g.rules.max_hand:
             break  # the hand has no place left: no more penalty cards
