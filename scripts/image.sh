@@ -49,6 +49,7 @@ cgroup_manager = "cgroupfs"
 events_logger = "file"
 tmp_dir = "$dir/tmp"
 [network]
+network_backend = "netavark"
 network_config_dir = "$dir/networks"
 EOF
     cat >"$dir/storage.conf" <<EOF
