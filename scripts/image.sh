@@ -2,7 +2,7 @@
 # Builds and runs Facedown's image (Dockerfile) and compose.yaml with Debian's podman, on a
 # machine without a Docker daemon and without Docker Hub: the base images are made here from
 # Debian's archive (mmdebstrap) and the npm registry, and passed to the Dockerfile and
-# compose.yaml as build arguments and image variables (docs/deploy.md, "Trying the image here").
+# compose.yaml as build arguments and image variables (docs/deploy.md, "Trying the image without Docker").
 #
 #   scripts/image.sh bases      the local base images (Debian bookworm; Python 3.11; Node 20)
 #   scripts/image.sh services   local stand-ins for the postgres, redis and nginx images
@@ -12,7 +12,8 @@
 #
 # Everything (storage, settings, downloads) lives in $FACEDOWN_PODMAN_DIR (default
 # .podman/ in the checkout); removing that folder removes every image and container.
-# Needs root and Debian's podman, runc, iptables and mmdebstrap (scripts/test.sh installs them).
+# Needs root and Debian's podman, runc, netavark, aardvark-dns, iptables and mmdebstrap
+# (scripts/test.sh installs them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -30,9 +31,10 @@ IMAGE=${FACEDOWN_IMAGE:-localhost/facedown}
 
 # podman's settings for this folder. Processes here may not raise their limits (no
 # CAP_SYS_RESOURCE), and podman's default limits for a container are above them: the
-# containers get the limits this shell has (processes capped at 32768, above which runc's
-# setrlimit is refused here). crun 1.8 refuses this machine's hybrid cgroups ("cgroups in
-# hybrid mode not supported"); runc runs there.
+# containers get the limits this shell has, processes at most 32768 (runc's setrlimit was
+# refused here for every value tried from 50000 up to this shell's own limit, 96364).
+# crun 1.8 refuses this machine's hybrid cgroups ("cgroups in hybrid mode not supported");
+# runc runs there.
 write_settings() {
     local nofile nproc driver="${FACEDOWN_PODMAN_STORAGE:-overlay}"
     nofile="$(ulimit -Hn)"
