@@ -23,6 +23,7 @@ import random
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -50,6 +51,24 @@ class Podman:
     """scripts/image.sh with its folder in this test run."""
 
     folder: Path
+    services: subprocess.Popen[bytes] | None = None
+
+    def start_services(self) -> None:
+        """``image.sh services`` in the background (while the Dockerfile builds)."""
+        with (self.folder / "services.log").open("wb") as log:
+            self.services = subprocess.Popen(
+                [str(IMAGE_SH), "services"],
+                env={**os.environ, "FACEDOWN_PODMAN_DIR": str(self.folder)},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its podman builds stop with it (killpg)
+            )
+
+    def wait_services(self, timeout: float = 900) -> None:
+        assert self.services is not None
+        returncode = self.services.wait(timeout)
+        log = (self.folder / "services.log").read_text(errors="replace")
+        assert returncode == 0, f"image.sh services:\n{log}"
 
     def script(self, *args: str, env: dict[str, str] | None = None, timeout: float = 900) -> str:
         done = subprocess.run(
@@ -118,6 +137,9 @@ def podman(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Podman]:
     try:
         yield where
     finally:
+        if where.services is not None and where.services.poll() is None:
+            os.killpg(where.services.pid, signal.SIGTERM)
+            where.services.wait(60)
         where.podman("rm", "--all", "--force", check=False)
         if not kept:
             where.podman("system", "reset", "--force", check=False)
@@ -129,6 +151,7 @@ def image(podman: Podman) -> str:
     started = time.monotonic()
     podman.script("bases")
     made = time.monotonic()
+    podman.start_services()  # compose's stand-ins, for the second test, meanwhile
     podman.script("build")
     print(f"base images {made - started:.0f} s, image {time.monotonic() - made:.0f} s")
     return IMAGE
@@ -238,8 +261,8 @@ def test_compose_runs_three_processes_behind_nginx(podman: Podman, image: str) -
     (each ready on the database and Redis), nginx spreads new tables over all three, and a
     match is played through nginx's WebSocket proxy."""
     started = time.monotonic()
-    podman.script("services")
-    print(f"service images {time.monotonic() - started:.0f} s")
+    podman.wait_services()  # started with the image's build
+    print(f"service images: waited {time.monotonic() - started:.0f} s more")
     port = free_port()
     env = {
         "FACEDOWN_SECRET": secrets.token_hex(32),
