@@ -2,7 +2,12 @@
 # Stage 1 builds the web client (web/ -> facedown/web_dist/); stage 2 installs the Python
 # packages from the hashed lock and runs `facedown serve` as an unprivileged user.
 
-FROM node:20-bookworm-slim AS web
+# The base images are build arguments (defaults: the official images) so that scripts/image.sh
+# can build this file where Docker Hub is out of reach, on local Debian-made stand-ins.
+ARG NODE_IMAGE=node:20-bookworm-slim
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
+
+FROM ${NODE_IMAGE} AS web
 WORKDIR /src
 COPY web/package.json web/package-lock.json web/
 RUN cd web && npm ci --no-audit --no-fund
@@ -10,7 +15,7 @@ COPY web/ web/
 COPY facedown/ facedown/
 RUN cd web && npm run build
 
-FROM python:3.11-slim-bookworm
+FROM ${PYTHON_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /app
 COPY requirements/run.txt requirements/run.txt

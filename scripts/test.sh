@@ -37,11 +37,19 @@ echo "==> mypy"
 mypy
 # The browser tests drive Debian's Chromium (never a downloaded browser build); the deployment
 # test puts the server behind Debian's nginx. Both from Debian's packages, installed once.
+# The image test (tests/test_image.py) builds the Dockerfile and runs it and compose.yaml with
+# Debian's podman on base images made by mmdebstrap (scripts/image.sh): runc (crun 1.8 refuses
+# this machine's hybrid cgroups), netavark, aardvark-dns and iptables (compose's network and
+# its names); without their recommendations (rootless podman's helpers, buildah).
 debs=()
 [[ -x /usr/bin/chromium ]] || debs+=(chromium)
 [[ -x /usr/sbin/nginx ]] || debs+=(nginx-light)
-if [[ ${#debs[@]} -gt 0 && $(id -u) -eq 0 ]]; then
-    echo "==> installing Debian's ${debs[*]} for the browser and deployment tests"
+containers=()
+for pkg in podman runc netavark aardvark-dns iptables mmdebstrap; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || containers+=("$pkg")
+done
+if [[ ${#debs[@]} -gt 0 || ${#containers[@]} -gt 0 ]] && [[ $(id -u) -eq 0 ]]; then
+    echo "==> installing Debian's ${debs[*]} ${containers[*]} for the browser, deployment and image tests"
     apt-get update -qq
     # No service is started by the install (policy-rc.d 101): the tests start their own nginx.
     policy=/usr/sbin/policy-rc.d
@@ -49,7 +57,13 @@ if [[ ${#debs[@]} -gt 0 && $(id -u) -eq 0 ]]; then
     if [[ ! -e $policy ]]; then
         printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && made_policy=1
     fi
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${debs[@]}" >/dev/null
+    if [[ ${#debs[@]} -gt 0 ]]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${debs[@]}" >/dev/null
+    fi
+    if [[ ${#containers[@]} -gt 0 ]]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            "${containers[@]}" >/dev/null
+    fi
     if [[ $made_policy -eq 1 ]]; then rm -f "$policy"; fi
 fi
 
@@ -61,4 +75,5 @@ ensure_web_build
 echo "==> the batch's numba kernels (compiled once into their cache, for every pytest worker)"
 python -m facedown.batch.compile
 echo "==> pytest"
-exec pytest -n auto "$@"
+# --dist loadgroup: the tests marked xdist_group (the image test: one build) share a worker.
+exec pytest -n auto --dist loadgroup "$@"

@@ -57,9 +57,9 @@ def test_compose_runs_three_processes_on_one_database_and_redis(service: str) ->
         "FACEDOWN_SECRET: ${FACEDOWN_SECRET:?",
         "FACEDOWN_DATABASE_URL: postgresql://",
         "FACEDOWN_REDIS_URL: redis://redis:6379/0",
-        "image: postgres:",
-        "image: redis:",
-        "image: nginx:",
+        "image: ${POSTGRES_IMAGE:-postgres:15}",
+        "image: ${REDIS_IMAGE:-redis:7}",
+        "image: ${NGINX_IMAGE:-nginx:1.22}",
         "./deploy/compose/nginx.conf:/etc/nginx/conf.d/default.conf:ro",
     ):
         assert needed in compose
