@@ -15,7 +15,7 @@ export PATH="$PWD/.venv/bin:$PATH"
 echo "==> checking tracked files for package registry host names"
 # Host names are assembled from pieces so this script does not match itself.
 hosts=()
-for part in "pypi" "files.pythonhosted" "registry.npmjs"; do
+for part in "pypi" "files.pythonhosted" "registry.npmjs" "deb.debian" "security.debian"; do
     hosts+=(-e "$part.org")
 done
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
