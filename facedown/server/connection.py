@@ -8,6 +8,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from starlette.types import Receive, Send
 from starlette.websockets import WebSocket
 
 from .protocol import encode
@@ -57,18 +58,24 @@ class Peer(Protocol):
 
     def room(self) -> int: ...
 
-    def send(self, message: Mapping[str, Any]) -> None: ...
+    def send(self, message: Mapping[str, Any], frame: str | None = None) -> None: ...
 
     def close(self, code: int = 1000, reason: str = "") -> None: ...
 
 
 class Connection:
-    """A client connection as the table and the hub see it."""
+    """A client connection as the table and the hub see it.
 
-    def __init__(self, websocket: WebSocket, queue_size: int) -> None:
+    Its frames go out and come in through the ASGI server's own ``send`` and ``receive``
+    (Starlette's :class:`WebSocket` accepts and closes the connection: its checks of each
+    message's state, on every frame, are for applications that could send out of turn)."""
+
+    def __init__(self, websocket: WebSocket, receive: Receive, send: Send, queue_size: int) -> None:
         loop = asyncio.get_running_loop()
         self.websocket = websocket
-        self.queue: asyncio.Queue[Mapping[str, Any] | None] = asyncio.Queue(queue_size)
+        self._receive = receive
+        self._send = send
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(queue_size)
         self.table: Table | None = None
         self.player_id: str | None = None
         self.address = "unknown"  # whom its frames count against (see addresses.py)
@@ -105,7 +112,7 @@ class Connection:
             return None
         # The read is a task that close() cancels (cheaper than waiting on it and a second
         # future each frame); a cancellation of the caller (its timeout) is passed on.
-        self._reading = reading = asyncio.ensure_future(self.websocket.receive())
+        self._reading = reading = asyncio.ensure_future(self._receive())
         try:
             message = await reading
         except asyncio.CancelledError:
@@ -129,11 +136,13 @@ class Connection:
         """How many more messages fit in the send queue."""
         return self.queue.maxsize - self.queue.qsize()
 
-    def send(self, message: Mapping[str, Any]) -> None:
+    def send(self, message: Mapping[str, Any], frame: str | None = None) -> None:
+        """Queue ``message``; ``frame``, when given, is its encoding (the hub encodes a message
+        once for all the connections it goes to: a seat's devices, the spectators)."""
         if self.closing:
             return
         try:
-            self.queue.put_nowait(message)
+            self.queue.put_nowait(encode(message) if frame is None else frame)
         except asyncio.QueueFull:
             # Too far behind: drop the client; it reconnects and resyncs from its last seq.
             self.close(SLOW_CLIENT, "too slow to read the table's messages")
@@ -159,11 +168,12 @@ class Connection:
             await asyncio.wait_for(self.websocket.close(code, reason), CLOSE_WAIT)
 
     async def _send_loop(self) -> None:
+        send = self._send
         while True:
-            message = await self.queue.get()
-            if message is None:
+            frame = await self.queue.get()
+            if frame is None:
                 return
-            await self.websocket.send_text(encode(message))
+            await send({"type": "websocket.send", "text": frame})
 
     async def finish(self) -> None:
         """The client is gone or closed: end the close under way, then stop sending."""

@@ -68,7 +68,8 @@ class RemoteConnection:
         """The client's process keeps the send queue (and drops a client too slow for it)."""
         return self.relays.state.settings.send_queue
 
-    def send(self, message: Mapping[str, Any]) -> None:
+    def send(self, message: Mapping[str, Any], frame: str | None = None) -> None:
+        # The message itself crosses to the client's process (``frame``, a local encoding, not).
         if not self.closing:
             self.relays.node.send(
                 self.node, {"op": "send", "conns": [self.conn_id], "msg": message}

@@ -11,7 +11,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import WebSocket
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from ..store.base import LeaseLost, StoreError
 from . import protocol as P
@@ -26,10 +27,22 @@ STRIKES_FORGIVEN = 10.0  # seconds without a rate-limited message that wipe the 
 Handler = Callable[[ServerState, Peer, Any], Awaitable[None]]
 
 
-async def serve_socket(state: ServerState, ws: WebSocket) -> None:
+class SocketEndpoint:
+    """The ``/ws`` route as a plain ASGI application: a connection's frames go through the
+    server's own ``receive`` and ``send`` (see :class:`Connection`)."""
+
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await serve_socket(self.state, scope, receive, send)
+
+
+async def serve_socket(state: ServerState, scope: Scope, receive: Receive, send: Send) -> None:
     """Serve one WebSocket client from accept to close."""
+    ws = WebSocket(scope, receive, send)
     await ws.accept()
-    conn = Connection(ws, state.settings.send_queue)
+    conn = Connection(ws, receive, send, state.settings.send_queue)
     conn.address = state.address(ws.client.host if ws.client else None, ws.headers)
     if not state.limits.connect(conn.address):
         conn.send(P.error_message("rate_limited", "too many connections from your address"))
