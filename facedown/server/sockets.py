@@ -35,7 +35,11 @@ class SocketEndpoint:
         self.state = state
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await serve_socket(self.state, scope, receive, send)
+        # A task of its own: each time the connection's loop resumes (a frame arrived, a
+        # write committed) it resumes from here, not through the dozen coroutines of the
+        # middleware and routing above (every one of which each resumption passes through).
+        # Cancelling this coroutine cancels the task it waits for.
+        await asyncio.get_running_loop().create_task(serve_socket(self.state, scope, receive, send))
 
 
 async def serve_socket(state: ServerState, scope: Scope, receive: Receive, send: Send) -> None:
