@@ -251,11 +251,17 @@ class TimedOut(_Out):
 
 class EventMessage(_State):
     """After a change of the table: what happened, as you may see it, your view and your legal
-    actions; ``timed_out`` when the change is a move played because time ran out."""
+    actions; ``timed_out`` when the change is a move played because time ran out, ``ack`` when
+    it is your own action (its id: the answer to it)."""
 
     type: Literal["event"]
     events: list[SeenEvent]
     timed_out: TimedOut | None = None
+    ack: str | None = Field(
+        None,
+        description="the id of your action that this change applied: its answer (in the "
+        "acting seat's event only)",
+    )
 
 
 class SnapshotMessage(_State):
@@ -274,7 +280,8 @@ class Missed(_Out):
 
 
 class Ack(_Out):
-    """Your action (by id) was applied at ``seq``, or your READY was heard."""
+    """A resent action (by id) was applied before, at ``seq``, or your READY was heard.  (An
+    action applied now is answered by the event that applies it, its ``ack`` the id.)"""
 
     type: Literal["ack"]
     seq: int

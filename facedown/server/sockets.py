@@ -243,13 +243,15 @@ async def _hello(state: ServerState, conn: Peer, msg: P.Hello) -> None:
 
 
 async def _action(state: ServerState, conn: Peer, msg: P.ActionMessage) -> None:
-    # From the frame's arrival (parsed) to its ack queued: the table's lock, the engine and
+    # From the frame's arrival (parsed) to its answer queued: the table's lock, the engine and
     # the store's commit are inside.
     start = time.perf_counter()
     table = _table(conn)
     data = msg.action.model_dump(exclude_none=True)
-    seq = await table.act(_seat(conn), data, msg.id, msg.seq)
-    conn.send({"type": "ack", "id": msg.id, "seq": seq})
+    seq, now = await table.act(_seat(conn), data, msg.id, msg.seq)
+    if not now:  # applied before (a resent id): acknowledged again on its own
+        conn.send({"type": "ack", "id": msg.id, "seq": seq})
+    # (else the seat's event that applied it, queued already, carries its id as ``ack``)
     state.metrics.latency.observe(time.perf_counter() - start)
 
 

@@ -311,11 +311,13 @@ class Table:
 
     async def act(
         self, seat: int, data: dict[str, Any], action_id: str | None, seen_seq: int | None
-    ) -> int:
-        """Apply a seat's action: validate, log, then fan out.  Returns the table's new seq."""
+    ) -> tuple[int, bool]:
+        """Apply a seat's action: validate, log, then fan out.  Returns the seq it was applied
+        at, and whether that was now (the seat's event carries ``action_id`` as its ``ack``)
+        rather than before (a resent id: the caller acknowledges it)."""
         async with self.lock:
             if action_id is not None and (seat, action_id) in self.action_ids:
-                return self.action_ids[seat, action_id]  # a resent action: applied once already
+                return self.action_ids[seat, action_id], False  # applied once already
             game = self.game
             if game is None or not self.is_playing():
                 raise TableError("not_playing", "no match is being played at this table")
@@ -336,7 +338,7 @@ class Table:
                     f"the table moved on before your action arrived (you saw {seen_seq}, "
                     f"it is at {self.seq}{last}): here is the current state",
                 )
-            return await self._apply(game, action, action_id, auto=False)
+            return await self._apply(game, action, action_id, auto=False), True
 
     async def play(self, game: Game, action: Action, *, timed_out: bool = False) -> None:
         """An automatic move (a bot's, or a timer's default: ``timed_out``, and everyone is told
@@ -387,7 +389,7 @@ class Table:
         self.recent.append((self.seq, events))
         if missed:
             self._missed(action.player, ran_out)
-        self._publish(events, action if timed_out else None)
+        self._publish(events, action if timed_out else None, action_id, action.player)
         self.scheduler.changed()
         self.ctx.metrics.applied(auto=auto, timed_out=timed_out)
         if after.is_match_over:
@@ -438,10 +440,15 @@ class Table:
 
     # ------------------------------------------------------------------ fan-out
     def render(
-        self, seat: int | None, events: list[Event] | None = None, timed_out: Action | None = None
+        self,
+        seat: int | None,
+        events: list[Event] | None = None,
+        timed_out: Action | None = None,
+        ack: str | None = None,
     ) -> dict[str, Any]:
         """The message for one audience: its events, its view and its legal actions (and, when
-        a timer ran out, the move played for the seat it waited for)."""
+        a timer ran out, the move played for the seat it waited for; ``ack``: the id of the
+        audience's own action the event applied, which answers it)."""
         game = self.game
         if game is None:  # never: only a table in a match renders
             raise RuntimeError("render before the match started")
@@ -461,17 +468,28 @@ class Table:
             message["events"] = [e.to_json() for e in seen.events]
             if timed_out is not None:
                 message["timed_out"] = {"seat": timed_out.player, "action": timed_out.to_json()}
+            if ack is not None:
+                message["ack"] = ack
         else:  # a snapshot also carries the match's scoreboard: every round so far
             message["rounds"] = [Reveal.of(r, game.deck).to_json() for r in game.history]
         return message
 
-    def _publish(self, events: list[Event], timed_out: Action | None = None) -> None:
+    def _publish(
+        self,
+        events: list[Event],
+        timed_out: Action | None = None,
+        ack: str | None = None,
+        actor: int | None = None,
+    ) -> None:
+        """Fan out a change; ``ack``: the id of the action of seat ``actor`` that made it, in
+        that seat's event (no other audience sees it)."""
         if self.game is None:
             return
         messages: dict[int, dict[str, Any]] = {}
         for audience in self.hub.audiences(self.record.id):  # render only for who listens
             seat = None if audience == SPECTATORS else audience
-            messages[audience] = self.render(seat, events, timed_out)
+            mine = ack if seat is not None and seat == actor else None
+            messages[audience] = self.render(seat, events, timed_out, mine)
         self.hub.publish(self.record.id, messages)
 
     def public_settings(self) -> dict[str, Any]:
