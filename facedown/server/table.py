@@ -28,6 +28,7 @@ from ..engine import (
     Timer,
     observe,
 )
+from ..engine.observer import observe_json, public_json
 from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
 from ..store.base import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
 from . import ranked_mode, seating
@@ -445,27 +446,29 @@ class Table:
         events: list[Event] | None = None,
         timed_out: Action | None = None,
         ack: str | None = None,
+        public: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The message for one audience: its events, its view and its legal actions (and, when
         a timer ran out, the move played for the seat it waited for; ``ack``: the id of the
-        audience's own action the event applied, which answers it)."""
+        audience's own action the event applied, which answers it).  ``public``: the game's
+        ``public_json``, one for all the audiences of a change."""
         game = self.game
         if game is None:  # never: only a table in a match renders
             raise RuntimeError("render before the match started")
         # Recollection only where the mode shows it (turn-based), whatever the ruleset says.
         knowledge = shows_recollection(self.record.settings)
-        seen = observe(game, _viewer(seat), events or (), knowledge=knowledge)
+        seen = observe_json(game, _viewer(seat), events or (), knowledge=knowledge, public=public)
         message: dict[str, Any] = {
             "type": "event" if events is not None else "snapshot",
             "seq": self.seq,
-            "view": seen.view.to_json(),
-            "legal": [a.to_json() for a in seen.legal],
-            "sets": seen.sets,
+            "view": seen["view"],
+            "legal": seen["legal"],
+            "sets": seen["sets"],
             "deadline": self.deadline,
             "now": self.now(),
         }
         if events is not None:
-            message["events"] = [e.to_json() for e in seen.events]
+            message["events"] = seen["events"]
             if timed_out is not None:
                 message["timed_out"] = {"seat": timed_out.player, "action": timed_out.to_json()}
             if ack is not None:
@@ -486,10 +489,11 @@ class Table:
         if self.game is None:
             return
         messages: dict[int, dict[str, Any]] = {}
+        public = public_json(self.game)  # what every audience's view shares
         for audience in self.hub.audiences(self.record.id):  # render only for who listens
             seat = None if audience == SPECTATORS else audience
             mine = ack if seat is not None and seat == actor else None
-            messages[audience] = self.render(seat, events, timed_out, mine)
+            messages[audience] = self.render(seat, events, timed_out, mine, public)
         self.hub.publish(self.record.id, messages)
 
     def public_settings(self) -> dict[str, Any]:
