@@ -88,7 +88,9 @@ class Connection:
         self.closing = False
         # The seat found for (the table's record, the player): see ``seat``.
         self._seat_of: tuple[object, str | None, int | None] = (None, None, None)
-        self._reading: asyncio.Future[Any] | None = None  # the read under way, if any
+        # The task waiting in receive(), while it waits, and whether close() interrupted it.
+        self._reader: asyncio.Task[Any] | None = None
+        self._interrupted = False
         self._closer: asyncio.Task[None] | None = None
         self._sender = loop.create_task(self._send_loop())
 
@@ -110,20 +112,22 @@ class Connection:
         A caller bounds the wait with ``asyncio.timeout``: the pending read is cancelled."""
         if self.closing:
             return None
-        # The read is a task that close() cancels (cheaper than waiting on it and a second
-        # future each frame); a cancellation of the caller (its timeout) is passed on.
-        self._reading = reading = asyncio.ensure_future(self._receive())
+        # The read waits in the caller's own task (no task of its own for every frame): close()
+        # cancels that task while it waits here, and only then, and the read takes the
+        # cancellation back; any other (the caller's timeout, the server stopping) goes on.
+        reader = asyncio.current_task()
+        self._reader = reader
         try:
-            message = await reading
+            message = await self._receive()
         except asyncio.CancelledError:
-            caller = asyncio.current_task()
-            if self.closing and reading.cancelled() and not (caller and caller.cancelling()):
-                return None
-            raise
+            if not self._interrupted or reader is None:
+                raise
+            self._interrupted = False
+            if reader.uncancel() > 0:
+                raise  # cancelled by something else as well
+            return None
         finally:
-            self._reading = None
-            if not reading.done():
-                reading.cancel()
+            self._reader = None
         if self.closing or message["type"] == "websocket.disconnect":
             return None
         text: str | None = message.get("text")
@@ -152,8 +156,9 @@ class Connection:
         if self.closing:
             return
         self.closing = True
-        if self._reading is not None:
-            self._reading.cancel()  # the handler waiting for a frame returns None
+        if self._reader is not None:
+            self._interrupted = True
+            self._reader.cancel()  # the handler waiting for a frame returns None
         self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
