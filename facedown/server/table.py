@@ -27,8 +27,9 @@ from ..engine import (
     Ruleset,
     Timer,
     observe,
+    observe_json,
+    public_json,
 )
-from ..engine.observer import observe_json, public_json
 from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
 from ..store.base import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
 from . import ranked_mode, seating

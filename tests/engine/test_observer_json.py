@@ -7,8 +7,7 @@ from __future__ import annotations
 import orjson
 from hypothesis import given, settings
 
-from facedown.engine import SPECTATOR, observe
-from facedown.engine.observer import observe_json, public_json
+from facedown.engine import SPECTATOR, observe, observe_json, public_json
 
 from .test_properties import Table, examples, play, tables
 
