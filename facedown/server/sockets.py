@@ -75,8 +75,7 @@ async def _serve(state: ServerState, conn: Connection) -> None:
     frames = state.limits.frames
     while True:
         try:
-            async with asyncio.timeout(_wait(state, conn, hello_by)):
-                raw = await conn.receive()
+            raw = await _next_frame(conn, _wait(state, conn, hello_by))
         except TimeoutError:
             if conn.relay_id is not None and not conn.relayed_spectator:
                 continue  # a relayed player (its welcome came after the wait began)
@@ -104,6 +103,15 @@ async def _serve(state: ServerState, conn: Connection) -> None:
         if strikes >= settings.strikes:
             conn.close(TOO_MANY, "too many messages")
             return
+
+
+async def _next_frame(conn: Connection, wait: float | None) -> str | bytes | None:
+    """The connection's next frame (see Connection.receive), or TimeoutError after ``wait``
+    seconds; None: no limit, and no timer armed and disarmed for every frame of a player."""
+    if wait is None:
+        return await conn.receive()
+    async with asyncio.timeout(wait):
+        return await conn.receive()
 
 
 def _wait(state: ServerState, conn: Connection, hello_by: float) -> float | None:
