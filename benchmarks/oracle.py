@@ -73,7 +73,7 @@ EVENT_KEYS = frozenset(
 )
 FRAME_KEYS = {
     "event": frozenset(
-        ["type", "seq", "view", "legal", "sets", "deadline", "now", "events", "timed_out"]
+        ["type", "seq", "view", "legal", "sets", "deadline", "now", "events", "timed_out", "ack"]
     ),
     "snapshot": frozenset(["type", "seq", "view", "legal", "sets", "deadline", "now", "rounds"]),
     "missed": frozenset(["type", "seq", "events"]),
@@ -387,8 +387,13 @@ class TableOracle:
                 findings.unchecked += 1
                 continue
             before = None if seq in self.starts else self.states.get(seq - 1)
+            where = f"table {self.code} seat {seat} seq {seq}"
             for problem in check_frame(frame, seat, game, before):
-                findings.add(problem, f"table {self.code} seat {seat} seq {seq}")
+                findings.add(problem, where)
+            if frame.get("ack") is not None:  # only the acting seat's event answers its action
+                logged = self.ids.get(str(frame["ack"]))
+                if logged is None or (logged.seq, logged.by) != (seq, seat):
+                    findings.add(f"leak: ack {frame['ack']!r}, not this seat's action here", where)
             findings.frames += 1
 
     def lost(self, acks: dict[str, tuple[int, int]]) -> list[str]:

@@ -226,6 +226,8 @@ class TableDriver:
             client.phase = msg["view"]["phase"]
             if kind == "event":
                 self._seen(seq, now)
+                if msg.get("ack") is not None:  # the answer to this seat's own action
+                    self._answered(msg["ack"], msg)
         elif kind == "welcome":
             client.seat = msg["seat"]
             client.seq = max(client.seq, msg["seq"])
@@ -233,12 +235,18 @@ class TableDriver:
             client.status = msg["table"]["status"]
             client.seq = max(client.seq, msg["seq"])
         elif kind in ("ack", "error"):
-            waiter = self.waiting.pop(msg.get("id") or "", None)
-            if waiter is not None and not waiter.done():
-                waiter.set_result(msg)
-            elif kind == "error" and self.stats.measured(now):
+            answered = self._answered(msg.get("id") or "", msg)
+            if not answered and kind == "error" and self.stats.measured(now):
                 self.stats.errors[str(msg.get("code"))] += 1
         self.changed.set()
+
+    def _answered(self, action_id: str, msg: dict[str, Any]) -> bool:
+        """The answer to the action ``action_id`` (its event, an ack, or an error) arrived."""
+        waiter = self.waiting.pop(action_id, None)
+        if waiter is None or waiter.done():
+            return False
+        waiter.set_result(msg)
+        return True
 
     def _seen(self, seq: int, now: float) -> None:
         """One client has the event ``seq``: its latency, if this table sent the action."""
@@ -342,7 +350,7 @@ class TableDriver:
             self.stats.errors["no_answer"] += 1
             return
         measured = self.stats.measured(t0)
-        if reply["type"] == "ack":
+        if reply["type"] in ("event", "ack"):  # applied (an ack: before, for a resent id)
             if reply["seq"] != seq + 1:
                 self.stats.errors["unexpected_seq"] += 1
             elif measured:

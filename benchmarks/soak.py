@@ -335,6 +335,8 @@ class Client:
             self.table.keep(self.seat, msg)
             if kind != "missed":
                 self._on_state(msg)
+            if kind == "event" and msg.get("ack") is not None:  # the answer to this seat's action
+                self._on_answer(msg)
         elif kind == "welcome":
             self.seat = msg["seat"]
         elif kind == "table":
@@ -373,7 +375,11 @@ class Client:
             tally.fuzz[waiting.fuzz] += 1
             if kind != "error":
                 tally.fail("fuzz_accepted", f"{waiting.fuzz} frame answered with {msg}")
-        elif kind == "ack" and msg.get("id") == waiting.action_id and self.seat is not None:
+        elif (
+            kind in ("event", "ack")  # applied now (its event), or before (a resent id)
+            and msg.get("ack" if kind == "event" else "id") == waiting.action_id
+            and self.seat is not None
+        ):
             tally.acks += 1
             tally.latencies.append(time.monotonic() - waiting.sent)
             self.table.acks[str(waiting.action_id)] = (self.seat, int(msg["seq"]))

@@ -69,8 +69,10 @@ suite fails when this file is out of date). Version {version}.
 4. Each change of the table is one `event` message per audience: your view, your legal actions
    and what happened, as you may see it, with the table's new `seq`.
 5. Send `action` with an `id` unique for your seat in this match (a UUID does) and the `seq`
-   you last saw. The answer is `ack` (the seq at which it was applied: a resent id is applied once
-   and acknowledged again) or `error`. An action against a stale `seq` gets the error `stale`
+   you last saw. The answer is the `event` that applies it, whose `ack` is your action's `id`
+   (only your seat's event carries it), or `error`. A resent id is applied once: sent again
+   after it was applied, it is answered by `ack` (its `id` and the seq at which it was
+   applied). An action against a stale `seq` gets the error `stale`
    (naming the last action applied) and a fresh `snapshot`, never silence; racing TAPs are
    applied in arrival order, and the loser is told why. Opening peeks and `next_round` do not
    depend on what others did, so they are accepted whatever `seq` they carry.

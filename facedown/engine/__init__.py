@@ -10,7 +10,9 @@ order a newcomer needs it:
   out whose move it is.
 - the observer, :func:`observe` — an :class:`Observation`: everything one seat may know now
   (its :class:`View`, the events given rendered for it as :class:`SeenEvent`, its legal
-  actions).  Nothing outside the engine decides what a seat may see.
+  actions).  Nothing outside the engine decides what a seat may see.  :func:`observe_json`
+  is its JSON form made directly (what the server sends), :func:`public_json` the part of
+  every seat's view that is the same for all.
 - :class:`Action` and its kinds (:mod:`facedown.engine.actions`), :class:`Event` and
   :class:`EventKind`, :class:`Phase`, :class:`Ruleset` and the :data:`PRESETS`, the errors.
 - the paper scoreboard, :func:`tally` — a :class:`Tally` of :class:`PaperRound` s (hand totals,
@@ -34,7 +36,18 @@ from .errors import (
 )
 from .events import EVERYONE, SPECTATOR, Event, EventKind
 from .game import Game
-from .observer import Observation, Reveal, SeenEvent, View, observe, place, seen_event, view
+from .observer import (
+    Observation,
+    Reveal,
+    SeenEvent,
+    View,
+    observe,
+    observe_json,
+    place,
+    public_json,
+    seen_event,
+    view,
+)
 from .paper import PaperRound, Placement, ScoredRound, Tally, TallyError, tally
 from .phases import PLAY_PHASES, Phase
 from .presets import PRESETS, find_preset, make_ruleset
@@ -85,7 +98,9 @@ __all__ = [
     "find_preset",
     "make_ruleset",
     "observe",
+    "observe_json",
     "place",
+    "public_json",
     "seen_event",
     "shuffle_rng",
     "tally",

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import FastAPI, Header, HTTPException, Request, WebSocket
+from fastapi import FastAPI, Header, HTTPException, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
@@ -45,7 +45,7 @@ from .relay import ClusterHub, Relays
 from .replays import replay_routes
 from .scoreboards import scoreboard_routes
 from .settings import ServerSettings
-from .sockets import serve_socket
+from .sockets import SocketEndpoint
 from .state import AnyTable, ServerState
 from .testhooks import StackedDealSpec, refuse_test_hooks
 from .text import CODE_PATTERN, Name
@@ -229,9 +229,9 @@ def create_app(
 
     scoreboard_routes(app, state)
 
-    @app.websocket("/ws")
-    async def websocket(ws: WebSocket) -> None:
-        await serve_socket(state, ws)
+    # A plain ASGI application, which Starlette's route takes as it is (FastAPI's signature
+    # names only a function of a WebSocket).
+    app.router.add_websocket_route("/ws", SocketEndpoint(state))  # type: ignore[arg-type]
 
     _serve_client(app, WEB_DIST)
     app.state.lobby = state.lobby

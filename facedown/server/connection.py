@@ -8,6 +8,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from starlette.types import Receive, Send
 from starlette.websockets import WebSocket
 
 from .protocol import encode
@@ -57,18 +58,24 @@ class Peer(Protocol):
 
     def room(self) -> int: ...
 
-    def send(self, message: Mapping[str, Any]) -> None: ...
+    def send(self, message: Mapping[str, Any], frame: str | None = None) -> None: ...
 
     def close(self, code: int = 1000, reason: str = "") -> None: ...
 
 
 class Connection:
-    """A client connection as the table and the hub see it."""
+    """A client connection as the table and the hub see it.
 
-    def __init__(self, websocket: WebSocket, queue_size: int) -> None:
+    Its frames go out and come in through the ASGI server's own ``send`` and ``receive``
+    (Starlette's :class:`WebSocket` accepts and closes the connection: its checks of each
+    message's state, on every frame, are for applications that could send out of turn)."""
+
+    def __init__(self, websocket: WebSocket, receive: Receive, send: Send, queue_size: int) -> None:
         loop = asyncio.get_running_loop()
         self.websocket = websocket
-        self.queue: asyncio.Queue[Mapping[str, Any] | str | None] = asyncio.Queue(queue_size)
+        self._receive = receive
+        self._send = send
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(queue_size)
         self.table: Table | None = None
         self.player_id: str | None = None
         self.address = "unknown"  # whom its frames count against (see addresses.py)
@@ -81,7 +88,9 @@ class Connection:
         self.closing = False
         # The seat found for (the table's record, the player): see ``seat``.
         self._seat_of: tuple[object, str | None, int | None] = (None, None, None)
-        self._reading: asyncio.Future[Any] | None = None  # the read under way, if any
+        # The task waiting in receive(), while it waits, and whether close() interrupted it.
+        self._reader: asyncio.Task[Any] | None = None
+        self._interrupted = False
         self._closer: asyncio.Task[None] | None = None
         self._sender = loop.create_task(self._send_loop())
 
@@ -103,20 +112,22 @@ class Connection:
         A caller bounds the wait with ``asyncio.timeout``: the pending read is cancelled."""
         if self.closing:
             return None
-        # The read is a task that close() cancels (cheaper than waiting on it and a second
-        # future each frame); a cancellation of the caller (its timeout) is passed on.
-        self._reading = reading = asyncio.ensure_future(self.websocket.receive())
+        # The read waits in the caller's own task (no task of its own for every frame): close()
+        # cancels that task while it waits here, and only then, and the read takes the
+        # cancellation back; any other (the caller's timeout, the server stopping) goes on.
+        reader = asyncio.current_task()
+        self._reader = reader
         try:
-            message = await reading
+            message = await self._receive()
         except asyncio.CancelledError:
-            caller = asyncio.current_task()
-            if self.closing and reading.cancelled() and not (caller and caller.cancelling()):
-                return None
-            raise
+            if not self._interrupted or reader is None:
+                raise
+            self._interrupted = False
+            if reader.uncancel() > 0:
+                raise  # cancelled by something else as well
+            return None
         finally:
-            self._reading = None
-            if not reading.done():
-                reading.cancel()
+            self._reader = None
         if self.closing or message["type"] == "websocket.disconnect":
             return None
         text: str | None = message.get("text")
@@ -129,12 +140,18 @@ class Connection:
         """How many more messages fit in the send queue."""
         return self.queue.maxsize - self.queue.qsize()
 
-    def send(self, message: Mapping[str, Any] | str) -> None:
-        """Queue a message, or a frame's text as it is (relayed: the table's owner encoded it)."""
+    def send(self, message: Mapping[str, Any] | str, frame: str | None = None) -> None:
+        """Queue ``message``, or a frame's text as it is (relayed: the table's owner encoded
+        it); ``frame``, when given, is the message's encoding (the hub encodes a message once
+        for all the connections it goes to: a seat's devices, the spectators)."""
         if self.closing:
             return
+        if isinstance(message, str):
+            frame = message
+        elif frame is None:
+            frame = encode(message)
         try:
-            self.queue.put_nowait(message)
+            self.queue.put_nowait(frame)
         except asyncio.QueueFull:
             # Too far behind: drop the client; it reconnects and resyncs from its last seq.
             self.close(SLOW_CLIENT, "too slow to read the table's messages")
@@ -144,8 +161,9 @@ class Connection:
         if self.closing:
             return
         self.closing = True
-        if self._reading is not None:
-            self._reading.cancel()  # the handler waiting for a frame returns None
+        if self._reader is not None:
+            self._interrupted = True
+            self._reader.cancel()  # the handler waiting for a frame returns None
         self._closer = asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
@@ -160,11 +178,12 @@ class Connection:
             await asyncio.wait_for(self.websocket.close(code, reason), CLOSE_WAIT)
 
     async def _send_loop(self) -> None:
+        send = self._send
         while True:
-            message = await self.queue.get()
-            if message is None:
+            frame = await self.queue.get()
+            if frame is None:
                 return
-            await self.websocket.send_text(message if isinstance(message, str) else encode(message))
+            await send({"type": "websocket.send", "text": frame})
 
     async def finish(self) -> None:
         """The client is gone or closed: end the close under way, then stop sending."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from .protocol import encode
+
 SPECTATORS = -1  # the audience of connections without a seat
 
 
@@ -22,8 +24,9 @@ class Subscriber(Protocol):
     def seat(self) -> int | None:
         """The seat whose messages this connection receives (None: a spectator)."""
 
-    def send(self, message: Mapping[str, Any]) -> None:
-        """Queue a message without waiting (a connection too slow to drain is dropped)."""
+    def send(self, message: Mapping[str, Any], frame: str | None = None) -> None:
+        """Queue a message without waiting (a connection too slow to drain is dropped);
+        ``frame``: its encoding, when the caller has it (one for all who get the message)."""
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Close the connection (in the background)."""
@@ -66,11 +69,17 @@ class LocalHub:
                 del self._subs[table_id]
 
     def publish(self, table_id: str, messages: Mapping[int, Mapping[str, Any]]) -> None:
+        frames: dict[int, str] = {}  # each audience's message encoded once, for all its own
         for sub in list(self._subs.get(table_id, ())):
-            audience = SPECTATORS if sub.seat is None else sub.seat
-            message = messages.get(audience)
-            if message is not None:
-                sub.send(message)
+            seat = sub.seat
+            audience = SPECTATORS if seat is None else seat
+            frame = frames.get(audience)
+            if frame is None:
+                message = messages.get(audience)
+                if message is None:
+                    continue
+                frame = frames[audience] = encode(message)
+            sub.send(messages[audience], frame)
 
     def subscribers(self, table_id: str) -> list[Subscriber]:
         return list(self._subs.get(table_id, ()))

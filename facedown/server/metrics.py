@@ -24,7 +24,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-# Seconds from an action frame's arrival to its ack (the store's commit is inside): the
+# Seconds from an action frame's arrival to its answer (the store's commit is inside): the
 # buckets reach down to a fast local commit and up to where a player notices.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1.0, 2.5)
 
@@ -78,7 +78,7 @@ class Metrics:
         )
         self.latency = Histogram(
             "facedown_action_latency_seconds",
-            "from an action frame's arrival to its ack",
+            "from an action frame's arrival to its answer",
             buckets=LATENCY_BUCKETS,
             registry=r,
         )

@@ -156,7 +156,12 @@ def encode(message: Mapping[str, Any]) -> str:
     """A server message's frame text: compact JSON, UTF-8 as it is (orjson, in C: the server
     encodes several frames for every action).  Keys that are not strings are written as strings,
     as json.dumps does; NaN and infinity, which are not JSON, become null."""
-    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+    try:
+        return orjson.dumps(message).decode()
+    except orjson.JSONEncodeError:
+        # A key that is not a string (orjson's option for them slows every frame down by
+        # about a third, so it is asked for only when needed).
+        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -251,11 +256,17 @@ class TimedOut(_Out):
 
 class EventMessage(_State):
     """After a change of the table: what happened, as you may see it, your view and your legal
-    actions; ``timed_out`` when the change is a move played because time ran out."""
+    actions; ``timed_out`` when the change is a move played because time ran out, ``ack`` when
+    it is your own action (its id: the answer to it)."""
 
     type: Literal["event"]
     events: list[SeenEvent]
     timed_out: TimedOut | None = None
+    ack: str | None = Field(
+        None,
+        description="the id of your action that this change applied: its answer (in the "
+        "acting seat's event only)",
+    )
 
 
 class SnapshotMessage(_State):
@@ -274,7 +285,8 @@ class Missed(_Out):
 
 
 class Ack(_Out):
-    """Your action (by id) was applied at ``seq``, or your READY was heard."""
+    """A resent action (by id) was applied before, at ``seq``, or your READY was heard.  (An
+    action applied now is answered by the event that applies it, its ``ack`` the id.)"""
 
     type: Literal["ack"]
     seq: int

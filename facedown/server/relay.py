@@ -54,7 +54,7 @@ def _unreachable(what: str) -> TableError:
     )
 
 
-def frame(message: Mapping[str, Any]) -> bytes:
+def encoded(message: Mapping[str, Any]) -> bytes:
     """A message for a client as its frame's bytes: what a connection of this process would
     send (``protocol.encode``), encoded here once for every process it goes to."""
     return P.encode(message).encode()
@@ -96,13 +96,16 @@ class RemoteConnection:
         """The client's process keeps the send queue (and drops a client too slow for it)."""
         return self.relays.state.settings.send_queue
 
-    def send(self, message: Mapping[str, Any]) -> None:
+    def send(self, message: Mapping[str, Any], frame: str | None = None) -> None:
+        # The frame crosses to the client's process as its bytes (``frame``, when the hub
+        # encoded the message already, is the same text: ``protocol.encode``).
         if self.closing:
             return
         item: Item = {"op": "send", "conns": [self.conn_id]}
         if message.get("type") == "welcome":  # the client's process keeps its idle limit
             item["spectator"] = message.get("seat") is None
-        self.relays.node.send(self.node, item, frame(message))
+        data = encoded(message) if frame is None else frame.encode()
+        self.relays.node.send(self.node, item, data)
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         if self.closing:
@@ -295,6 +298,7 @@ class ClusterHub(LocalHub):
 
     def publish(self, table_id: str, messages: Mapping[int, Mapping[str, Any]]) -> None:
         remote: dict[tuple[str, int], list[str]] = {}
+        frames: dict[int, str] = {}  # each audience's message encoded once, here and elsewhere
         for sub in list(self._subs.get(table_id, ())):
             audience = SPECTATORS if sub.seat is None else sub.seat
             if isinstance(sub, RemoteConnection):
@@ -303,11 +307,13 @@ class ClusterHub(LocalHub):
                 continue
             message = messages.get(audience)
             if message is not None:
-                sub.send(message)
+                text = frames.get(audience)
+                if text is None:
+                    text = frames[audience] = P.encode(message)
+                sub.send(message, text)
         if self.node is not None and remote:
-            frames: dict[int, bytes] = {}  # each audience's message encoded once
             for (node, audience), conns in remote.items():
-                body = frames.get(audience)
-                if body is None:
-                    body = frames[audience] = frame(messages[audience])
-                self.node.send(node, {"op": "send", "conns": conns}, body)
+                text = frames.get(audience)
+                if text is None:
+                    text = frames[audience] = P.encode(messages[audience])
+                self.node.send(node, {"op": "send", "conns": conns}, text.encode())

@@ -200,6 +200,11 @@ def uvicorn_config(app: Any, settings: ServerSettings, **options: Any) -> uvicor
         # are cut off by the WebSocket layer.  No per-message compression: the frames are
         # small, and zlib costs CPU and ~50 kB of memory per connection.
         ws_max_size=MAX_FRAME * 8,
+        # The WebSocket on websockets' sans-I/O protocol: a frame received is parsed in the
+        # transport's callback and queued for the app, a frame sent is written at once (the
+        # older implementation reads through a task and stream of its own and awaits a drain
+        # on every send).
+        ws="websockets-sansio",
         ws_per_message_deflate=False,
         # Who the client is: decided in one place (server/addresses.py, ServerSettings.
         # behind_proxy), not also by uvicorn trusting X-Forwarded-For from 127.0.0.1.

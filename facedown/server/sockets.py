@@ -11,7 +11,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import WebSocket
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from ..store.base import LeaseLost, StoreError
 from . import protocol as P
@@ -26,10 +27,26 @@ STRIKES_FORGIVEN = 10.0  # seconds without a rate-limited message that wipe the 
 Handler = Callable[[ServerState, Peer, Any], Awaitable[None]]
 
 
-async def serve_socket(state: ServerState, ws: WebSocket) -> None:
+class SocketEndpoint:
+    """The ``/ws`` route as a plain ASGI application: a connection's frames go through the
+    server's own ``receive`` and ``send`` (see :class:`Connection`)."""
+
+    def __init__(self, state: ServerState) -> None:
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # A task of its own: each time the connection's loop resumes (a frame arrived, a
+        # write committed) it resumes from here, not through the dozen coroutines of the
+        # middleware and routing above (every one of which each resumption passes through).
+        # Cancelling this coroutine cancels the task it waits for.
+        await asyncio.get_running_loop().create_task(serve_socket(self.state, scope, receive, send))
+
+
+async def serve_socket(state: ServerState, scope: Scope, receive: Receive, send: Send) -> None:
     """Serve one WebSocket client from accept to close."""
+    ws = WebSocket(scope, receive, send)
     await ws.accept()
-    conn = Connection(ws, state.settings.send_queue)
+    conn = Connection(ws, receive, send, state.settings.send_queue)
     conn.address = state.address(ws.client.host if ws.client else None, ws.headers)
     if not state.limits.connect(conn.address):
         conn.send(P.error_message("rate_limited", "too many connections from your address"))
@@ -58,8 +75,7 @@ async def _serve(state: ServerState, conn: Connection) -> None:
     frames = state.limits.frames
     while True:
         try:
-            async with asyncio.timeout(_wait(state, conn, hello_by)):
-                raw = await conn.receive()
+            raw = await _next_frame(conn, _wait(state, conn, hello_by))
         except TimeoutError:
             if conn.relay_id is not None and not conn.relayed_spectator:
                 continue  # a relayed player (its welcome came after the wait began)
@@ -87,6 +103,15 @@ async def _serve(state: ServerState, conn: Connection) -> None:
         if strikes >= settings.strikes:
             conn.close(TOO_MANY, "too many messages")
             return
+
+
+async def _next_frame(conn: Connection, wait: float | None) -> str | bytes | None:
+    """The connection's next frame (see Connection.receive), or TimeoutError after ``wait``
+    seconds; None: no limit, and no timer armed and disarmed for every frame of a player."""
+    if wait is None:
+        return await conn.receive()
+    async with asyncio.timeout(wait):
+        return await conn.receive()
 
 
 def _wait(state: ServerState, conn: Connection, hello_by: float) -> float | None:
@@ -226,13 +251,15 @@ async def _hello(state: ServerState, conn: Peer, msg: P.Hello) -> None:
 
 
 async def _action(state: ServerState, conn: Peer, msg: P.ActionMessage) -> None:
-    # From the frame's arrival (parsed) to its ack queued: the table's lock, the engine and
+    # From the frame's arrival (parsed) to its answer queued: the table's lock, the engine and
     # the store's commit are inside.
     start = time.perf_counter()
     table = _table(conn)
     data = msg.action.model_dump(exclude_none=True)
-    seq = await table.act(_seat(conn), data, msg.id, msg.seq)
-    conn.send({"type": "ack", "id": msg.id, "seq": seq})
+    seq, now = await table.act(_seat(conn), data, msg.id, msg.seq)
+    if not now:  # applied before (a resent id): acknowledged again on its own
+        conn.send({"type": "ack", "id": msg.id, "seq": seq})
+    # (else the seat's event that applied it, queued already, carries its id as ``ack``)
     state.metrics.latency.observe(time.perf_counter() - start)
 
 

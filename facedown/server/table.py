@@ -27,6 +27,8 @@ from ..engine import (
     Ruleset,
     Timer,
     observe,
+    observe_json,
+    public_json,
 )
 from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
 from ..store.base import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
@@ -311,11 +313,13 @@ class Table:
 
     async def act(
         self, seat: int, data: dict[str, Any], action_id: str | None, seen_seq: int | None
-    ) -> int:
-        """Apply a seat's action: validate, log, then fan out.  Returns the table's new seq."""
+    ) -> tuple[int, bool]:
+        """Apply a seat's action: validate, log, then fan out.  Returns the seq it was applied
+        at, and whether that was now (the seat's event carries ``action_id`` as its ``ack``)
+        rather than before (a resent id: the caller acknowledges it)."""
         async with self.lock:
             if action_id is not None and (seat, action_id) in self.action_ids:
-                return self.action_ids[seat, action_id]  # a resent action: applied once already
+                return self.action_ids[seat, action_id], False  # applied once already
             game = self.game
             if game is None or not self.is_playing():
                 raise TableError("not_playing", "no match is being played at this table")
@@ -336,7 +340,7 @@ class Table:
                     f"the table moved on before your action arrived (you saw {seen_seq}, "
                     f"it is at {self.seq}{last}): here is the current state",
                 )
-            return await self._apply(game, action, action_id, auto=False)
+            return await self._apply(game, action, action_id, auto=False), True
 
     async def play(self, game: Game, action: Action, *, timed_out: bool = False) -> None:
         """An automatic move (a bot's, or a timer's default: ``timed_out``, and everyone is told
@@ -387,7 +391,7 @@ class Table:
         self.recent.append((self.seq, events))
         if missed:
             self._missed(action.player, ran_out)
-        self._publish(events, action if timed_out else None)
+        self._publish(events, action if timed_out else None, action_id, action.player)
         self.scheduler.changed()
         self.ctx.metrics.applied(auto=auto, timed_out=timed_out)
         if after.is_match_over:
@@ -438,40 +442,59 @@ class Table:
 
     # ------------------------------------------------------------------ fan-out
     def render(
-        self, seat: int | None, events: list[Event] | None = None, timed_out: Action | None = None
+        self,
+        seat: int | None,
+        events: list[Event] | None = None,
+        timed_out: Action | None = None,
+        ack: str | None = None,
+        public: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The message for one audience: its events, its view and its legal actions (and, when
-        a timer ran out, the move played for the seat it waited for)."""
+        a timer ran out, the move played for the seat it waited for; ``ack``: the id of the
+        audience's own action the event applied, which answers it).  ``public``: the game's
+        ``public_json``, one for all the audiences of a change."""
         game = self.game
         if game is None:  # never: only a table in a match renders
             raise RuntimeError("render before the match started")
         # Recollection only where the mode shows it (turn-based), whatever the ruleset says.
         knowledge = shows_recollection(self.record.settings)
-        seen = observe(game, _viewer(seat), events or (), knowledge=knowledge)
+        seen = observe_json(game, _viewer(seat), events or (), knowledge=knowledge, public=public)
         message: dict[str, Any] = {
             "type": "event" if events is not None else "snapshot",
             "seq": self.seq,
-            "view": seen.view.to_json(),
-            "legal": [a.to_json() for a in seen.legal],
-            "sets": seen.sets,
+            "view": seen["view"],
+            "legal": seen["legal"],
+            "sets": seen["sets"],
             "deadline": self.deadline,
             "now": self.now(),
         }
         if events is not None:
-            message["events"] = [e.to_json() for e in seen.events]
+            message["events"] = seen["events"]
             if timed_out is not None:
                 message["timed_out"] = {"seat": timed_out.player, "action": timed_out.to_json()}
+            if ack is not None:
+                message["ack"] = ack
         else:  # a snapshot also carries the match's scoreboard: every round so far
             message["rounds"] = [Reveal.of(r, game.deck).to_json() for r in game.history]
         return message
 
-    def _publish(self, events: list[Event], timed_out: Action | None = None) -> None:
+    def _publish(
+        self,
+        events: list[Event],
+        timed_out: Action | None = None,
+        ack: str | None = None,
+        actor: int | None = None,
+    ) -> None:
+        """Fan out a change; ``ack``: the id of the action of seat ``actor`` that made it, in
+        that seat's event (no other audience sees it)."""
         if self.game is None:
             return
         messages: dict[int, dict[str, Any]] = {}
+        public = public_json(self.game)  # what every audience's view shares
         for audience in self.hub.audiences(self.record.id):  # render only for who listens
             seat = None if audience == SPECTATORS else audience
-            messages[audience] = self.render(seat, events, timed_out)
+            mine = ack if seat is not None and seat == actor else None
+            messages[audience] = self.render(seat, events, timed_out, mine, public)
         self.hub.publish(self.record.id, messages)
 
     def public_settings(self) -> dict[str, Any]:

@@ -127,7 +127,7 @@ class Player:
                 await asyncio.sleep(0.2)  # the table is moving: its next owner answers
                 await self.until_seq(self.c.seq)
                 continue
-            if answer["type"] == "ack":
+            if answer["type"] in ("event", "ack"):  # applied now, or before (a resend)
                 self.acked[action_id] = answer["seq"]
             return answer
         raise AssertionError("the action was never answered")
@@ -167,7 +167,7 @@ async def play(players: list[Player], rng: random.Random, actions: int, kill: An
         if kill is not None and await kill(n, player, action, action_id):
             continue
         answer = await player.act(action, action_id)
-        assert answer["type"] == "ack", answer
+        assert answer["type"] in ("event", "ack"), answer
     return actions
 
 

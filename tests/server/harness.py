@@ -323,7 +323,9 @@ class Client:
     async def act(
         self, action: dict[str, Any], *, seq: int | None = None, action_id: str | None = None
     ) -> dict[str, Any]:
-        """Send an action; return the ack or error answering it (events on the way are kept)."""
+        """Send an action; return its answer: the event that applied it (its ``ack`` the
+        action's id), the ack of a resent one applied before, or the error refusing it (events
+        on the way are kept)."""
         action_id = action_id or uuid.uuid4().hex[:12]
         await self.send(
             {
@@ -335,6 +337,8 @@ class Client:
         )
         while True:
             msg = await self.recv()
+            if msg["type"] == "event" and msg.get("ack") == action_id:
+                return msg
             if msg["type"] in ("ack", "error") and msg.get("id") == action_id:
                 return msg
 
@@ -375,6 +379,12 @@ async def begin(host: Client, others: list[Client]) -> None:
         await c.settle()
 
 
+def applied(answer: dict[str, Any]) -> bool:
+    """Whether the answer to an action says it was applied now: the acting seat's event,
+    carrying the action's id as ``ack``."""
+    return answer["type"] == "event" and answer.get("ack") is not None
+
+
 def harmless(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
     """A legal action that neither calls nor taps, so a round lasts as long as a test needs."""
     for kind in HARMLESS:
@@ -395,7 +405,7 @@ async def play_until(
         action = harmless(actor.legal)
         assert action is not None
         ack = await actor.act(action)
-        assert ack["type"] == "ack", ack
+        assert applied(ack), ack
         for c in clients:
             await c.until_seq(ack["seq"])
     raise AssertionError("the table never got where the test wanted it")
@@ -418,7 +428,7 @@ async def play_to_end(
             others = [a for a in pool if a["do"] != "tap"]
             action = rng.choice(taps if taps and (not others or rng.random() < 0.1) else others)
         ack = await clients[action["by"]].act({k: v for k, v in action.items() if k != "by"})
-        assert ack["type"] == "ack", ack
+        assert applied(ack), ack
         for c in clients:
             await c.until_seq(ack["seq"])
     raise AssertionError("the match did not end")

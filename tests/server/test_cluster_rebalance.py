@@ -27,6 +27,7 @@ from .cluster_players import Player, check_log, play
 from .harness import (
     NO_ADDRESS_LIMITS,
     RunningServer,
+    applied,
     begin,
     client,
     create_table,
@@ -123,7 +124,7 @@ async def turn_based_table(server: RunningServer, moves: int) -> tuple[str, list
             action = harmless(actor.legal)
             assert action is not None
             ack = await actor.act(action)
-            assert ack["type"] == "ack", ack
+            assert applied(ack), ack
             for c in clients:
                 await c.until_seq(ack["seq"])
     return code, tokens

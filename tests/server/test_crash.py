@@ -93,9 +93,10 @@ class Seat:
             await asyncio.sleep(1.0)
             await self.ws.send(json.dumps(self.unanswered))
             return
+        pending = (self.unanswered or {}).get("id")
         if msg["type"] in ("welcome", "ack") or (
-            # a start is answered by the match's first event
-            msg["type"] == "event" and self.unanswered == START
+            # a start is answered by the match's first event, an action by the event with its id
+            msg["type"] == "event" and (self.unanswered == START or msg.get("ack") == pending)
         ):
             self.unanswered = None
         if msg["type"] in ("event", "snapshot"):

@@ -73,8 +73,13 @@ class Player:
                 self.timed_out += 1
         elif msg["type"] == "table":
             self.table = msg["table"]
-        elif msg["type"] in ("ack", "error") and msg.get("id") == (self.pending or {}).get("id"):
-            self.answer = msg  # an ack, or a refusal (say, stale) that a snapshot follows
+        pending = (self.pending or {}).get("id")
+        if (msg["type"] in ("ack", "error") and msg.get("id") == pending) or (
+            msg["type"] == "event" and msg.get("ack") is not None and msg["ack"] == pending
+        ):
+            # The event that applied it, an ack (applied before), or a refusal (say, stale)
+            # that a snapshot follows.
+            self.answer = msg
             self.pending = None
         if "seq" in msg:
             self.seq = max(self.seq, msg["seq"])
@@ -345,7 +350,8 @@ async def _killed_by_an_action(tmp_path: Path, window: str, rounds: int) -> None
 
 async def _resent(host: Player, lost: dict[str, Any], entry: int) -> None:
     """The host's action that got no answer before the kill, sent again with its id: applied
-    once (a second resend gets the same ack), or refused cleanly when the table moved on."""
+    once (a second resend is acknowledged at the same seq), or refused cleanly when the table
+    moved on."""
     await host.send_action(lost["id"], lost["action"])
     while host.pending is not None:
         await host.read()
@@ -358,7 +364,8 @@ async def _resent(host: Player, lost: dict[str, Any], entry: int) -> None:
     await host.send_action(lost["id"], lost["action"])
     while host.pending is not None:
         await host.read()
-    assert host.answer == answer  # the same ack: applied once
+    # Acknowledged at the seq it was applied at: applied once.
+    assert host.answer == {"type": "ack", "id": lost["id"], "seq": answer["seq"]}
 
 
 @pytest.mark.anyio

@@ -329,3 +329,10 @@ def test_fuzz_byte_flips_of_valid_frames(message: dict[str, Any], data: st.DataO
         at = data.draw(st.integers(0, len(raw) - 1))
         raw[at] = data.draw(st.integers(0, 255))
     accepted_or_refused(bytes(raw))
+
+
+def test_a_frame_is_compact_json_and_keys_that_are_not_strings_are_written_as_strings() -> None:
+    assert P.encode({"type": "pong"}) == '{"type":"pong"}'
+    assert P.encode({"type": "x", "sets": {2: "two", "n": float("nan")}}) == (
+        '{"type":"x","sets":{"2":"two","n":null}}'
+    )

@@ -25,7 +25,7 @@ from facedown.server.ranked_mode import RANKED_OPTIONS
 from facedown.server.table import TableConfig
 from facedown.store import MemoryStore
 
-from .harness import Client, RunningServer, run_server, seated
+from .harness import Client, RunningServer, applied, run_server, seated
 from .ranked_helpers import account, matched, queue, ranked_settings
 
 PRESET = "boyo"
@@ -72,7 +72,7 @@ async def play_policy(clients: list[Client]) -> None:
             return
         action = policy([c.legal for c in clients])
         ack = await clients[action["by"]].act({k: v for k, v in action.items() if k != "by"})
-        assert ack["type"] == "ack", ack
+        assert applied(ack), ack
         for c in clients:
             await c.until_seq(ack["seq"])
     raise AssertionError("the match did not end")

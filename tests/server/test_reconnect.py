@@ -22,6 +22,7 @@ from .harness import (
     NO_ADDRESS_LIMITS,
     Client,
     RunningServer,
+    applied,
     begin,
     client,
     create_table,
@@ -57,7 +58,7 @@ async def play(clients: list[Client], actions: int) -> None:
         action = harmless(actor.legal)
         assert action is not None
         ack = await actor.act(action)
-        assert ack["type"] == "ack", ack
+        assert applied(ack), ack
         for c in clients:
             await c.until_seq(ack["seq"])
 
@@ -129,12 +130,13 @@ async def test_a_resent_action_is_applied_once(tmp_path: Path) -> None:
             mover, other = (host, guest) if host.view["to_act"] == 0 else (guest, host)
             seq = mover.seq
             first = await mover.act({"do": "draw"}, action_id="draw-once")
-            assert first == {"type": "ack", "id": "draw-once", "seq": seq + 1}
+            assert (first["type"], first["ack"], first["seq"]) == ("event", "draw-once", seq + 1)
             await other.until_seq(seq + 1)
 
-            # The same message again (its seq is stale by now): the same ack, nothing applied.
+            # The same message again (its seq is stale by now): an ack of the seq it was
+            # applied at, nothing applied.
             again = await mover.act({"do": "draw"}, seq=seq, action_id="draw-once")
-            assert again == first
+            assert again == {"type": "ack", "id": "draw-once", "seq": seq + 1}
             await other.pong()
             assert (await probe(server, code))[0] == seq + 1
 
@@ -183,7 +185,7 @@ async def test_a_stale_action_gets_an_error_and_a_resync(tmp_path: Path) -> None
                 await other.pong()
             assert await probe(server, code) == before
             # With the seq of the resync, the same action is applied.
-            assert (await mover.act({"do": "draw"}))["type"] == "ack"
+            assert applied(await mover.act({"do": "draw"}))
 
 
 async def tap_race(first: Client, second: Client, gap: float) -> tuple[Client, Client]:
@@ -210,10 +212,10 @@ async def tap_race(first: Client, second: Client, gap: float) -> tuple[Client, C
     for c in (first, second):
         while True:
             msg = await c.recv()
-            if msg.get("id") == taps[c]["id"]:
+            if taps[c]["id"] in (msg.get("id"), msg.get("ack")):
                 answers[c] = msg
                 break
-    acks = [c for c in answers if answers[c]["type"] == "ack"]
+    acks = [c for c in answers if applied(answers[c])]
     assert len(acks) == 1, answers
     winner = acks[0]
     loser = second if winner is first else first

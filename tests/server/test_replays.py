@@ -31,6 +31,7 @@ from facedown.store import MemoryStore
 from .harness import (
     NO_ADDRESS_LIMITS,
     Client,
+    applied,
     create_table,
     harmless,
     play_to_end,
@@ -180,7 +181,7 @@ async def _play_some(clients: list[Client], count: int) -> None:
         action = harmless(actor.legal)
         assert action is not None
         ack = await actor.act(action)
-        assert ack["type"] == "ack", ack
+        assert applied(ack), ack
         for c in clients:
             await c.until_seq(ack["seq"])
 

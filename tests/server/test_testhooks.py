@@ -23,6 +23,7 @@ from facedown.store import MemoryStore
 from .harness import (
     NO_ADDRESS_LIMITS,
     RunningServer,
+    applied,
     begin,
     client,
     create_table,
@@ -138,10 +139,10 @@ async def test_a_stacked_deal_survives_a_restart(tmp_path: Path) -> None:
             # its pair of 4s with it: the set the deal was stacked for.
             await play_until([host, guest], lambda view: view["phase"] != "opening")
             ack = await guest.act({"do": "draw"})
-            assert ack["type"] == "ack", ack
+            assert applied(ack), ack
             await host.until_seq(ack["seq"])
             ack = await guest.act({"do": "replace", "slots": [0, 1]})
-            assert ack["type"] == "ack", ack
+            assert applied(ack), ack
             await host.until_seq(ack["seq"])
             await guest.until_seq(ack["seq"])
             events = [f for f in guest.frames if f["type"] == "event"][-1]["events"]

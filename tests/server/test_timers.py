@@ -35,7 +35,7 @@ class Listener:
     def seat(self) -> int | None:
         return self._seat
 
-    def send(self, message: Mapping[str, Any]) -> None:
+    def send(self, message: Mapping[str, Any], frame: str | None = None) -> None:
         self.messages.append(message)
 
     def close(self, code: int = 1000, reason: str = "") -> None:

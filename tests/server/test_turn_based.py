@@ -223,7 +223,7 @@ async def test_a_failing_smtp_server_never_breaks_a_move(caplog: pytest.LogCaptu
     await table.join("bob", "Bob")
     with caplog.at_level(logging.WARNING, logger="facedown.server.mail"):
         await table.start("ann")  # Bob is waited for: an e-mail is tried
-        seq = await table.act(0, {"do": "opening_peek", "slots": [0, 1]}, None, table.seq)
+        seq, _ = await table.act(0, {"do": "opening_peek", "slots": [0, 1]}, None, table.seq)
         await notifier.close()
     assert seq == table.seq == 2
     assert (mailer.sent, mailer.failed) == (0, 1)

@@ -21,7 +21,17 @@ from aiosmtpd.controller import Controller
 from facedown.server.clock import FakeClock
 from facedown.server.settings import ServerSettings
 
-from .harness import Client, RunningServer, advance, free_port, harmless, run_server, seated, start
+from .harness import (
+    Client,
+    RunningServer,
+    advance,
+    applied,
+    free_port,
+    harmless,
+    run_server,
+    seated,
+    start,
+)
 from .test_accounts import browser, settings, sign_up
 
 HOUR = 3600.0
@@ -101,7 +111,7 @@ async def _drive(
         action = harmless([a for a in ann.legal if a["do"] != "tap"])
         if action is not None:
             ack = await ann.act(action)
-            assert ack["type"] == "ack", ack
+            assert applied(ack), ack
         elif game["deadline"] is not None and 1 in game["waiting_for"]:
             await advance(server, clock, game["deadline"] - clock.now())
     raise AssertionError("the table never got where the test wanted it")
@@ -158,7 +168,7 @@ async def test_a_match_across_restarts_with_deadlines_passing_and_a_forfeit(
 
             async with seated(server, code, [ann_token]) as [a]:
                 ack = await a.act({"do": "opening_peek", "slots": [0, 1]})
-                assert ack["type"] == "ack"
+                assert applied(ack)
                 await a.settle()
                 assert sorted(a.view["knowledge"]) == ["0:0", "0:1"]  # Recollection
             assert _games(ann)["your_move"] == 0

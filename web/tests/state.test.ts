@@ -44,9 +44,20 @@ describe("reduce", () => {
     expect(s.legal).toEqual([{ by: 0, do: "draw" }]);
   });
 
-  it("clears the pending action on its ack or its error, and keeps the error to show", () => {
+  it("clears the pending action on its answer: its event, its ack or its error, and keeps the error to show", () => {
+    const applied: ServerMessage = {
+      type: "event", now: 0, sets: 0, seq: 4, events: [{ type: "drew", by: 0 }],
+      view: view({ phase: "holding", to_act: 0 }), legal: [], deadline: null,
+    };
     let s = withPending(initialState(), { id: "a1", seq: 3, action: { do: "draw" } });
-    s = reduce(s, { type: "ack", id: "a1", seq: 4 }, 0);
+    s = reduce(s, { ...applied, ack: "other" }, 0); // another device's action of this seat
+    expect(s.pending?.id).toBe("a1");
+    s = reduce(s, applied, 0); // an event without an answer
+    expect(s.pending?.id).toBe("a1");
+    s = reduce(s, { ...applied, ack: "a1" }, 0);
+    expect(s.pending).toBeNull();
+    s = withPending(s, { id: "a0", seq: 4, action: { do: "draw" } });
+    s = reduce(s, { type: "ack", id: "a0", seq: 4 }, 0); // a resent action, applied before
     expect(s.pending).toBeNull();
     s = withPending(s, { id: "a2", seq: 4, action: { do: "tap", slot: 1 } });
     s = reduce(s, { type: "error", id: "a2", code: "stale", message: "the table moved on" }, 0);

@@ -266,6 +266,8 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
         state.motion = advance(state.motion, msg.seq, msg.events);
       }
       if (isNew || msg.seq === state.seq) takeView(state, msg, isNew, now, msg.events);
+      // The event that applied this seat's own action answers it (a resent one gets an ack).
+      if (state.pending && msg.ack === state.pending.id) state.pending = null;
       return state;
     }
     case "ack":
@@ -317,7 +319,7 @@ export function secondsLeft(state: ClientState, now: number): number | null {
   return Math.max(0, state.deadline - state.skew - now / 1000);
 }
 
-/** Record an action as sent and waiting for its ack. */
+/** Record an action as sent and waiting for its answer (its event, an ack, or an error). */
 export function withPending(state: ClientState, pending: Pending): ClientState {
   return { ...state, pending, error: null };
 }

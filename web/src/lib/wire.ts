@@ -2,7 +2,7 @@
 // (facedown/engine/observer.py). Do not edit: the test suite fails when this file is stale.
 /* eslint-disable */
 
-/** Your action (by id) was applied at ``seq``, or your READY was heard. */
+/** A resent action (by id) was applied before, at ``seq``, or your READY was heard. (An action applied now is answered by the event that applies it, its ``ack`` the id.) */
 export interface Ack {
   type: "ack";
   seq: number;
@@ -60,7 +60,7 @@ export interface ErrorMessage {
 
 export type EventKind = "round_started" | "opening_peeked" | "play_started" | "turn_started" | "drew" | "reshuffled" | "took_discard" | "undid" | "replaced" | "set_failed" | "kept" | "discarded" | "peeked" | "spied" | "swapped" | "skipped" | "called" | "tap_hit" | "tap_missed" | "penalty" | "passed" | "round_over" | "match_over";
 
-/** After a change of the table: what happened, as you may see it, your view and your legal actions; ``timed_out`` when the change is a move played because time ran out. */
+/** After a change of the table: what happened, as you may see it, your view and your legal actions; ``timed_out`` when the change is a move played because time ran out, ``ack`` when it is your own action (its id: the answer to it). */
 export interface EventMessage {
   seq: number;
   /** the engine's view for your seat (docs/engine.md) */
@@ -76,6 +76,8 @@ export interface EventMessage {
   type: "event";
   events: SeenEvent[];
   timed_out?: TimedOut | null;
+  /** the id of your action that this change applied: its answer (in the acting seat's event only) */
+  ack?: string | null;
 }
 
 /** First message on a connection: who you are and what you last saw. */
