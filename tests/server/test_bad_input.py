@@ -328,7 +328,10 @@ async def test_a_slow_client_is_dropped_then_resyncs(
 ) -> None:
     # The close frame can only leave once the client reads again: wait for it all through the test.
     monkeypatch.setattr(connection, "CLOSE_WAIT", 60.0)
-    config = settings(tmp_path, send_queue=4)
+    # A queue the honest player's reader keeps ahead of even on a loaded machine (the server runs
+    # in a thread of this process, and its bots move at once: with 4, a busy moment dropped the
+    # player too), and far fewer messages than the match makes, so the stalled device overflows.
+    config = settings(tmp_path, send_queue=32)
     with run_server_with_small_buffers(config, MemoryStore()) as server:
         code, tokens = create_table(
             server, "kivo", 8, options={"rounds": 5}, bots=["random"] * 7, **SLOW_TIMERS

@@ -26,6 +26,7 @@ from tests.store.conftest import postgres_database
 from .harness import (
     NO_ADDRESS_LIMITS,
     RunningServer,
+    applied,
     begin,
     client,
     create_table,
@@ -113,7 +114,7 @@ async def test_the_relay_hop_is_observed_where_relayed_frames_arrive(tmp_path: P
                     action = harmless(actor.legal)
                     assert action is not None
                     ack = await actor.act(action)
-                    assert ack["type"] == "ack", ack
+                    assert applied(ack), ack
                     sent += actor is bob
                     for c in (ann, bob):
                         await c.until_seq(ack["seq"])
@@ -149,7 +150,7 @@ async def test_a_relayed_player_whose_seat_moves_gets_the_new_seats_messages(
                 action = harmless(p2.legal)
                 assert action is not None
                 ack = await p2.act(action)
-                assert ack["type"] == "ack", ack
+                assert applied(ack), ack
 
 
 def _node(server: RunningServer) -> str:
