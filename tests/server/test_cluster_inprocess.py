@@ -16,6 +16,7 @@ from typing import cast
 import pytest
 from fastapi import FastAPI
 
+from facedown.server.addresses import ClientLimits
 from facedown.server.lobby import Lobby
 from facedown.server.ownership import ONCE_LEASE
 from facedown.server.ranked import MATCHMAKER
@@ -46,17 +47,7 @@ def anyio_backend() -> str:
 @pytest.mark.anyio
 async def test_a_relayed_spectator_that_sends_nothing_is_closed_as_idle(tmp_path: Path) -> None:
     async with postgres_database() as url:
-        limits = replace(NO_ADDRESS_LIMITS, spectator_idle=1.0)
-
-        def settings(name: str) -> ServerSettings:
-            return ServerSettings(
-                data_dir=tmp_path / name,
-                database_url=url,
-                redis_url=REDIS,
-                secret="inprocess",
-                clients=limits,
-            )
-
+        settings = _pair(tmp_path, url, replace(NO_ADDRESS_LIMITS, spectator_idle=1.0))
         with contextlib.ExitStack() as stack:
             owner = stack.enter_context(run_server(settings("a")))
             other = stack.enter_context(run_server(settings("b")))
@@ -84,14 +75,18 @@ def _hops(server: RunningServer, to: str) -> float:
     return sum(float(x.rsplit(" ", 1)[1]) for x in text.splitlines() if x.startswith(name))
 
 
-def _pair(tmp_path: Path, url: str) -> Callable[[str], ServerSettings]:
+def _pair(
+    tmp_path: Path, url: str, clients: ClientLimits = NO_ADDRESS_LIMITS
+) -> Callable[[str], ServerSettings]:
+    """The settings of each process of a cluster on ``url``, by name (its data folder)."""
+
     def settings(name: str) -> ServerSettings:
         return ServerSettings(
             data_dir=tmp_path / name,
             database_url=url,
             redis_url=REDIS,
             secret="inprocess",
-            clients=NO_ADDRESS_LIMITS,
+            clients=clients,
         )
 
     return settings
