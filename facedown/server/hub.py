@@ -9,7 +9,7 @@ needs the game state).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from .protocol import encode
@@ -69,17 +69,7 @@ class LocalHub:
                 del self._subs[table_id]
 
     def publish(self, table_id: str, messages: Mapping[int, Mapping[str, Any]]) -> None:
-        frames: dict[int, str] = {}  # each audience's message encoded once, for all its own
-        for sub in list(self._subs.get(table_id, ())):
-            seat = sub.seat
-            audience = SPECTATORS if seat is None else seat
-            frame = frames.get(audience)
-            if frame is None:
-                message = messages.get(audience)
-                if message is None:
-                    continue
-                frame = frames[audience] = encode(message)
-            sub.send(messages[audience], frame)
+        deliver(list(self._subs.get(table_id, ())), messages, {})
 
     def subscribers(self, table_id: str) -> list[Subscriber]:
         return list(self._subs.get(table_id, ()))
@@ -89,3 +79,26 @@ class LocalHub:
 
     def audiences(self, table_id: str) -> set[int]:
         return {SPECTATORS if s.seat is None else s.seat for s in self._subs.get(table_id, ())}
+
+
+def frame_of(
+    audience: int, messages: Mapping[int, Mapping[str, Any]], frames: dict[int, str]
+) -> str:
+    """The encoding of ``audience``'s message, made once and kept in ``frames``."""
+    frame = frames.get(audience)
+    if frame is None:
+        frame = frames[audience] = encode(messages[audience])
+    return frame
+
+
+def deliver(
+    subs: Iterable[Subscriber], messages: Mapping[int, Mapping[str, Any]], frames: dict[int, str]
+) -> None:
+    """Send each subscriber its audience's message (none: it gets nothing), each message
+    encoded once for all who get it (``frames`` keeps the encodings, by audience)."""
+    for sub in subs:
+        seat = sub.seat
+        audience = SPECTATORS if seat is None else seat
+        message = messages.get(audience)
+        if message is not None:
+            sub.send(message, frame_of(audience, messages, frames))

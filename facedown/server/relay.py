@@ -32,7 +32,7 @@ from ..store.base import StoreError
 from . import protocol as P
 from .cluster import ClusterDown, Item, Node
 from .context import TableError
-from .hub import SPECTATORS, LocalHub
+from .hub import SPECTATORS, LocalHub, Subscriber, deliver, frame_of
 from .lobby import MOVED, Elsewhere
 
 if TYPE_CHECKING:
@@ -52,12 +52,6 @@ def _unreachable(what: str) -> TableError:
     return TableError(
         "cluster_unavailable", f"the server that holds this table cannot be reached: {what}"
     )
-
-
-def encoded(message: Mapping[str, Any]) -> bytes:
-    """A message for a client as its frame's bytes: what a connection of this process would
-    send (``protocol.encode``), encoded here once for every process it goes to."""
-    return P.encode(message).encode()
 
 
 class RemoteConnection:
@@ -104,7 +98,7 @@ class RemoteConnection:
         item: Item = {"op": "send", "conns": [self.conn_id]}
         if message.get("type") == "welcome":  # the client's process keeps its idle limit
             item["spectator"] = message.get("seat") is None
-        data = encoded(message) if frame is None else frame.encode()
+        data = (P.encode(message) if frame is None else frame).encode()
         self.relays.node.send(self.node, item, data)
 
     def close(self, code: int = 1000, reason: str = "") -> None:
@@ -297,23 +291,18 @@ class ClusterHub(LocalHub):
         self.node: Node | None = None
 
     def publish(self, table_id: str, messages: Mapping[int, Mapping[str, Any]]) -> None:
+        local: list[Subscriber] = []
         remote: dict[tuple[str, int], list[str]] = {}
-        frames: dict[int, str] = {}  # each audience's message encoded once, here and elsewhere
         for sub in list(self._subs.get(table_id, ())):
-            audience = SPECTATORS if sub.seat is None else sub.seat
-            if isinstance(sub, RemoteConnection):
-                if not sub.closing and audience in messages:
-                    remote.setdefault((sub.node, audience), []).append(sub.conn_id)
+            if not isinstance(sub, RemoteConnection):
+                local.append(sub)
                 continue
-            message = messages.get(audience)
-            if message is not None:
-                text = frames.get(audience)
-                if text is None:
-                    text = frames[audience] = P.encode(message)
-                sub.send(message, text)
-        if self.node is not None and remote:
+            audience = SPECTATORS if sub.seat is None else sub.seat
+            if not sub.closing and audience in messages:
+                remote.setdefault((sub.node, audience), []).append(sub.conn_id)
+        frames: dict[int, str] = {}  # each audience's message encoded once, here and elsewhere
+        deliver(local, messages, frames)
+        if self.node is not None:
             for (node, audience), conns in remote.items():
-                text = frames.get(audience)
-                if text is None:
-                    text = frames[audience] = P.encode(messages[audience])
-                self.node.send(node, {"op": "send", "conns": conns}, text.encode())
+                body = frame_of(audience, messages, frames).encode()
+                self.node.send(node, {"op": "send", "conns": conns}, body)
