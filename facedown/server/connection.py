@@ -13,6 +13,7 @@ from starlette.websockets import WebSocket
 
 from .protocol import encode
 from .table import Table
+from .wsprotocol import SendText
 
 if TYPE_CHECKING:
     from .lobby import Elsewhere
@@ -70,11 +71,22 @@ class Connection:
     (Starlette's :class:`WebSocket` accepts and closes the connection: its checks of each
     message's state, on every frame, are for applications that could send out of turn)."""
 
-    def __init__(self, websocket: WebSocket, receive: Receive, send: Send, queue_size: int) -> None:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        receive: Receive,
+        send: Send,
+        queue_size: int,
+        send_text: SendText | None = None,
+    ) -> None:
         loop = asyncio.get_running_loop()
         self.websocket = websocket
         self._receive = receive
         self._send = send
+        # The server's way to write a frame at once (server/wsprotocol.py), where it has one:
+        # used while nothing is queued or being sent, so the frames keep their order.
+        self._send_text = send_text
+        self._sending = False  # the sender task holds a frame it took from the queue
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(queue_size)
         self.table: Table | None = None
         self.player_id: str | None = None
@@ -150,6 +162,13 @@ class Connection:
             frame = message
         elif frame is None:
             frame = encode(message)
+        if (
+            self._send_text is not None
+            and not self._sending
+            and not self.queue.qsize()
+            and self._send_text(frame)
+        ):
+            return  # written now (refused: not open, or the socket's buffer is full)
         try:
             self.queue.put_nowait(frame)
         except asyncio.QueueFull:
@@ -183,7 +202,9 @@ class Connection:
             frame = await self.queue.get()
             if frame is None:
                 return
+            self._sending = True
             await send({"type": "websocket.send", "text": frame})
+            self._sending = False
 
     async def finish(self) -> None:
         """The client is gone or closed: end the close under way, then stop sending."""

@@ -28,6 +28,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .protocol import MAX_FRAME
 from .settings import ServerSettings
+from .wsprotocol import GameWebSocketProtocol
 
 log = logging.getLogger("facedown.serving")
 
@@ -203,8 +204,8 @@ def uvicorn_config(app: Any, settings: ServerSettings, **options: Any) -> uvicor
         # The WebSocket on websockets' sans-I/O protocol: a frame received is parsed in the
         # transport's callback and queued for the app, a frame sent is written at once (the
         # older implementation reads through a task and stream of its own and awaits a drain
-        # on every send).
-        ws="websockets-sansio",
+        # on every send); with the game's short paths (server/wsprotocol.py).
+        ws=GameWebSocketProtocol,
         ws_per_message_deflate=False,
         # Who the client is: decided in one place (server/addresses.py, ServerSettings.
         # behind_proxy), not also by uvicorn trusting X-Forwarded-For from 127.0.0.1.

@@ -21,6 +21,7 @@ from .context import TableError
 from .lobby import MOVED, Elsewhere
 from .state import ServerState
 from .table import Table
+from .wsprotocol import SEND_TEXT
 
 STRIKES_FORGIVEN = 10.0  # seconds without a rate-limited message that wipe the strikes
 
@@ -46,7 +47,8 @@ async def serve_socket(state: ServerState, scope: Scope, receive: Receive, send:
     """Serve one WebSocket client from accept to close."""
     ws = WebSocket(scope, receive, send)
     await ws.accept()
-    conn = Connection(ws, receive, send, state.settings.send_queue)
+    send_text = scope.get("extensions", {}).get(SEND_TEXT)
+    conn = Connection(ws, receive, send, state.settings.send_queue, send_text)
     conn.address = state.address(ws.client.host if ws.client else None, ws.headers)
     if not state.limits.connect(conn.address):
         conn.send(P.error_message("rate_limited", "too many connections from your address"))

@@ -95,8 +95,14 @@ def run_server(
 ) -> Iterator[RunningServer]:
     """Serve the app in a thread (its own event loop) on a free port, until the block ends.
     With ``clock`` (a FakeClock) the tables run on it: :func:`advance` moves it."""
+    with serve_asgi(create_app(settings, store=store, clock=clock), settings) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def serve_asgi(app: Any, settings: ServerSettings) -> Iterator[RunningServer]:
+    """Serve any ASGI ``app`` as :func:`run_server` serves Facedown's."""
     port = free_port()
-    app = create_app(settings, store=store, clock=clock)
     # The configuration facedown serve runs with (its timeouts and limits), on this port.
     config = uvicorn_config(app, settings, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
