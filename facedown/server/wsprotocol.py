@@ -16,12 +16,19 @@ starts it again.  Here:
   writes for it: FIN and the text opcode, the length in the shortest form, no mask (a server's
   frames are not masked: RFC 6455, 5.1).
 - The ASGI ``send`` of a text frame takes the same path when it can.
+- A whole, unfragmented text or binary frame that arrives is read here (its header, its mask,
+  its payload) and queued for the application, without websockets' generator-based parser and
+  its ``Frame`` object.  Every other frame (a ping, a pong, a close, a fragment, a frame with a
+  reserved bit set or without the client's mask) is handed to websockets whole, as it would
+  have parsed it, so its parser is always at the start of a frame when this one reads.  Once a
+  frame could not be read here before the whole of it arrived (longer than the size limit) or
+  the connection is no longer open, everything goes to websockets from then on.
 - Reading stops only once :data:`READ_AHEAD` messages wait for the application, not at every
   message (the per-connection rate limit bounds what a client may send; this bounds what one
   connection holds in memory).
 
-Everything else (the handshake, control frames, closing, keepalive pings, parsing) is uvicorn's
-and websockets' own.
+Everything else (the handshake, control frames, closing, keepalive pings) is uvicorn's and
+websockets' own.
 """
 
 from __future__ import annotations
@@ -34,6 +41,11 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.http11 import Request
 from websockets.protocol import OPEN
 
+try:  # websockets' own unmasking, in C where its extension is built
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover - the wheels carry it
+    from websockets.utils import apply_mask
+
 SEND_TEXT = "facedown.send_text"  # the scope's extension: write a text frame now, or say no
 READ_AHEAD = 4  # messages waiting for the application before the socket's reading stops
 
@@ -43,6 +55,10 @@ _TEXT = 0x81  # FIN, opcode 1 (text)
 _SHORT = [bytes((_TEXT, n)) for n in range(126)]  # headers of payloads under 126 bytes
 _MEDIUM = struct.Struct("!BBH")  # 126, then a 16-bit length
 _LONG = struct.Struct("!BBQ")  # 127, then a 64-bit length
+_LENGTH16 = struct.Struct("!H")
+_LENGTH64 = struct.Struct("!Q")
+_OPCODE_TEXT = 1
+_DATA = frozenset((_OPCODE_TEXT, 2))  # text, binary
 
 
 def text_frame(data: bytes) -> bytes:
@@ -55,8 +71,99 @@ def text_frame(data: bytes) -> bytes:
     return _LONG.pack(_TEXT, 127, n) + data
 
 
+def _header(data: bytes | bytearray, at: int, end: int) -> tuple[int, int, bool] | None:
+    """Of the frame at ``at``: where its mask starts, its payload's length and whether it is
+    masked, or None until its whole header has arrived."""
+    if end - at < 2:
+        return None
+    second = data[at + 1]
+    length = second & 0x7F
+    start = at + 2
+    if length == 126:
+        if end - start < 2:
+            return None
+        return start + 2, _LENGTH16.unpack_from(data, start)[0], second >= 0x80
+    if length == 127:
+        if end - start < 8:
+            return None
+        return start + 8, _LENGTH64.unpack_from(data, start)[0], second >= 0x80
+    return start, length, second >= 0x80
+
+
 class GameWebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's sans-I/O WebSocket protocol with the game's short paths (module docstring)."""
+
+    # Reading frames here: None until the opening handshake was read (uvicorn hands the
+    # protocol the request alone, then the socket's data), False once websockets reads all.
+    _reading: bool | None = None
+    # The start of a frame that has not all arrived yet (grown in place: a frame that comes a
+    # byte at a time costs its length, not its length squared).
+    _unread: bytearray | None = None
+
+    def data_received(self, data: bytes) -> None:
+        if self._reading is None:
+            super().data_received(data)  # the request: websockets reads it, and is then at
+            # the start of a frame (unless more than the request came, which uvicorn never
+            # passes on; then websockets goes on reading everything)
+            self._reading = data.find(b"\r\n\r\n") == len(data) - 4
+            return
+        if not self._reading:
+            super().data_received(data)
+            return
+        unread = self._unread
+        if unread:
+            unread += data
+            buffer: bytes | bytearray = unread
+        else:
+            buffer = data
+        read = self._read_frames(buffer)
+        if read == len(buffer) or not self._reading:
+            self._unread = None
+        elif buffer is unread:
+            del unread[:read]
+        else:
+            self._unread = bytearray(memoryview(buffer)[read:])
+
+    def _read_frames(self, data: bytes | bytearray) -> int:
+        """Read the whole frames at the start of ``data``; how many bytes they took."""
+        conn = self.conn
+        limit = conn.max_message_size
+        end = len(data)
+        at = 0
+        while at < end:
+            if conn.state is not OPEN or self.close_sent or conn.parser_exc is not None:
+                return self._stop_reading(data, at)
+            header = _header(data, at, end)
+            if header is None:
+                break
+            start, length, mask = header
+            if not mask or (limit is not None and length > limit):
+                # websockets refuses it from its header: not masked (1002), too long (1009)
+                return self._stop_reading(data, at)
+            stop = start + 4 + length  # (a client's frame carries a 4-byte mask)
+            if stop > end:
+                break
+            head1 = data[at]
+            opcode = head1 & 0x0F
+            if (
+                head1 & 0xF0 == 0x80  # FIN, no reserved bit
+                and opcode in _DATA
+                and conn.current_size is None  # not inside a fragmented message
+            ):
+                self.curr_msg_data_type = "text" if opcode == _OPCODE_TEXT else "bytes"
+                self.frames = [apply_mask(data[start + 4 : stop], data[start : start + 4])]
+                self.send_receive_event_to_app()
+            else:  # websockets reads it whole, and answers it (a pong, a close, an error)
+                super().data_received(bytes(data[at:stop]))
+            at = stop
+        return at
+
+    def _stop_reading(self, data: bytes | bytearray, at: int) -> int:
+        """From now on websockets reads everything, starting with ``data[at:]``."""
+        self._reading = False
+        if at < len(data):
+            super().data_received(bytes(data[at:]))
+        return len(data)
 
     def handle_connect(self, event: Request) -> None:
         super().handle_connect(event)

@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+import itertools
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect
+from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
+from websockets.protocol import CLOSED, OPEN
+from websockets.uri import parse_uri
 
+from facedown.server.serving import uvicorn_config
 from facedown.server.settings import ServerSettings
 from facedown.server.wsprotocol import READ_AHEAD, SEND_TEXT, text_frame
 
@@ -39,7 +44,7 @@ def test_a_text_frame_is_the_frame_websockets_writes(size: int) -> None:
 class Echo:
     """A bare ASGI WebSocket application: it records what the server offered it, answers
     ``now:<n>`` with n x's through the short path, ``asgi:<n>`` with n y's through ASGI
-    ``send`` and anything else with itself, and closes on ``bye``."""
+    ``send`` and any other message (text or bytes) with itself, and closes on ``bye``."""
 
     def __init__(self) -> None:
         self.offered: list[bool] = []
@@ -57,13 +62,16 @@ class Echo:
             if message["type"] == "websocket.disconnect":
                 return
             text = message.get("text")
+            if text is None:
+                await send({"type": "websocket.send", "bytes": message["bytes"]})
+                continue
             if text == "bye":
                 await send({"type": "websocket.close", "code": 1000})
                 self.refused_after_close.append(send_text is not None and not send_text("late"))
                 return
-            if text is not None and text.startswith("now:") and send_text is not None:
+            if text.startswith("now:") and send_text is not None:
                 assert send_text("x" * int(text[4:]))
-            elif text is not None and text.startswith("asgi:"):
+            elif text.startswith("asgi:"):
                 await send({"type": "websocket.send", "text": "y" * int(text[5:])})
             else:
                 await send({"type": "websocket.send", "text": text})
@@ -120,3 +128,151 @@ async def test_a_text_frame_that_is_not_utf8_closes_with_1007(tmp_path: Path) ->
         async with connect(url) as ws:  # the server serves the next client as before
             await ws.send("still here")
             assert await asyncio.wait_for(ws.recv(), 5) == "still here"
+
+
+class RawClient:
+    """A client that writes whatever bytes a test makes (frames built by websockets, cut into
+    any pieces) and reads the server's frames with websockets' own client protocol."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.protocol = ClientProtocol(parse_uri("ws://127.0.0.1/"))
+        self.events: list[Frame] = []
+
+    async def handshake(self) -> None:
+        self.protocol.send_request(self.protocol.connect())
+        await self.write(b"".join(self.protocol.data_to_send()))
+        while self.protocol.state is not OPEN:
+            await self.read()
+
+    async def write(self, data: bytes, pieces: list[int] | None = None) -> None:
+        """Send ``data`` cut after each length in ``pieces`` (drained each time)."""
+        cuts = [0, *itertools.accumulate(pieces or []), len(data)]
+        for a, b in itertools.pairwise(cuts):
+            if a < b:
+                self.writer.write(data[a:b])
+                await self.writer.drain()
+
+    async def read(self) -> None:
+        data = await asyncio.wait_for(self.reader.read(1 << 16), 5)
+        if data:
+            self.protocol.receive_data(data)
+        else:
+            self.protocol.receive_eof()
+        self.events += [e for e in self.protocol.events_received() if isinstance(e, Frame)]
+
+    async def frames(self, n: int) -> list[Frame]:
+        while len(self.events) < n:
+            await self.read()
+        got, self.events = self.events[:n], self.events[n:]
+        return got
+
+    async def close_code(self) -> int | None:
+        with contextlib.suppress(EOFError, ConnectionError):
+            while self.protocol.state is not CLOSED:
+                await self.read()
+        received = self.protocol.close_rcvd
+        return None if received is None else received.code
+
+
+@contextlib.asynccontextmanager
+async def raw_client(url: str) -> AsyncIterator[RawClient]:
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        client = RawClient(reader, writer)
+        await client.handshake()
+        yield client
+    finally:
+        writer.close()
+        with contextlib.suppress(ConnectionError):
+            await writer.wait_closed()
+
+
+def masked(opcode: Opcode, data: bytes, fin: bool = True) -> bytes:
+    """A client's frame as websockets writes it (masked, as RFC 6455 asks of clients)."""
+    return Frame(opcode, data, fin).serialize(mask=True, extensions=[])
+
+
+def sent_as_one_message() -> list[tuple[bytes, Frame]]:
+    """Frames a client may send, each with what the server answers: the echo of a message
+    (from the application), or the pong of a ping (from websockets)."""
+    return [
+        (masked(Opcode.TEXT, b"small"), Frame(Opcode.TEXT, b"small")),
+        (masked(Opcode.TEXT, b"m" * 126), Frame(Opcode.TEXT, b"m" * 126)),
+        (masked(Opcode.BINARY, bytes(range(256)) * 4), Frame(Opcode.BINARY, bytes(range(256)) * 4)),
+        (masked(Opcode.PING, b"are you there"), Frame(Opcode.PONG, b"are you there")),
+        (
+            masked(Opcode.TEXT, b"frag", fin=False)
+            + masked(Opcode.PING, b"in between")
+            + masked(Opcode.CONT, "ment é".encode()),
+            Frame(Opcode.PONG, b"in between"),
+        ),
+        (b"", Frame(Opcode.TEXT, "fragment é".encode())),  # the fragments' message, echoed
+        (masked(Opcode.TEXT, b"L" * 60_000), Frame(Opcode.TEXT, b"L" * 60_000)),
+        (masked(Opcode.TEXT, b""), Frame(Opcode.TEXT, b"")),
+    ]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("cut", ["whole", "bytes", "uneven"])
+async def test_frames_are_read_whatever_pieces_they_arrive_in(tmp_path: Path, cut: str) -> None:
+    cases = sent_as_one_message()
+    data = b"".join(frame for frame, _ in cases)
+    pieces = {"whole": [], "bytes": [1] * len(data), "uneven": [1, 2, 3, 5, 7, 11, 13] * 4000}
+    app = Echo()
+    with serving(app, tmp_path) as url:
+        async with raw_client(url) as client:
+            await client.write(data, pieces[cut])
+            got = await client.frames(len(cases))
+            await client.write(masked(Opcode.CLOSE, b"\x03\xe8"))  # 1000, normal
+            assert await client.close_code() == 1000
+    # The messages come back in order, and so do the pongs (websockets answers a ping at once,
+    # the application a message later: the two streams interleave as they may).
+    for pongs in (True, False):
+        answered = [(f.opcode, bytes(f.data)) for f in got if (f.opcode is Opcode.PONG) == pongs]
+        expected = [(e.opcode, e.data) for _, e in cases if (e.opcode is Opcode.PONG) == pongs]
+        assert answered == expected
+
+
+@pytest.mark.anyio
+async def test_an_unmasked_frame_closes_with_1002(tmp_path: Path) -> None:
+    app = Echo()
+    with serving(app, tmp_path) as url:
+        async with raw_client(url) as client:
+            await client.write(masked(Opcode.TEXT, b"fine"))
+            assert [f.data for f in await client.frames(1)] == [b"fine"]
+            await client.write(Frame(Opcode.TEXT, b"bare").serialize(mask=False, extensions=[]))
+            assert await client.close_code() == 1002
+
+
+@pytest.mark.anyio
+async def test_a_reserved_bit_closes_with_1002(tmp_path: Path) -> None:
+    app = Echo()
+    with serving(app, tmp_path) as url:
+        async with raw_client(url) as client:
+            frame = bytearray(masked(Opcode.TEXT, b"odd"))
+            frame[0] |= 0x20  # RSV2, which no extension of this connection gave a meaning
+            await client.write(bytes(frame))
+            assert await client.close_code() == 1002
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("pieces", [[], [1, 1, 1, 1]])
+async def test_a_frame_over_the_limit_closes_with_1009_from_its_header(
+    tmp_path: Path, pieces: list[int]
+) -> None:
+    app = Echo()
+    with serving(app, tmp_path) as url:
+        async with raw_client(url) as client:
+            limit = client_limit(url)
+            header = masked(Opcode.TEXT, b"x" * (limit + 1))[:14]  # the payload never comes
+            await client.write(header, pieces)
+            assert await client.close_code() == 1009
+
+
+def client_limit(url: str) -> int:
+    """The largest message the server takes (uvicorn's ws_max_size, as facedown serve sets it)."""
+    settings = ServerSettings(data_dir=Path("."), secret="wsprotocol")
+    limit: int = uvicorn_config(Echo(), settings).ws_max_size
+    return limit
