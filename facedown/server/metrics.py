@@ -76,6 +76,9 @@ class Metrics:
             ["by"],
             registry=r,
         )
+        # Each kind's series, found once (a lookup under the metric's lock, at every action,
+        # otherwise); all three are shown from the start, at 0 until the first.
+        self._applied = {by: self.actions.labels(by) for by in ("player", "auto", "timer")}
         self.latency = Histogram(
             "facedown_action_latency_seconds",
             "from an action frame's arrival to its answer",
@@ -111,7 +114,7 @@ class Metrics:
         self._tables.statuses = statuses
 
     def applied(self, *, auto: bool, timed_out: bool) -> None:
-        self.actions.labels("timer" if timed_out else "auto" if auto else "player").inc()
+        self._applied["timer" if timed_out else "auto" if auto else "player"].inc()
 
     def error(self, code: str) -> None:
         # Engine refusals carry their reason after a colon (illegal:not_your_turn): one label

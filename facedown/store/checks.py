@@ -11,10 +11,15 @@ SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1  # a BIGINT column
 SEQ_MAX = 2**31 - 1  # an INTEGER column
 
 
+# json.dumps with an option builds a new encoder at every call: one, made once, encodes the
+# same text (a log entry's payload is encoded at every action).
+_STRICT = json.JSONEncoder(allow_nan=False)
+
+
 def json_text(value: Any, what: str) -> str:
     """``value`` as strict JSON (NaN and infinity are not JSON, and PostgreSQL refuses them)."""
     try:
-        return json.dumps(value, allow_nan=False)
+        return _STRICT.encode(value)
     except (TypeError, ValueError) as e:
         raise StoreError(f"{what} is not JSON: {e}") from None
 
