@@ -20,9 +20,10 @@ starts it again.  Here:
   its payload) and queued for the application, without websockets' generator-based parser and
   its ``Frame`` object.  Every other frame (a ping, a pong, a close, a fragment, a frame with a
   reserved bit set or without the client's mask) is handed to websockets whole, as it would
-  have parsed it, so its parser is always at the start of a frame when this one reads.  Once a
-  frame could not be read here before the whole of it arrived (longer than the size limit) or
-  the connection is no longer open, everything goes to websockets from then on.
+  have parsed it, so its parser is always at the start of a frame when this one reads.  A frame
+  that websockets refuses from its header (not masked, an undefined opcode, over the size
+  limit) is handed to it from its header, and from then on, as once the connection is no
+  longer open, everything goes to websockets.
 - Reading stops only once :data:`READ_AHEAD` messages wait for the application, not at every
   message (the per-connection rate limit bounds what a client may send; this bounds what one
   connection holds in memory).
@@ -59,6 +60,7 @@ _LENGTH16 = struct.Struct("!H")
 _LENGTH64 = struct.Struct("!Q")
 _OPCODE_TEXT = 1
 _DATA = frozenset((_OPCODE_TEXT, 2))  # text, binary
+_OPCODES = frozenset((0, 1, 2, 8, 9, 10))  # continuation, text, binary, close, ping, pong
 
 
 def text_frame(data: bytes) -> bytes:
@@ -127,7 +129,6 @@ class GameWebSocketProtocol(WebSocketsSansIOProtocol):
     def _read_frames(self, data: bytes | bytearray) -> int:
         """Read the whole frames at the start of ``data``; how many bytes they took."""
         conn = self.conn
-        limit = conn.max_message_size
         end = len(data)
         at = 0
         while at < end:
@@ -137,14 +138,13 @@ class GameWebSocketProtocol(WebSocketsSansIOProtocol):
             if header is None:
                 break
             start, length, mask = header
-            if not mask or (limit is not None and length > limit):
-                # websockets refuses it from its header: not masked (1002), too long (1009)
+            head1 = data[at]
+            opcode = head1 & 0x0F
+            if self._refused_from_header(opcode, length, mask):
                 return self._stop_reading(data, at)
             stop = start + 4 + length  # (a client's frame carries a 4-byte mask)
             if stop > end:
                 break
-            head1 = data[at]
-            opcode = head1 & 0x0F
             if (
                 head1 & 0xF0 == 0x80  # FIN, no reserved bit
                 and opcode in _DATA
@@ -158,10 +158,23 @@ class GameWebSocketProtocol(WebSocketsSansIOProtocol):
             at = stop
         return at
 
+    def _refused_from_header(self, opcode: int, length: int, mask: bool) -> bool:
+        """Whether websockets refuses this frame from its header alone, as it reads it: not
+        masked or an opcode RFC 6455 does not define (1002), or longer than the message may
+        still grow (1009; a fragmented message's frames share the limit)."""
+        if not mask or opcode not in _OPCODES:
+            return True
+        limit = self.conn.max_message_size
+        if limit is None:
+            return False
+        return length > limit - (self.conn.current_size or 0)
+
     def _stop_reading(self, data: bytes | bytearray, at: int) -> int:
-        """From now on websockets reads everything, starting with ``data[at:]``."""
+        """From now on websockets reads everything, starting with ``data[at:]`` (unless the
+        connection is already closing: a real transport delivers nothing more then, and
+        websockets, its parser already failed, would report the failure a second time)."""
         self._reading = False
-        if at < len(data):
+        if at < len(data) and not self.transport.is_closing():
             super().data_received(bytes(data[at:]))
         return len(data)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
@@ -22,9 +23,10 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import CLOSED, OPEN
 from websockets.uri import parse_uri
 
+from facedown.server.connection import Connection
 from facedown.server.serving import uvicorn_config
 from facedown.server.settings import ServerSettings
-from facedown.server.wsprotocol import READ_AHEAD, SEND_TEXT, text_frame
+from facedown.server.wsprotocol import READ_AHEAD, SEND_TEXT, GameWebSocketProtocol, text_frame
 
 from .harness import serve_asgi
 
@@ -78,7 +80,7 @@ class Echo:
 
 
 @contextlib.contextmanager
-def serving(app: Echo, tmp_path: Path) -> Iterator[str]:
+def serving(app: Any, tmp_path: Path) -> Iterator[str]:
     settings = ServerSettings(data_dir=tmp_path, secret="wsprotocol")
     with serve_asgi(app, settings) as running:
         yield running.url.replace("http://", "ws://") + "/"
@@ -259,16 +261,111 @@ async def test_a_reserved_bit_closes_with_1002(tmp_path: Path) -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("pieces", [[], [1, 1, 1, 1]])
+@pytest.mark.parametrize("fragmented", [False, True])
 async def test_a_frame_over_the_limit_closes_with_1009_from_its_header(
-    tmp_path: Path, pieces: list[int]
+    tmp_path: Path, pieces: list[int], fragmented: bool
 ) -> None:
     app = Echo()
     with serving(app, tmp_path) as url:
         async with raw_client(url) as client:
             limit = client_limit(url)
-            header = masked(Opcode.TEXT, b"x" * (limit + 1))[:14]  # the payload never comes
-            await client.write(header, pieces)
+            if fragmented:  # a message's fragments share the limit: the second goes over it
+                await client.write(masked(Opcode.TEXT, b"y" * (limit - 1000), fin=False))
+                header = masked(Opcode.CONT, b"x" * 2000)[:8]
+            else:
+                header = masked(Opcode.TEXT, b"x" * (limit + 1))[:14]
+            await client.write(header, pieces)  # the payload never comes
             assert await client.close_code() == 1009
+
+
+@pytest.mark.anyio
+async def test_an_undefined_opcode_closes_with_1002_from_its_header(tmp_path: Path) -> None:
+    app = Echo()
+    with serving(app, tmp_path) as url:
+        async with raw_client(url) as client:
+            header = bytearray(masked(Opcode.TEXT, b"x" * 5000)[:8])
+            header[0] = 0x83  # FIN and opcode 3, which RFC 6455 reserves
+            await client.write(bytes(header))  # the payload never comes
+            assert await client.close_code() == 1002
+
+
+class Disconnects:
+    """An application that, once told the client is gone, keeps asking for a while: every
+    disconnect it is told of."""
+
+    def __init__(self) -> None:
+        self.told: list[int | None] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        assert (await receive())["type"] == "websocket.connect"
+        await send({"type": "websocket.accept"})
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+        self.told.append(1)
+        with contextlib.suppress(TimeoutError):
+            while True:
+                message = await asyncio.wait_for(receive(), 0.5)
+                self.told.append(message.get("code"))
+
+
+@pytest.mark.anyio
+async def test_a_refused_frame_ends_the_reading_of_what_came_with_it(tmp_path: Path) -> None:
+    # After the frame websockets refuses, the rest of the same read is not handed to it (its
+    # parser has failed already, and would report the failure again).
+    app = Disconnects()
+    with serving(app, tmp_path) as url:
+        async with raw_client(url) as client:
+            undefined = bytearray(masked(Opcode.TEXT, b"o"))
+            undefined[0] = 0x83
+            await client.write(bytes(undefined) + masked(Opcode.TEXT, b"after"))  # one write
+            assert await client.close_code() == 1002
+        await asyncio.sleep(1)
+    assert len(app.told) == 2  # the refusal's disconnect, then the connection's loss only
+
+
+class Numbered:
+    """An application that sends ``frames`` numbered frames through a game connection
+    (``server/connection.py``: written at once while nothing is queued, else queued), then
+    waits for the client to leave."""
+
+    frames = 3000
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        ws = WebSocket(scope, receive, send)
+        await ws.accept()
+        conn = Connection(ws, receive, send, self.frames, scope["extensions"].get(SEND_TEXT))
+        pad = "z" * 4000
+        for i in range(self.frames):
+            conn.send(f"{i:06d}{pad}")
+            if i % 7 == 0:
+                await asyncio.sleep(0)  # the sender task runs now and then
+        await receive()
+        await conn.finish()
+
+
+@pytest.mark.anyio
+async def test_frames_keep_their_order_when_the_client_stops_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written = {True: 0, False: 0}  # frames send_text wrote, and refused (to the queue)
+    send_text = GameWebSocketProtocol.send_text
+
+    def counted(self: GameWebSocketProtocol, text: str) -> bool:
+        done = send_text(self, text)
+        written[done] += 1
+        return done
+
+    monkeypatch.setattr(GameWebSocketProtocol, "send_text", counted)
+    with serving(Numbered(), tmp_path) as url:
+        async with connect(url, max_size=None, max_queue=1) as ws:
+            await asyncio.sleep(1)  # reads nothing: the server's buffer fills, writing pauses
+            got = [await asyncio.wait_for(ws.recv(), 10) for _ in range(Numbered.frames)]
+    assert [int(str(frame)[:6]) for frame in got] == list(range(Numbered.frames))
+    assert written[True] > 0 and written[False] > 0  # noqa: PT018 - both paths, one claim
 
 
 def client_limit(url: str) -> int:
