@@ -29,7 +29,10 @@ starts it again.  Here:
   connection holds in memory).
 
 Everything else (the handshake, control frames, closing, keepalive pings) is uvicorn's and
-websockets' own.
+websockets' own.  The class reads and sets the attributes of uvicorn's protocol (its version is
+pinned in the lock): after an upgrade of uvicorn or websockets,
+``tests/server/test_wsprotocol_differential.py`` checks that it still reads every stream of
+frames as uvicorn's own protocol does.
 """
 
 from __future__ import annotations
