@@ -191,9 +191,21 @@ async def raw_client(url: str) -> AsyncIterator[RawClient]:
             await writer.wait_closed()
 
 
-def masked(opcode: Opcode, data: bytes, fin: bool = True) -> bytes:
-    """A client's frame as websockets writes it (masked, as RFC 6455 asks of clients)."""
-    return Frame(opcode, data, fin).serialize(mask=True, extensions=[])
+def masked(opcode: int, data: bytes, *, fin: bool = True, mask: bool = True, rsv: int = 0) -> bytes:
+    """A client's frame as websockets writes it (masked, as RFC 6455 asks of clients, unless
+    ``mask`` is False), with any opcode and reserved bits (``rsv``), even those websockets
+    would refuse to write."""
+    frame = bytearray(Frame(Opcode.TEXT, data, fin).serialize(mask=mask, extensions=[]))
+    frame[0] = (0x80 if fin else 0) | rsv | opcode
+    return bytes(frame)
+
+
+@contextlib.asynccontextmanager
+async def echoed(tmp_path: Path) -> AsyncIterator[RawClient]:
+    """A raw client of an :class:`Echo` application served as Facedown serves its own."""
+    with serving(Echo(), tmp_path) as url:
+        async with raw_client(url) as client:
+            yield client
 
 
 def sent_as_one_message() -> list[tuple[bytes, Frame]]:
@@ -222,13 +234,11 @@ async def test_frames_are_read_whatever_pieces_they_arrive_in(tmp_path: Path, cu
     cases = sent_as_one_message()
     data = b"".join(frame for frame, _ in cases)
     pieces = {"whole": [], "bytes": [1] * len(data), "uneven": [1, 2, 3, 5, 7, 11, 13] * 4000}
-    app = Echo()
-    with serving(app, tmp_path) as url:
-        async with raw_client(url) as client:
-            await client.write(data, pieces[cut])
-            got = await client.frames(len(cases))
-            await client.write(masked(Opcode.CLOSE, b"\x03\xe8"))  # 1000, normal
-            assert await client.close_code() == 1000
+    async with echoed(tmp_path) as client:
+        await client.write(data, pieces[cut])
+        got = await client.frames(len(cases))
+        await client.write(masked(Opcode.CLOSE, b"\x03\xe8"))  # 1000, normal
+        assert await client.close_code() == 1000
     # The messages come back in order, and so do the pongs (websockets answers a ping at once,
     # the application a message later: the two streams interleave as they may).
     for pongs in (True, False):
@@ -239,24 +249,19 @@ async def test_frames_are_read_whatever_pieces_they_arrive_in(tmp_path: Path, cu
 
 @pytest.mark.anyio
 async def test_an_unmasked_frame_closes_with_1002(tmp_path: Path) -> None:
-    app = Echo()
-    with serving(app, tmp_path) as url:
-        async with raw_client(url) as client:
-            await client.write(masked(Opcode.TEXT, b"fine"))
-            assert [f.data for f in await client.frames(1)] == [b"fine"]
-            await client.write(Frame(Opcode.TEXT, b"bare").serialize(mask=False, extensions=[]))
-            assert await client.close_code() == 1002
+    async with echoed(tmp_path) as client:
+        await client.write(masked(Opcode.TEXT, b"fine"))
+        assert [f.data for f in await client.frames(1)] == [b"fine"]
+        await client.write(masked(Opcode.TEXT, b"bare", mask=False))
+        assert await client.close_code() == 1002
 
 
 @pytest.mark.anyio
 async def test_a_reserved_bit_closes_with_1002(tmp_path: Path) -> None:
-    app = Echo()
-    with serving(app, tmp_path) as url:
-        async with raw_client(url) as client:
-            frame = bytearray(masked(Opcode.TEXT, b"odd"))
-            frame[0] |= 0x20  # RSV2, which no extension of this connection gave a meaning
-            await client.write(bytes(frame))
-            assert await client.close_code() == 1002
+    async with echoed(tmp_path) as client:
+        # RSV2, which no extension of this connection gave a meaning
+        await client.write(masked(Opcode.TEXT, b"odd", rsv=0x20))
+        assert await client.close_code() == 1002
 
 
 @pytest.mark.anyio
@@ -265,28 +270,23 @@ async def test_a_reserved_bit_closes_with_1002(tmp_path: Path) -> None:
 async def test_a_frame_over_the_limit_closes_with_1009_from_its_header(
     tmp_path: Path, pieces: list[int], fragmented: bool
 ) -> None:
-    app = Echo()
-    with serving(app, tmp_path) as url:
-        async with raw_client(url) as client:
-            limit = client_limit(url)
-            if fragmented:  # a message's fragments share the limit: the second goes over it
-                await client.write(masked(Opcode.TEXT, b"y" * (limit - 1000), fin=False))
-                header = masked(Opcode.CONT, b"x" * 2000)[:8]
-            else:
-                header = masked(Opcode.TEXT, b"x" * (limit + 1))[:14]
-            await client.write(header, pieces)  # the payload never comes
-            assert await client.close_code() == 1009
+    async with echoed(tmp_path) as client:
+        limit = client_limit()
+        if fragmented:  # a message's fragments share the limit: the second goes over it
+            await client.write(masked(Opcode.TEXT, b"y" * (limit - 1000), fin=False))
+            header = masked(Opcode.CONT, b"x" * 2000)[:8]
+        else:
+            header = masked(Opcode.TEXT, b"x" * (limit + 1))[:14]
+        await client.write(header, pieces)  # the payload never comes
+        assert await client.close_code() == 1009
 
 
 @pytest.mark.anyio
 async def test_an_undefined_opcode_closes_with_1002_from_its_header(tmp_path: Path) -> None:
-    app = Echo()
-    with serving(app, tmp_path) as url:
-        async with raw_client(url) as client:
-            header = bytearray(masked(Opcode.TEXT, b"x" * 5000)[:8])
-            header[0] = 0x83  # FIN and opcode 3, which RFC 6455 reserves
-            await client.write(bytes(header))  # the payload never comes
-            assert await client.close_code() == 1002
+    async with echoed(tmp_path) as client:
+        header = masked(3, b"x" * 5000)[:8]  # opcode 3, which RFC 6455 reserves
+        await client.write(header)  # the payload never comes
+        assert await client.close_code() == 1002
 
 
 class Disconnects:
@@ -317,9 +317,8 @@ async def test_a_refused_frame_ends_the_reading_of_what_came_with_it(tmp_path: P
     app = Disconnects()
     with serving(app, tmp_path) as url:
         async with raw_client(url) as client:
-            undefined = bytearray(masked(Opcode.TEXT, b"o"))
-            undefined[0] = 0x83
-            await client.write(bytes(undefined) + masked(Opcode.TEXT, b"after"))  # one write
+            undefined = masked(3, b"o")
+            await client.write(undefined + masked(Opcode.TEXT, b"after"))  # one write
             assert await client.close_code() == 1002
         await asyncio.sleep(1)
     assert len(app.told) == 2  # the refusal's disconnect, then the connection's loss only
@@ -368,7 +367,7 @@ async def test_frames_keep_their_order_when_the_client_stops_reading(
     assert written[True] > 0 and written[False] > 0  # noqa: PT018 - both paths, one claim
 
 
-def client_limit(url: str) -> int:
+def client_limit() -> int:
     """The largest message the server takes (uvicorn's ws_max_size, as facedown serve sets it)."""
     settings = ServerSettings(data_dir=Path("."), secret="wsprotocol")
     limit: int = uvicorn_config(Echo(), settings).ws_max_size

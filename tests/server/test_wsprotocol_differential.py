@@ -23,9 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
-from websockets.frames import Frame, Opcode
 
 from facedown.server.wsprotocol import GameWebSocketProtocol
+
+from .test_wsprotocol import masked
 
 REQUEST = (
     b"GET / HTTP/1.1\r\nhost: facedown\r\nupgrade: websocket\r\nconnection: Upgrade\r\n"
@@ -65,12 +66,6 @@ async def accept(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await receive()
     await send({"type": "websocket.accept"})
     await asyncio.Event().wait()  # reads nothing: what arrives stays in the protocol's queue
-
-
-def masked(opcode: int, data: bytes, *, fin: bool = True, mask: bool = True, rsv: int = 0) -> bytes:
-    frame = bytearray(Frame(Opcode.TEXT, data, fin).serialize(mask=mask, extensions=[]))
-    frame[0] = (0x80 if fin else 0) | rsv | opcode
-    return bytes(frame)
 
 
 payloads = st.one_of(
