@@ -98,8 +98,6 @@ class Connection:
         self.relay_id: str | None = None
         self.relayed_spectator = False  # the owner's welcome gave it no seat
         self.closing = False
-        # The seat found for (the table's record, the player): see ``seat``.
-        self._seat_of: tuple[object, str | None, int | None] = (None, None, None)
         # The task waiting in receive(), while it waits, and whether close() interrupted it.
         self._reader: asyncio.Task[Any] | None = None
         self._interrupted = False
@@ -108,15 +106,11 @@ class Connection:
 
     @property
     def seat(self) -> int | None:
-        """The seat this client plays (seats move in the lobby: looked up again whenever the
-        table's record, an immutable value, was replaced; the hub asks several times a frame)."""
+        """The seat this client plays (seats move in the lobby: the table says where)."""
         table = self.table
         if table is None or self.player_id is None:
             return None
-        record = table.record
-        if self._seat_of[0] is not record or self._seat_of[1] != self.player_id:
-            self._seat_of = (record, self.player_id, table.seat_of(self.player_id))
-        return self._seat_of[2]
+        return table.seat_of(self.player_id)
 
     async def receive(self) -> str | bytes | None:
         """The client's next frame, or None once the client left or this connection closed

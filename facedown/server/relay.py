@@ -68,23 +68,15 @@ class RemoteConnection:
         self.elsewhere: Elsewhere | None = None
         self.closing = False
         self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
-        # The seat found for (the table, its record, the player): see ``seat``.
-        self._seat_of: tuple[object, object, str | None, int | None] = (None, None, None, None)
         self.task = asyncio.get_running_loop().create_task(self._serve())
 
     @property
     def seat(self) -> int | None:
-        """The seat this client plays: looked up again whenever the table, its record (an
-        immutable value, replaced when seats move) or the player changed; the hub asks
-        several times a frame."""
+        """The seat this client plays (seats move in the lobby: the table says where)."""
         table = self.table
         if table is None or self.player_id is None:
             return None
-        record = table.record
-        found = self._seat_of
-        if found[0] is not table or found[1] is not record or found[2] != self.player_id:
-            found = self._seat_of = (table, record, self.player_id, table.seat_of(self.player_id))
-        return found[3]
+        return table.seat_of(self.player_id)
 
     def room(self) -> int:
         """The client's process keeps the send queue (and drops a client too slow for it)."""

@@ -54,6 +54,8 @@ class Table:
 
     def __init__(self, record: TableRecord, ctx: TableContext, lease: Lease | None = None) -> None:
         self.record = record
+        self._seats_of: TableRecord | None = None  # the record ``_seats`` was read from
+        self._seats: dict[str, int] = {}  # its human seats, by player id
         self.ctx = ctx
         # In a cluster, the lease this process owns the table by: every write is fenced with
         # it (None: the only process, no fence).
@@ -184,7 +186,16 @@ class Table:
 
     # ------------------------------------------------------------------ seats
     def seat_of(self, player_id: str) -> int | None:
-        return seating.seat_of(self.record, player_id)
+        """The player's seat: found once for each record (an immutable value, replaced when
+        seats move), since every connection's seat is asked several times a frame."""
+        record = self.record
+        if self._seats_of is not record:
+            self._seats_of = record
+            self._seats = {}
+            for s in record.seats:
+                if s.kind == "human" and s.player_id is not None:
+                    self._seats.setdefault(s.player_id, s.seat)  # the first, as seating's
+        return self._seats.get(player_id)
 
     def host_seat(self) -> int | None:
         return seating.host_seat(self.record)
