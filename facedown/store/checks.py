@@ -24,7 +24,9 @@ def json_text(value: Any, what: str) -> str:
         raise StoreError(f"{what} is not JSON: {e}") from None
 
 
-def check_table(record: TableRecord) -> None:
+def check_table(record: TableRecord) -> tuple[str, str]:
+    """Refuse a bad record; its rules' and settings' JSON text (a store may write them as they
+    are)."""
     if not record.id or not record.code:
         raise StoreError("a table needs an id and a code")
     if not SEED_MIN <= record.seed <= SEED_MAX:
@@ -32,8 +34,7 @@ def check_table(record: TableRecord) -> None:
     numbers = [seat.seat for seat in record.seats]
     if len(set(numbers)) != len(numbers):
         raise StoreError(f"table {record.id!r} has a seat number twice: {sorted(numbers)}")
-    json_text(record.rules, "rules")
-    json_text(record.settings, "settings")
+    return json_text(record.rules, "rules"), json_text(record.settings, "settings")
 
 
 def check_entry(entry: LogEntry) -> str:

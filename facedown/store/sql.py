@@ -165,7 +165,10 @@ class SqlStore(RankedSql):
         return await self._one(TableRow.code == code.upper())
 
     async def update_table(self, record: TableRecord, *, lease: Lease | None = None) -> None:
-        check_table(record)
+        texts = check_table(record)
+        if lease is None and self._writer is not None:  # SQLite: the driver's own statements
+            await self._write(partial(_sqlite_update_table, record=record, texts=texts))
+            return
         await self._write(_fenced(lease, partial(_update_table, record=record)))
 
     async def append(self, table_id: str, entry: LogEntry, *, lease: Lease | None = None) -> None:
@@ -200,11 +203,12 @@ class SqlStore(RankedSql):
         self, record: TableRecord, entry: LogEntry, *, lease: Lease | None = None
     ) -> None:
         payload = check_entry(entry)
-        check_table(record)
-        if lease is None and self._writer is not None:  # SQLite: the append on the driver
+        texts = check_table(record)
+        if lease is None and self._writer is not None:  # SQLite: both on the driver
             sqlite_write = partial(
                 _sqlite_append_and_update,
                 record=record,
+                texts=texts,
                 entry=entry,
                 payload=payload,
                 hook=self._before_commit,
@@ -765,12 +769,52 @@ def _append_and_update(
 
 
 def _sqlite_append_and_update(
-    connection: Connection, record: TableRecord, entry: LogEntry, payload: str, hook: BeforeCommit
+    connection: Connection,
+    record: TableRecord,
+    texts: tuple[str, str],
+    entry: LogEntry,
+    payload: str,
+    hook: BeforeCommit,
 ) -> None:
     # As _append_and_update: the append (which may refuse) first, the update after it.
     _sqlite_append(connection, record.id, entry, payload)
-    _update_table(connection, record)
+    _sqlite_update_table(connection, record, texts)
     hook(record.id, entry.seq)
+
+
+# A table's update on SQLite, as the driver's own statements (every start and end of a match
+# runs it): the same rows as _update_table, whose SQLAlchemy statement, bind processors and
+# result objects cost the writer several times what SQLite's own work does.  ``texts`` are the
+# rules' and settings' JSON as check_table made them (json.dumps, as the JSON columns write).
+_SQLITE_UPDATE_TABLE = (
+    "UPDATE tables SET preset = ?, rules = ?, seed = ?, host_id = ?, settings = ?, status = ?,"
+    " deadline = ?, deadline_kind = ?, updated_at = ?, damage = ? WHERE id = ?"
+)
+_SQLITE_SEATS_OF = (
+    "SELECT seat, kind, name, player_id, bot_level FROM seats WHERE table_id = ? ORDER BY seat"
+)
+_SQLITE_DELETE_SEATS = "DELETE FROM seats WHERE table_id = ?"
+_SQLITE_INSERT_SEAT = (
+    "INSERT INTO seats (table_id, seat, kind, name, player_id, bot_level) VALUES (?, ?, ?, ?, ?, ?)"
+)
+
+
+def _sqlite_update_table(
+    connection: Connection, record: TableRecord, texts: tuple[str, str]
+) -> None:
+    driver = cast(sqlite3.Connection, connection.connection.driver_connection)
+    rules, settings = texts
+    fields = _mutable_fields(record)
+    fields["rules"], fields["settings"] = rules, settings
+    values = [fields[name] for name in _MUTABLE]
+    changed = driver.execute(_SQLITE_UPDATE_TABLE, (*values, record.id)).rowcount
+    if changed == 0:
+        raise StoreError(f"no table {record.id!r}")
+    seats = sorted((s.seat, s.kind, s.name, s.player_id, s.bot_level) for s in record.seats)
+    if driver.execute(_SQLITE_SEATS_OF, (record.id,)).fetchall() == seats:
+        return
+    driver.execute(_SQLITE_DELETE_SEATS, (record.id,))
+    driver.executemany(_SQLITE_INSERT_SEAT, [(record.id, *seat) for seat in seats])
 
 
 def _set_token_floor(connection: Connection, player_id: str, valid_from: int) -> None:

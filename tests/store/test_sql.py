@@ -12,6 +12,7 @@ import sys
 import threading
 from contextlib import closing
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from facedown.store.base import table_lease
 from facedown.store.database import make_engine, make_sqlite_writer_engine
 from facedown.store.migrate import MIGRATIONS, alembic_config, upgrade
 from facedown.store.models import Base, LogRow
+from facedown.store.sql import _update_table
 
 pytestmark = pytest.mark.anyio
 
@@ -105,6 +107,44 @@ async def test_tables_survive_closing_and_reopening(database_url: str) -> None:
         assert await reopened.log("t1") == [LogEntry(1, "start", {"by": "h"})]
     finally:
         await reopened.close()
+
+
+async def test_sqlite_table_updates_write_the_rows_sqlalchemy_writes(tmp_path: Path) -> None:
+    """A table's update and an append with an update, on SQLite, run as the driver's own
+    statements: the rows they leave are the rows SQLAlchemy's statement leaves, seats too."""
+    path = tmp_path / "facedown.db"
+    store = await open_store(f"sqlite:///{path}")
+    seats = (SeatRecord(0, "human", "Zoë \u4e2d", "h"), SeatRecord(2, "bot", "Bot", None, "expert"))
+    changes = [
+        {"status": "playing", "deadline": 12.5, "deadline_kind": "turn", "updated_at": 3.25},
+        {"seats": seats, "settings": {"turn_seconds": 30, "names": ["a", "é"]}, "deadline": None},
+        {"seats": seats[1:], "rules": {"preset": "kivo", "tap": False}, "seed": -(2**63)},
+        {"status": "broken", "damage": "why \u2014 it broke", "host_id": "x", "preset": "cabo"},
+    ]
+    try:
+        for table_id, code in (("driver", "DRVR"), ("core", "CORE")):
+            await store.create_table(record(table_id, code))
+        for seq, change in enumerate(changes, start=1):
+            driver = replace(record("driver", "DRVR"), **change)  # type: ignore[arg-type]
+            core = replace(record("core", "CORE"), **change)  # type: ignore[arg-type]
+            if seq % 2:
+                await store.update_table(driver)
+            else:
+                await store.append_and_update(driver, LogEntry(seq, "action", {}))
+            await store._write(partial(_update_table, record=core))
+            assert await store.get_table("driver") == replace(core, id="driver", code="DRVR")
+            with closing(sqlite3.connect(path)) as db:
+                tables = {row[0]: row[2:] for row in db.execute("SELECT * FROM tables ORDER BY id")}
+                held = {
+                    table_id: db.execute(
+                        "SELECT * FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
+                    ).fetchall()
+                    for table_id in tables
+                }
+            assert tables["driver"] == tables["core"]
+            assert [row[1:] for row in held["driver"]] == [row[1:] for row in held["core"]]
+    finally:
+        await store.close()
 
 
 async def test_plain_urls_get_the_async_driver(tmp_path: Path) -> None:
