@@ -46,6 +46,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from benchmarks import cluster
+from benchmarks.engine import play
 from benchmarks.serverproc import (
     HEALTHY_WITHIN,
     Server,
@@ -55,6 +56,7 @@ from benchmarks.serverproc import (
     stop_server,
     wait_healthy,
 )
+from facedown.engine import PRESETS
 
 ACK_TIMEOUT = 10.0  # seconds an action may wait for its ack or error
 SETUP_TIMEOUT = 60.0  # seconds to create, fill, connect and start one table
@@ -755,6 +757,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def host_speed(core: int, seconds: float = 3.0) -> None:
+    """Print how fast this machine runs the interpreter on the server's core, before the load:
+    the engine's random play (``benchmarks/engine.py``, 4-player cabo) in actions per second of
+    CPU.  Server CPU figures of different machines (or of one machine on different days) are
+    comparable only beside it: the same code took 0.6 ms an action on one and 1.0 ms on another."""
+    os.sched_setaffinity(0, {core})
+    start = time.process_time()
+    figures = play(PRESETS["cabo"], 4, seconds, seed=1)
+    used = time.process_time() - start
+    print(
+        f"host speed: the engine's random play (4-player cabo) on core {core}: "
+        f"{figures.actions / used:,.0f} actions per CPU second"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -777,6 +794,7 @@ def main(argv: list[str] | None = None) -> int:
             print("error: --pin needs two cores", file=sys.stderr)
             return 1
         server_cpus = {cores[0]}
+        host_speed(cores[0])
         os.sched_setaffinity(0, set(cores[1:]))  # before any thread of the clients starts
         print(f"pinned: the server on core {cores[0]}, the clients on {cores[1:]}")
     wrapper: list[str] = []
