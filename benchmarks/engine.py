@@ -33,9 +33,16 @@ class Figures:
 
 
 def play(
-    rules: Ruleset, players: int, seconds: float, seed: int, *, trusted: bool = False
+    rules: Ruleset,
+    players: int,
+    seconds: float,
+    seed: int,
+    *,
+    trusted: bool = False,
+    count_turns: bool = True,
 ) -> Figures:
-    """Play whole matches with a uniform random policy for about ``seconds`` (timed)."""
+    """Play whole matches with a uniform random policy for about ``seconds`` (timed); the
+    turns are counted afterwards in an untimed run (none without ``count_turns``)."""
     rng = random.Random(seed)
     bits = rng.getrandbits
     actions = rounds = match = 0
@@ -59,9 +66,8 @@ def play(
             actions += 1
         rounds += game.round_no
     elapsed = time.perf_counter() - start
-    return Figures(
-        actions, round(actions * turns_per_action(rules, players, seed)), rounds, elapsed
-    )
+    turns = round(actions * turns_per_action(rules, players, seed)) if count_turns else 0
+    return Figures(actions, turns, rounds, elapsed)
 
 
 def turns_per_action(rules: Ruleset, players: int, seed: int, matches: int = 200) -> float:

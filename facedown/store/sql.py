@@ -806,6 +806,10 @@ def _sqlite_update_table(
     rules, settings = texts
     fields = _mutable_fields(record)
     fields["rules"], fields["settings"] = rules, settings
+    # As the Float columns do: a time given as another kind of number is stored as a float.
+    fields["updated_at"] = float(record.updated_at)
+    if record.deadline is not None:
+        fields["deadline"] = float(record.deadline)
     values = [fields[name] for name in _MUTABLE]
     changed = driver.execute(_SQLITE_UPDATE_TABLE, (*values, record.id)).rowcount
     if changed == 0:

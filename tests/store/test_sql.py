@@ -25,6 +25,7 @@ from sqlalchemy.engine import Connection
 
 from facedown.cli import main
 from facedown.store import LogEntry, SeatRecord, StoreError, TableRecord, open_store
+from facedown.store import sql as sql_module
 from facedown.store.base import table_lease
 from facedown.store.database import make_engine, make_sqlite_writer_engine
 from facedown.store.migrate import MIGRATIONS, alembic_config, upgrade
@@ -109,17 +110,32 @@ async def test_tables_survive_closing_and_reopening(database_url: str) -> None:
         await reopened.close()
 
 
-async def test_sqlite_table_updates_write_the_rows_sqlalchemy_writes(tmp_path: Path) -> None:
+async def test_sqlite_table_updates_write_the_rows_sqlalchemy_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A table's update and an append with an update, on SQLite, run as the driver's own
     statements: the rows they leave are the rows SQLAlchemy's statement leaves, seats too."""
     path = tmp_path / "facedown.db"
     store = await open_store(f"sqlite:///{path}")
+    ran: list[str] = []
+    original = sql_module._sqlite_update_table
+
+    def driver_update(connection: Connection, record: TableRecord, texts: tuple[str, str]) -> None:
+        ran.append(record.id)
+        original(connection, record, texts)
+
+    monkeypatch.setattr(sql_module, "_sqlite_update_table", driver_update)
     seats = (SeatRecord(0, "human", "Zoë \u4e2d", "h"), SeatRecord(2, "bot", "Bot", None, "expert"))
     changes = [
         {"status": "playing", "deadline": 12.5, "deadline_kind": "turn", "updated_at": 3.25},
         {"seats": seats, "settings": {"turn_seconds": 30, "names": ["a", "é"]}, "deadline": None},
         {"seats": seats[1:], "rules": {"preset": "kivo", "tap": False}, "seed": -(2**63)},
         {"status": "broken", "damage": "why \u2014 it broke", "host_id": "x", "preset": "cabo"},
+        # The same seat numbers, only a name, a player or a bot's level changed.
+        {"seats": (SeatRecord(0, "human", "Bea", "h"),), "deadline": 12, "updated_at": 7},
+        {"seats": (SeatRecord(0, "human", "Bea", "p2"),)},
+        {"seats": (SeatRecord(0, "bot", "Bot", None, "easy"),)},
+        {"seats": (SeatRecord(0, "bot", "Bot", None, "hard"),)},
     ]
     try:
         for table_id, code in (("driver", "DRVR"), ("core", "CORE")):
@@ -134,7 +150,9 @@ async def test_sqlite_table_updates_write_the_rows_sqlalchemy_writes(tmp_path: P
             await store._write(partial(_update_table, record=core))
             assert await store.get_table("driver") == replace(core, id="driver", code="DRVR")
             with closing(sqlite3.connect(path)) as db:
-                tables = {row[0]: row[2:] for row in db.execute("SELECT * FROM tables ORDER BY id")}
+                # repr: a REAL 12.0 and an INTEGER 12 are equal in Python, not in the file.
+                rows = db.execute("SELECT * FROM tables ORDER BY id")
+                tables = {row[0]: [repr(value) for value in row[2:]] for row in rows}
                 held = {
                     table_id: db.execute(
                         "SELECT * FROM seats WHERE table_id = ? ORDER BY seat", (table_id,)
@@ -143,6 +161,7 @@ async def test_sqlite_table_updates_write_the_rows_sqlalchemy_writes(tmp_path: P
                 }
             assert tables["driver"] == tables["core"]
             assert [row[1:] for row in held["driver"]] == [row[1:] for row in held["core"]]
+            assert ran == ["driver"] * seq  # the driver's statements, not SQLAlchemy's
     finally:
         await store.close()
 
