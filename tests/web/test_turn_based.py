@@ -32,16 +32,31 @@ DEAL = {
 }
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RunningServer]:
-    settings = ServerSettings(
+def _settings(tmp_path: Path, bot_delay: float) -> ServerSettings:
+    return ServerSettings(
         data_dir=tmp_path,
         secret="turn-based-browser-test",
-        table=TableConfig(bot_delay=0.25, reveal_seconds=120),
+        table=TableConfig(bot_delay=bot_delay, reveal_seconds=120),
         password_cost=PasswordCost(time_cost=1, memory_kib=8 * 1024, parallelism=1),
         test_hooks=True,  # the stacked deal
     )
-    with serve(settings) as running:
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    with serve(_settings(tmp_path, 0.25)) as running:
+        yield running
+
+
+# A bot that waits BOT_WAIT seconds before each move: the steps between Ann's discard and her
+# look at Recollection happen before the bot's next move (with a quarter of a second, a busy
+# machine sometimes saw the bot hold its drawn card, or know a card more, in between).
+BOT_WAIT = 3.0
+
+
+@pytest.fixture
+def slow_bot_server(tmp_path: Path) -> Iterator[RunningServer]:
+    with serve(_settings(tmp_path, BOT_WAIT)) as running:
         yield running
 
 
@@ -79,8 +94,9 @@ def ann_at_a_turn_based_table(
 
 
 def test_a_turn_based_move_on_two_devices_and_recollection(
-    browser: Browser, server: RunningServer, shots: Shots
+    browser: Browser, slow_bot_server: RunningServer, shots: Shots
 ) -> None:
+    server = slow_bot_server
     laptop_ctx, laptop = open_page(browser)
     phone_ctx, phone = open_page(browser, 360)
     contexts: list[BrowserContext] = [laptop_ctx, phone_ctx]
@@ -121,7 +137,7 @@ def test_a_turn_based_move_on_two_devices_and_recollection(
 
         # Ann's turn (once the bot has looked): she draws on the laptop ...
         draw = laptop.get_by_test_id("act-draw")
-        expect(draw).to_be_visible()
+        expect(draw).to_be_visible(timeout=4 * BOT_WAIT * 1000)
         draw.click()
         # ... and the phone, the same seat, holds the drawn card and discards it.
         _wait(phone, "c.s.view?.held === '1'")
