@@ -166,10 +166,7 @@ class SqlStore(RankedSql):
 
     async def update_table(self, record: TableRecord, *, lease: Lease | None = None) -> None:
         texts = check_table(record)
-        if lease is None and self._writer is not None:  # SQLite: the driver's own statements
-            await self._write(partial(_sqlite_update_table, record=record, texts=texts))
-            return
-        await self._write(_fenced(lease, partial(_update_table, record=record)))
+        await self._write(_fenced(lease, partial(_update_table, record=record, texts=texts)))
 
     async def append(self, table_id: str, entry: LogEntry, *, lease: Lease | None = None) -> None:
         payload = check_entry(entry)
@@ -204,20 +201,10 @@ class SqlStore(RankedSql):
     ) -> None:
         payload = check_entry(entry)
         texts = check_table(record)
-        if lease is None and self._writer is not None:  # SQLite: both on the driver
-            sqlite_write = partial(
-                _sqlite_append_and_update,
-                record=record,
-                texts=texts,
-                entry=entry,
-                payload=payload,
-                hook=self._before_commit,
-            )
-            await self._write(sqlite_write)
-            return
         write = partial(
             _append_and_update,
             record=record,
+            texts=texts,
             entry=entry,
             payload=payload,
             hook=self._before_commit,
@@ -557,8 +544,17 @@ _SEATS_OF = (
 _DELETE_SEATS = delete(SeatRow).where(SeatRow.table_id == bindparam("record_id"))
 
 
-def _update_table(connection: Connection, record: TableRecord) -> None:
-    # Write first: the UPDATE takes SQLite's write lock and tells whether the table exists.
+def _update_table(connection: Connection, record: TableRecord, texts: tuple[str, str]) -> None:
+    """Change a table's row to ``record`` (and its seats, when they changed); ``texts`` are its
+    rules' and settings' JSON as check_table made them."""
+    if connection.dialect.name == "sqlite":  # the writer's connection: the driver's own
+        _sqlite_update_table(connection, record, texts)
+        return
+    _core_update_table(connection, record)
+
+
+def _core_update_table(connection: Connection, record: TableRecord) -> None:
+    # Write first: the UPDATE locks the table's row and tells whether the table exists.
     fields = _mutable_fields(record)
     result = connection.execute(
         _UPDATE_TABLE, {"record_id": record.id, **{f"new_{k}": v for k, v in fields.items()}}
@@ -759,16 +755,6 @@ def _sqlite_append(
 
 
 def _append_and_update(
-    connection: Connection, record: TableRecord, entry: LogEntry, payload: str, hook: BeforeCommit
-) -> None:
-    # The append first: it refuses (taken seq, no table) before anything has changed, as the
-    # group commit requires; once it is in, the table exists and the update cannot refuse.
-    _append(connection, record.id, entry, payload)
-    _update_table(connection, record)
-    hook(record.id, entry.seq)
-
-
-def _sqlite_append_and_update(
     connection: Connection,
     record: TableRecord,
     texts: tuple[str, str],
@@ -776,14 +762,15 @@ def _sqlite_append_and_update(
     payload: str,
     hook: BeforeCommit,
 ) -> None:
-    # As _append_and_update: the append (which may refuse) first, the update after it.
-    _sqlite_append(connection, record.id, entry, payload)
-    _sqlite_update_table(connection, record, texts)
+    # The append first: it refuses (taken seq, no table) before anything has changed, as the
+    # group commit requires; once it is in, the table exists and the update cannot refuse.
+    _append(connection, record.id, entry, payload)
+    _update_table(connection, record, texts)
     hook(record.id, entry.seq)
 
 
 # A table's update on SQLite, as the driver's own statements (every start and end of a match
-# runs it): the same rows as _update_table, whose SQLAlchemy statement, bind processors and
+# runs it): the same rows as _core_update_table, whose SQLAlchemy statement, bind processors and
 # result objects cost the writer several times what SQLite's own work does.  ``texts`` are the
 # rules' and settings' JSON as check_table made them (json.dumps, as the JSON columns write).
 _SQLITE_UPDATE_TABLE = (

@@ -30,7 +30,7 @@ from facedown.store.base import table_lease
 from facedown.store.database import make_engine, make_sqlite_writer_engine
 from facedown.store.migrate import MIGRATIONS, alembic_config, upgrade
 from facedown.store.models import Base, LogRow
-from facedown.store.sql import _update_table
+from facedown.store.sql import _core_update_table
 
 pytestmark = pytest.mark.anyio
 
@@ -147,7 +147,7 @@ async def test_sqlite_table_updates_write_the_rows_sqlalchemy_writes(
                 await store.update_table(driver)
             else:
                 await store.append_and_update(driver, LogEntry(seq, "action", {}))
-            await store._write(partial(_update_table, record=core))
+            await store._write(partial(_core_update_table, record=core))
             assert await store.get_table("driver") == replace(core, id="driver", code="DRVR")
             with closing(sqlite3.connect(path)) as db:
                 # repr: a REAL 12.0 and an INTEGER 12 are equal in Python, not in the file.
