@@ -15,7 +15,7 @@ from facedown.store import LogEntry, TableRecord, open_store
 from facedown.store.database import make_engine, make_sqlite_writer_engine
 from facedown.store.migrate import upgrade_engine
 from facedown.store.models import LogRow
-from facedown.store.writer import MAX_BATCH, GroupCommit, Write
+from facedown.store.writer import MAX_BATCH, PACE, GroupCommit, Write
 
 pytestmark = pytest.mark.anyio
 
@@ -36,15 +36,36 @@ def broken(connection: Connection) -> None:
     raise RuntimeError("a bug in a write")
 
 
-async def test_a_failing_write_rolls_back_alone(tmp_path: Path) -> None:
+class Counted(GroupCommit):
+    """The group commit, recording how many writes each of its transactions held."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.transactions: list[int] = []
+
+    def _transaction(self, writes: list[Write]) -> list[BaseException | None]:
+        self.transactions.append(len(writes))
+        return super()._transaction(writes)
+
+
+async def writer_on(tmp_path: Path, pace: float = PACE) -> tuple[Counted, AsyncEngine]:
     url = f"sqlite:///{tmp_path / 'w.db'}"
     store = await open_store(url)
     await store.create_table(TABLE)
     await store.close()
-
     engine = make_engine(url)
     await upgrade_engine(engine)
-    writer = GroupCommit(make_sqlite_writer_engine(engine))
+    return Counted(make_sqlite_writer_engine(engine), pace=pace), engine
+
+
+async def logged(engine: AsyncEngine) -> list[int]:
+    async with engine.connect() as connection:
+        seqs = (await connection.execute(select(LogRow.seq).order_by(LogRow.seq))).scalars()
+        return list(seqs)
+
+
+async def test_a_failing_write_rolls_back_alone(tmp_path: Path) -> None:
+    writer, engine = await writer_on(tmp_path)
     try:
         outcomes = await asyncio.gather(
             writer.run(log_row(1)),
@@ -57,9 +78,7 @@ async def test_a_failing_write_rolls_back_alone(tmp_path: Path) -> None:
     assert outcomes[0] is None
     assert outcomes[2] is None
     assert isinstance(outcomes[1], RuntimeError)
-    async with engine.connect() as connection:
-        seqs = (await connection.execute(select(LogRow.seq).order_by(LogRow.seq))).scalars()
-        assert list(seqs) == [1, 2]  # 99 was rolled back with its write
+    assert await logged(engine) == [1, 2]  # 99 was rolled back with its write
     await engine.dispose()
 
 
@@ -79,34 +98,6 @@ async def test_close_commits_every_queued_write(tmp_path: Path) -> None:
         assert [entry.seq for entry in await reopened.log("t")] == list(range(1, 51))
     finally:
         await reopened.close()
-
-
-class Counted(GroupCommit):
-    """The group commit, recording how many writes each of its transactions held."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.transactions: list[int] = []
-
-    def _transaction(self, writes: list[Write]) -> list[BaseException | None]:
-        self.transactions.append(len(writes))
-        return super()._transaction(writes)
-
-
-async def writer_on(tmp_path: Path, pace: float) -> tuple[Counted, AsyncEngine]:
-    url = f"sqlite:///{tmp_path / 'w.db'}"
-    store = await open_store(url)
-    await store.create_table(TABLE)
-    await store.close()
-    engine = make_engine(url)
-    await upgrade_engine(engine)
-    return Counted(make_sqlite_writer_engine(engine), pace=pace), engine
-
-
-async def logged(engine: AsyncEngine) -> list[int]:
-    async with engine.connect() as connection:
-        seqs = (await connection.execute(select(LogRow.seq).order_by(LogRow.seq))).scalars()
-        return list(seqs)
 
 
 async def test_writes_under_load_wait_for_the_pace_mark_and_share_a_commit(
