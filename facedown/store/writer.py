@@ -8,14 +8,15 @@ only once the commit holding its write is durable.  The batch runs on a plain (s
 connection in a thread of its own, so a batch costs one hand-off between the event loop and a
 thread rather than one per statement.
 
-Under load the writes are also paced: the event loop hands them to the thread at most once every
-``PACE`` seconds (5 ms), so a busy server makes about 200 commits, and disk flushes, a second at
-most, whatever its rate of writes.  A flush costs the kernel far more than the statements of a few
-writes, and every hand-off wakes the thread and then the loop again.  A write is handed over at
-once when nothing waits on the writer and the last hand-off was a single write (a quiet server,
-or one caller writing again and again): pacing costs such a write nothing.  Under load a write
-waits for the next pace mark, a few milliseconds, and the commit still comes before its caller
-returns.
+Under load the writes are also paced: while writes are in flight (handed over and not yet
+answered on the loop), or the last hand-off held more than one, the event loop hands the writes
+to the thread only at the next mark, ``PACE`` seconds (5 ms) after the last hand-off; so a busy
+server makes about 200 commits, and disk flushes, a second, not one for every write or two.  A
+flush costs the kernel far more than the statements of a few writes, and every hand-off wakes
+the thread and then the loop again.  Otherwise (nothing in flight, and the last hand-off a single
+write: a quiet server, or one caller writing again and again) a write is handed over at once,
+and pacing costs it nothing.  A paced write waits at most ``PACE`` for its hand-off, even when
+the thread is idle, and still returns only once its commit is durable.
 
 A write is a function of the connection.  It may refuse with StoreError, but only before it has
 changed anything (a constraint error leaves SQLite's transaction usable), so its neighbours
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import queue
 import threading
 from collections.abc import Callable
@@ -40,6 +42,8 @@ Write = Callable[[Connection], None]
 Outcome = BaseException | None
 _Queued = tuple[Write, "asyncio.Future[None]"]
 
+log = logging.getLogger("facedown.store")
+
 MAX_BATCH = 256  # writes per transaction: bounds how long one commit holds the lock
 PACE = 0.005  # seconds between two hand-offs to the writer thread, under load
 
@@ -47,9 +51,10 @@ PACE = 0.005  # seconds between two hand-offs to the writer thread, under load
 class GroupCommit:
     """The single writer of one SQLite database (see the module docstring).
 
-    The writer thread takes the writes from a plain queue itself and hands each batch's outcomes
-    back to the event loop in one call: a write costs the loop a future and a put, not a task
-    switch, an executor job and a future chained to it."""
+    The writer thread takes the hand-offs (lists of writes) from a plain queue itself and hands
+    each batch's outcomes back to the event loop in one call: a write costs the loop a future and
+    a list append, a hand-off one put, not a task switch, an executor job and a future chained to
+    it."""
 
     def __init__(
         self, engine: Engine, marks: CommitMarks | None = None, *, pace: float = PACE
@@ -95,8 +100,10 @@ class GroupCommit:
         """On the loop: give the pending writes to the writer thread, as one hand-off."""
         self._timer = None
         batch, self._pending = self._pending, []
-        if not batch or self._loop is None:
+        if not batch:
             return
+        if self._loop is None:  # never: _start sets it before anything is pending
+            raise RuntimeError("a hand-off before the writer started")
         self._handed_at = self._loop.time()
         self._handed = len(batch)
         self._in_flight += len(batch)
@@ -214,7 +221,12 @@ class GroupCommit:
             self._drop()  # rolled back; whatever went wrong, the next batch starts afresh
             raise
         if self._marks is not None:
-            self._marks.committed(count)  # only once the commit has returned
+            try:
+                self._marks.committed(count)  # only once the commit has returned
+            except OSError as error:
+                # The writes are committed: failing them now would have them retried, and
+                # written twice.  A count file left behind raises no alarm (commits.py).
+                log.warning("could not record commit %s in %s: %s", count, self._marks.path, error)
         return outcomes
 
 
