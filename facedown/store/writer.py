@@ -42,7 +42,7 @@ Write = Callable[[Connection], None]
 Outcome = BaseException | None
 _Queued = tuple[Write, "asyncio.Future[None]"]
 
-log = logging.getLogger("facedown.store")
+log = logging.getLogger(__name__)
 
 MAX_BATCH = 256  # writes per transaction: bounds how long one commit holds the lock
 PACE = 0.005  # seconds between two hand-offs to the writer thread, under load
