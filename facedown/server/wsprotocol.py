@@ -28,7 +28,12 @@ starts it again.  Here:
   message (the per-connection rate limit bounds what a client may send; this bounds what one
   connection holds in memory).
 
-Everything else (the handshake, control frames, closing, keepalive pings) is uvicorn's and
+- A keepalive ping goes only to a client that has sent nothing for a whole ping interval
+  (:meth:`GameWebSocketProtocol.send_keepalive_ping`): a client heard from since is alive, as
+  its pong would have said.  At a busy table every player sends every few seconds; pinging
+  them all the same cost a ping written and a pong read per connection and interval.
+
+Everything else (the handshake, control frames, closing, the pings themselves) is uvicorn's and
 websockets' own.  The class reads and sets the attributes of uvicorn's protocol (its version is
 pinned in the lock): after an upgrade of uvicorn or websockets,
 ``tests/server/test_wsprotocol_differential.py`` checks that it still reads every stream of
@@ -104,8 +109,12 @@ class GameWebSocketProtocol(WebSocketsSansIOProtocol):
     # The start of a frame that has not all arrived yet (grown in place: a frame that comes a
     # byte at a time costs its length, not its length squared).
     _unread: bytearray | None = None
+    # When the client last sent anything (the loop's clock): no keepalive ping is due until it
+    # has been quiet for a whole interval.
+    _heard_at = 0.0
 
     def data_received(self, data: bytes) -> None:
+        self._heard_at = self.loop.time()
         if self._reading is None:
             super().data_received(data)  # the request: websockets reads it, and is then at
             # the start of a frame (unless more than the request came, which uvicorn never
@@ -180,6 +189,16 @@ class GameWebSocketProtocol(WebSocketsSansIOProtocol):
         if at < len(data) and not self.transport.is_closing():
             super().data_received(bytes(data[at:]))
         return len(data)
+
+    def send_keepalive_ping(self) -> None:
+        """uvicorn's keepalive ping, if the client has been quiet for the whole interval; if not,
+        the ping waits until the interval has passed since the client was last heard."""
+        interval = self.ping_interval
+        quiet = self.loop.time() - self._heard_at
+        if interval is not None and quiet < interval:
+            self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
+            return
+        super().send_keepalive_ping()
 
     def handle_connect(self, event: Request) -> None:
         super().handle_connect(event)

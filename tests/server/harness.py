@@ -100,11 +100,14 @@ def run_server(
 
 
 @contextlib.contextmanager
-def serve_asgi(app: Any, settings: ServerSettings) -> Iterator[RunningServer]:
-    """Serve any ASGI ``app`` as :func:`run_server` serves Facedown's."""
+def serve_asgi(app: Any, settings: ServerSettings, **options: Any) -> Iterator[RunningServer]:
+    """Serve any ASGI ``app`` as :func:`run_server` serves Facedown's (``options``: uvicorn's
+    own settings changed, such as the keepalive's)."""
     port = free_port()
     # The configuration facedown serve runs with (its timeouts and limits), on this port.
-    config = uvicorn_config(app, settings, host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn_config(
+        app, settings, host="127.0.0.1", port=port, log_level="warning", **options
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

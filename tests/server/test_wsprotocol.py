@@ -2,7 +2,8 @@
 
 A frame written at once must be exactly the frame websockets would write; the short path must
 step aside whenever the general one has to decide; reading must go on after a burst larger than
-the read-ahead; and a text frame that is not UTF-8 closes the connection with 1007.
+the read-ahead; a text frame that is not UTF-8 closes the connection with 1007; and a client
+that keeps sending is not pinged.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -80,9 +82,9 @@ class Echo:
 
 
 @contextlib.contextmanager
-def serving(app: Any, tmp_path: Path) -> Iterator[str]:
+def serving(app: Any, tmp_path: Path, **options: Any) -> Iterator[str]:
     settings = ServerSettings(data_dir=tmp_path, secret="wsprotocol")
-    with serve_asgi(app, settings) as running:
+    with serve_asgi(app, settings, **options) as running:
         yield running.url.replace("http://", "ws://") + "/"
 
 
@@ -372,3 +374,34 @@ def client_limit() -> int:
     settings = ServerSettings(data_dir=Path("."), secret="wsprotocol")
     limit: int = uvicorn_config(Echo(), settings).ws_max_size
     return limit
+
+
+async def pings_while(client: RawClient, seconds: float, *, talking: bool) -> int:
+    """The pings the server sends ``client`` in ``seconds``, while the client sends a message
+    every 50 ms (``talking``) or nothing (each ping answered, as a client's protocol does)."""
+    pings = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if talking:
+            await client.write(masked(1, b"still here"))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(client.read(), 0.05)
+        for frame in client.events:
+            pings += frame.opcode is Opcode.PING
+        client.events.clear()
+        await client.write(b"".join(client.protocol.data_to_send()))  # the pongs
+    return pings
+
+
+@pytest.mark.anyio
+async def test_a_client_that_keeps_sending_is_not_pinged_and_a_quiet_one_is(
+    tmp_path: Path,
+) -> None:
+    interval = 0.3
+    with serving(Echo(), tmp_path, ws_ping_interval=interval, ws_ping_timeout=5) as url:
+        async with raw_client(url) as client:
+            assert await pings_while(client, 6 * interval, talking=True) == 0
+            quiet = await pings_while(client, 6 * interval, talking=False)
+            assert 2 <= quiet <= 6  # a ping every interval, each answered
+            assert await pings_while(client, 6 * interval, talking=True) <= 1  # (one due)
+            assert client.protocol.state is OPEN
