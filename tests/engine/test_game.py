@@ -32,6 +32,7 @@ from facedown.engine import (
 from facedown.engine import actions as A
 from facedown.engine.actions import Action
 from facedown.engine.rules import MAX_HAND_LIMIT
+from facedown.engine.state import State
 
 PRESET_NAMES = ("boyo", "cabo", "kivo", "kaboom")
 
@@ -340,6 +341,21 @@ def test_clone_is_independent() -> None:
             break
         game.apply(rng.choice(game.all_legal_actions()))
     assert twin.snapshot() == twin_state
+
+
+def test_clone_sets_every_slot_to_the_originals_value() -> None:
+    # Game.clone names each slot (no loop over them): a slot added to State and forgotten
+    # there is unset on the clone, or set to something else.
+    game = Game(make_ruleset("kaboom"), 4, 5)
+    rng = random.Random(5)
+    for _ in range(25):
+        game.apply(rng.choice(game.all_legal_actions()))
+    game.legal_actions(game.turn)  # a cache to leave behind
+    twin = game.clone()
+    copied = {"_legal_cache": {}, "_events": []}  # fresh, not copied
+    for name in State.__slots__:
+        assert hasattr(twin, name), name
+        assert getattr(twin, name) == copied.get(name, getattr(game, name)), name
 
 
 def test_clone_plays_on_identically() -> None:
