@@ -352,7 +352,7 @@ def test_clone_sets_every_slot_to_the_originals_value() -> None:
         game.apply(rng.choice(game.all_legal_actions()))
     game.legal_actions(game.turn)  # a cache to leave behind
     twin = game.clone()
-    copied = {"_legal_cache": {}, "_events": []}  # fresh, not copied
+    copied: dict[str, Any] = {"_legal_cache": {}, "_events": []}  # fresh, not copied
     for name in State.__slots__:
         assert hasattr(twin, name), name
         assert getattr(twin, name) == copied.get(name, getattr(game, name)), name
