@@ -58,8 +58,19 @@ def code_of(message: Any) -> str:
     return refused(json.dumps(message)).code
 
 
+def outcome(parse: Any, raw: str | bytes) -> Any:
+    """What a parser makes of ``raw``: its message, or its refusal's code and words."""
+    try:
+        return parse(raw)
+    except ProtocolError as e:
+        return ("refused", e.code, e.message)
+
+
 def accepted_or_refused(raw: str | bytes) -> None:
-    """The decoder's one promise: a message model, or a ProtocolError with a known code."""
+    """The decoder's one promise: a message model, or a ProtocolError with a known code; and
+    the same one as the long way (the standard library's decoder, then pydantic), whether the
+    one-pass read took the frame or stepped aside."""
+    assert outcome(parse_client_message, raw) == outcome(P.parse_slowly, raw)
     try:
         msg = parse_client_message(raw)
     except ProtocolError as e:
@@ -313,6 +324,38 @@ def mutated(draw: st.DrawFn) -> dict[str, Any]:
     elif keys:
         target[draw(st.sampled_from(keys))] = draw(json_values)
     return message
+
+
+@st.composite
+def respelled(draw: st.DrawFn) -> str:
+    """A valid message written in one of the ways JSON allows beyond json.dumps's: escapes
+    (lone surrogates among them), duplicate keys, odd numbers, whitespace, a byte-order mark."""
+    text = json.dumps(draw(st.sampled_from(VALID)))
+    how = draw(st.sampled_from(["escape", "duplicate", "number", "space", "bom"]))
+    if how == "escape":  # a character of a string value written as a \u escape
+        code = draw(st.sampled_from([0x0, 0x1F, 0x7F, 0xE9, 0xD800, 0xDC00, 0xFFFF]))
+        at = text.find('": "') + 4
+        if at >= 4:
+            text = text[:at] + f"\\u{code:04x}" + text[at:]
+    elif how == "duplicate":
+        key = draw(st.sampled_from(["type", "seq", "id", "table", "seat", "do", "level"]))
+        value = json.dumps(draw(json_values))
+        text = text[:-1] + f', "{key}": {value}}}'
+    elif how == "number":  # an integer respelled
+        spelling = draw(st.sampled_from(["3.0", "3e0", "-0", "03", "1e400", "NaN", "2" * 30]))
+        text = text.replace(": 3", f": {spelling}", 1).replace(": 0", f": {spelling}", 1)
+    elif how == "space":
+        text = draw(st.sampled_from([" ", "\n", "\t", "\r", "\x0b", "\xa0"])).join(text.split(" "))
+    else:
+        text = "\ufeff" + text
+    return text
+
+
+@fuzz
+@given(respelled())
+def test_fuzz_valid_messages_respelled(raw: str) -> None:
+    accepted_or_refused(raw)
+    accepted_or_refused(raw.encode("utf-8", "surrogatepass"))
 
 
 @fuzz
