@@ -137,9 +137,9 @@ def parse_client_message(raw: str | bytes) -> Any:
 
 
 def parse_slowly(raw: str | bytes) -> Any:
-    """:func:`parse_client_message` by the standard library's JSON decoder, then pydantic:
-    what a frame it refuses is told (and, for a good frame, the same message; a test holds
-    the two to that)."""
+    """:func:`parse_client_message` the long way (the standard library's JSON decoder, then
+    pydantic on the value), which says exactly why a frame is refused; a good frame gives the
+    same message either way (the protocol's fuzz tests hold the two to that)."""
     try:
         data = json.loads(raw)
     except ValueError:  # UnicodeDecodeError is a ValueError
