@@ -328,6 +328,18 @@ class Lobby:
                 record = await self.store.get_table(record.id) or record
             return await self._load(record, claim.lease)
 
+    async def served(self, table_id: str) -> Table | None:
+        """The table if this process serves it, once a claim of it under way here has ended
+        (None: another process owns it, or nobody).  Another process relays a call here as soon
+        as this one holds the table's lease, which is while this one still loads the table."""
+        table = self.tables.get(table_id)
+        if table is None:
+            async with self._claims.hold(table_id):
+                table = self.tables.get(table_id)
+        if table is None or not self.ownership.holds(table_id):
+            return None
+        return table
+
     async def drop(self, table_id: str) -> None:
         """This process no longer owns the table (its lease was lost): stop serving it here.
         Its clients are told to reconnect; wherever they land, the new owner serves them."""

@@ -185,9 +185,9 @@ class Relays:
         return result
 
     async def _answer(self, sender: str, item: Item) -> None:
-        table = self.state.lobby().tables.get(str(item.get("table")))
+        table = await self.state.lobby().served(str(item.get("table")))
         result: dict[str, Any]
-        if table is None or not self.state.lobby().ownership.holds(table.id):
+        if table is None:
             result = {
                 "error": {"code": "cluster_unavailable", "message": "the table moved: try again"}
             }

@@ -10,16 +10,18 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
+import httpx
 import pytest
 from fastapi import FastAPI
 
 from facedown.server.lobby import Lobby
 from facedown.server.ownership import Rebalance, RebalanceTables
 from facedown.server.settings import ServerSettings
+from facedown.server.table import Table
 from tests.store.conftest import postgres_database
 
 from .cluster import Cluster
@@ -40,6 +42,9 @@ REDIS = "redis://127.0.0.1:6379/0"
 EVERY = 1.0  # seconds between a process's looks at its share (the default is 5)
 WITHIN = 90.0  # seconds the cluster may take to get somewhere (a bound, on a loaded machine)
 STEADY = 5.0  # seconds without a change of owner that count as settled (five periods)
+LOADING = 2.0  # seconds a slowed-down new owner takes to load a table
+
+T = TypeVar("T")
 
 Owners = dict[str, tuple[str, int]]  # table id -> (owner node, fence) of a lease held now
 
@@ -306,3 +311,61 @@ async def test_with_rebalancing_off_nothing_moves(tmp_path: Path) -> None:
                 frames = await c.hello(idle[0][0], idle[0][1][0])
                 assert any(f["type"] == "snapshot" for f in frames)
             assert await owners(db) == held
+
+
+def on_loop(server: RunningServer, work: Awaitable[T]) -> asyncio.Future[T]:
+    """Run ``work`` on the server's own event loop (its lobby lives there)."""
+    app = server.server.config.app
+    assert isinstance(app, FastAPI)
+    coroutine = cast(Coroutine[Any, Any, T], work)
+    return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, app.state.loop))
+
+
+@pytest.mark.anyio
+async def test_a_join_relayed_to_a_new_owner_still_loading_the_table_waits_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table just handed over: a join that arrives at its old owner is relayed to the new
+    one as soon as the new one holds the lease, which is while it still loads the table from
+    its log.  The new owner answers once the table is loaded: the player gets a seat, not a
+    503 saying the table moved (the load benchmark's setup ran into it, a few joins in 300)."""
+    async with postgres_database() as url:
+        db = Cluster(url, REDIS, [], tmp_path)
+        with contextlib.ExitStack() as first, contextlib.ExitStack() as second:
+            a = first.enter_context(run_server(settings(tmp_path, "a", url, "off")))
+            b = second.enter_context(run_server(settings(tmp_path, "b", url, "off")))
+            with a.http() as http:
+                r = http.post("/api/tables", json={"preset": "cabo", "seats": 3, "name": "Ann"})
+                r.raise_for_status()
+                code = r.json()["code"]
+            t = await table_id(db, code)
+            old, new = lobby_of(a), lobby_of(b)
+            loaded = new._load  # the new owner takes its time to rebuild the table
+
+            async def slowly(*args: Any, **kwargs: Any) -> Any:
+                await asyncio.sleep(LOADING)
+                return await loaded(*args, **kwargs)
+
+            monkeypatch.setattr(new, "_load", slowly)
+            assert await on_loop(a, old.hand_over(old.tables[t]))
+            taking = on_loop(b, new.locate(code))
+
+            async def held_by_b() -> bool:
+                return (await owners(db)).get(t, ("", 0))[0] == node_of(b)
+
+            await until(held_by_b)
+            assert not taking.done()  # b holds the lease and is still loading the table
+
+            def join() -> httpx.Response:
+                with a.http() as http:
+                    return http.post(f"/api/tables/{code}/join", json={"name": "Bo"})
+
+            r = await asyncio.to_thread(join)
+            assert r.status_code == 200, r.text
+            assert r.json()["seat"] == 1
+            assert isinstance(await taking, Table)
+            assert [s.name for s in new.tables[t].record.seats if s.kind == "human"] == [
+                "Ann",
+                "Bo",
+            ]
+            assert (await owners(db))[t] == (node_of(b), 2)  # taken once, from a
