@@ -42,8 +42,6 @@ REDIS = "redis://127.0.0.1:6379/0"
 EVERY = 1.0  # seconds between a process's looks at its share (the default is 5)
 WITHIN = 90.0  # seconds the cluster may take to get somewhere (a bound, on a loaded machine)
 STEADY = 5.0  # seconds without a change of owner that count as settled (five periods)
-LOADING = 2.0  # seconds a slowed-down new owner takes to load a table
-
 T = TypeVar("T")
 
 Owners = dict[str, tuple[str, int]]  # table id -> (owner node, fence) of a lease held now
@@ -340,13 +338,21 @@ async def test_a_join_relayed_to_a_new_owner_still_loading_the_table_waits_for_i
                 code = r.json()["code"]
             t = await table_id(db, code)
             old, new = lobby_of(a), lobby_of(b)
-            loaded = new._load  # the new owner takes its time to rebuild the table
+            # The new owner loads the table only once the relayed call has reached it.
+            # (An asyncio.Event of b's loop, where both functions run; the test only reads it.)
+            loaded, served, relayed = new._load, new.served, asyncio.Event()
 
             async def slowly(*args: Any, **kwargs: Any) -> Any:
-                await asyncio.sleep(LOADING)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(relayed.wait(), WITHIN)
                 return await loaded(*args, **kwargs)
 
+            async def noted(table_id: str) -> Table | None:
+                relayed.set()
+                return await served(table_id)
+
             monkeypatch.setattr(new, "_load", slowly)
+            monkeypatch.setattr(new, "served", noted)
             assert await on_loop(a, old.hand_over(old.tables[t]))
             taking = on_loop(b, new.locate(code))
 
@@ -362,6 +368,7 @@ async def test_a_join_relayed_to_a_new_owner_still_loading_the_table_waits_for_i
 
             r = await asyncio.to_thread(join)
             assert r.status_code == 200, r.text
+            assert relayed.is_set()  # the call reached b while it was loading the table
             assert r.json()["seat"] == 1
             assert isinstance(await taking, Table)
             assert [s.name for s in new.tables[t].record.seats if s.kind == "human"] == [
