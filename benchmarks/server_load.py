@@ -57,6 +57,7 @@ from benchmarks.serverproc import (
     wait_healthy,
 )
 from facedown.engine import PRESETS
+from facedown.store.commits import recorded
 
 ACK_TIMEOUT = 10.0  # seconds an action may wait for its ack or error
 SETUP_TIMEOUT = 60.0  # seconds to create, fill, connect and start one table
@@ -91,6 +92,11 @@ class Stats:
     loop_lag: list[float] = field(default_factory=list)
     gc_pauses: list[float] = field(default_factory=list)  # the clients' collections (seconds)
     server_gc: list[float] = field(default_factory=list)  # the servers' slow ones (logged, ms)
+    # The servers' context switches in the window (voluntary, involuntary), and their SQLite
+    # commits (None: no commit count, as on PostgreSQL): counts that do not follow the host's
+    # speed as CPU time does.
+    switches: tuple[int, int] = (0, 0)
+    commits: int | None = None
 
     def measured(self, t: float) -> bool:
         return self.window[0] <= t < self.window[1]
@@ -116,6 +122,28 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process, from /proc/PID/stat."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def context_switches(pid: int) -> tuple[int, int]:
+    """A process's voluntary and involuntary context switches, summed over its threads now
+    (``/proc/PID/task/*/status``; a thread that ended is no longer counted)."""
+    counted = [0, 0]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            for line in (task / "status").read_text().splitlines():
+                name, _, value = line.partition(":")
+                if name == "voluntary_ctxt_switches":
+                    counted[0] += int(value)
+                elif name == "nonvoluntary_ctxt_switches":
+                    counted[1] += int(value)
+    return counted[0], counted[1]
+
+
+def commits_made(servers: list[Server]) -> int | None:
+    """The SQLite commits the servers made so far (each keeps the count in a file beside its
+    database, store/commits.py); None when a server has no such count (PostgreSQL)."""
+    made = [recorded(s.log.parent / "facedown.db") for s in servers]
+    return None if None in made else sum(m for m in made if m is not None)
 
 
 def runqueue_seconds(pid: int) -> float:
@@ -564,6 +592,8 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
         cpu_server, cpu_client = sum(cpu_seconds(p) for p in pids), own_cpu_seconds()
         wait_server = sum(runqueue_seconds(p) for p in pids)
         wait_client = runqueue_seconds(os.getpid())
+        switched = [context_switches(p) for p in pids]
+        commits = commits_made(servers)
         rss_peak = await watch(servers, stats)
         callgrind_instrument(args, pids, on=False)
         stats.server_gc = slow_collections(servers, logged)
@@ -576,6 +606,14 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
         )
         rss_end = sum(rss_kib(p) for p in pids)
         load_after = os.getloadavg()
+        now = [context_switches(p) for p in pids]
+        stats.switches = (
+            sum(n[0] - b[0] for n, b in zip(now, switched, strict=True)),
+            sum(n[1] - b[1] for n, b in zip(now, switched, strict=True)),
+        )
+        commits_after = commits_made(servers)
+        if commits is not None and commits_after is not None:
+            stats.commits = commits_after - commits
 
         stop.set()  # no new actions; those in flight finish (bounded by ACK_TIMEOUT)
         await asyncio.wait(players, timeout=ACK_TIMEOUT + 5)
@@ -645,6 +683,16 @@ def report(
         f"server CPU per action: {per_action:.2f} ms ({processes} server "
         f"process{'es' if processes > 1 else ''} together)"
     )
+    voluntary, involuntary = stats.switches
+    switching = (
+        f"server context switches: {(voluntary + involuntary) / elapsed:,.0f}/s = "
+        f"{(voluntary + involuntary) / stats.acks if stats.acks else float('nan'):.2f} an action "
+        f"({voluntary / elapsed:,.0f} voluntary, {involuntary / elapsed:,.0f} involuntary a second)"
+    )
+    if stats.commits is not None:
+        each = stats.acks / stats.commits if stats.commits else float("nan")
+        switching += f"; SQLite commits: {stats.commits / elapsed:.0f}/s, {each:.1f} actions each"
+    print(switching)
     print(
         f"CPU over the window: server {100 * cpu_server / elapsed:.0f}% of one core, "
         f"clients (this process) {100 * cpu_client / elapsed:.0f}% of one core; "
