@@ -684,9 +684,10 @@ def report(
         f"process{'es' if processes > 1 else ''} together)"
     )
     voluntary, involuntary = stats.switches
+    switches = voluntary + involuntary
     switching = (
-        f"server context switches: {(voluntary + involuntary) / elapsed:,.0f}/s = "
-        f"{(voluntary + involuntary) / stats.acks if stats.acks else float('nan'):.2f} an action "
+        f"server context switches: {switches / elapsed:,.0f}/s = "
+        f"{switches / stats.acks if stats.acks else float('nan'):.2f} an action "
         f"({voluntary / elapsed:,.0f} voluntary, {involuntary / elapsed:,.0f} involuntary a second)"
     )
     if stats.commits is not None:

@@ -11,10 +11,10 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import uvicorn
@@ -33,6 +33,8 @@ from facedown.server.clock import Clock, FakeClock
 from facedown.server.serving import uvicorn_config
 from facedown.server.settings import ServerSettings
 from facedown.store.base import Store
+
+T = TypeVar("T")
 
 # Every test client comes from 127.0.0.1: tests that play many games at once lift the
 # per-address limits (tests/server/test_limits.py tests them).
@@ -123,12 +125,16 @@ def serve_asgi(app: Any, settings: ServerSettings, **options: Any) -> Iterator[R
         thread.join(15)
 
 
-async def advance(server: RunningServer, clock: FakeClock, seconds: float) -> None:
-    """Move a server's FakeClock on, running what falls due on the server's own event loop."""
+def on_loop(server: RunningServer, work: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
+    """Run ``work`` on the server's own event loop (its lobby and tables live there)."""
     app = server.server.config.app
     assert isinstance(app, FastAPI)
-    loop = app.state.loop
-    await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(clock.advance(seconds), loop))
+    return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, app.state.loop))
+
+
+async def advance(server: RunningServer, clock: FakeClock, seconds: float) -> None:
+    """Move a server's FakeClock on, running what falls due on the server's own event loop."""
+    await on_loop(server, clock.advance(seconds))
 
 
 @dataclass

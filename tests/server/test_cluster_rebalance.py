@@ -10,9 +10,9 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import httpx
 import pytest
@@ -34,6 +34,7 @@ from .harness import (
     client,
     create_table,
     harmless,
+    on_loop,
     run_server,
     seated,
 )
@@ -42,7 +43,6 @@ REDIS = "redis://127.0.0.1:6379/0"
 EVERY = 1.0  # seconds between a process's looks at its share (the default is 5)
 WITHIN = 90.0  # seconds the cluster may take to get somewhere (a bound, on a loaded machine)
 STEADY = 5.0  # seconds without a change of owner that count as settled (five periods)
-T = TypeVar("T")
 
 Owners = dict[str, tuple[str, int]]  # table id -> (owner node, fence) of a lease held now
 
@@ -309,14 +309,6 @@ async def test_with_rebalancing_off_nothing_moves(tmp_path: Path) -> None:
                 frames = await c.hello(idle[0][0], idle[0][1][0])
                 assert any(f["type"] == "snapshot" for f in frames)
             assert await owners(db) == held
-
-
-def on_loop(server: RunningServer, work: Awaitable[T]) -> asyncio.Future[T]:
-    """Run ``work`` on the server's own event loop (its lobby lives there)."""
-    app = server.server.config.app
-    assert isinstance(app, FastAPI)
-    coroutine = cast(Coroutine[Any, Any, T], work)
-    return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, app.state.loop))
 
 
 @pytest.mark.anyio
