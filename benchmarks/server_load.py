@@ -836,7 +836,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.options}, one action per table every {args.think:g} s on average "
         f"(no TAPs), clients offer deflate: {'yes' if args.deflate else 'no'} "
         "(the server declines), "
-        f"SQLite in {args.data_root or tempfile.gettempdir()}",
+        + (
+            "PostgreSQL (a database of the run's own) and Redis"
+            if args.sizes
+            else f"SQLite in {args.data_root or tempfile.gettempdir()}"
+        ),
         flush=True,
     )
     if args.sizes:
