@@ -831,16 +831,16 @@ def main(argv: list[str] | None = None) -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = min(hard, max(soft, args.tables * 4 + 1024))  # the server inherits it too
     resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    store = (
+        "PostgreSQL (a database of the run's own) and Redis"
+        if args.sizes
+        else f"SQLite in {args.data_root or tempfile.gettempdir()}"
+    )
     print(
         f"Facedown server load: {args.tables} tables x 4 WebSocket clients, preset {args.preset} "
         f"{args.options}, one action per table every {args.think:g} s on average "
         f"(no TAPs), clients offer deflate: {'yes' if args.deflate else 'no'} "
-        "(the server declines), "
-        + (
-            "PostgreSQL (a database of the run's own) and Redis"
-            if args.sizes
-            else f"SQLite in {args.data_root or tempfile.gettempdir()}"
-        ),
+        f"(the server declines), {store}",
         flush=True,
     )
     if args.sizes:
