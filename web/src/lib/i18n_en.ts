@@ -358,6 +358,7 @@ export const en: Record<string, string> = {
   "log.peeked.you.unseen": "You peeked at your card {slots}",
   "log.spied.you.unseen": "You spied on {t} card {ts}",
   "log.play_started": "Play starts: {p} first",
+  "log.play_started.you": "Play starts: You first",
   "log.turn_started": "{p}: turn",
   "log.turn_started.you": "Your turn",
   "log.drew": "{p} drew",
