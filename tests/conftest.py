@@ -11,10 +11,56 @@ Tests that size themselves relative to the profile (``tests/engine/test_properti
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("dev")
 settings.register_profile("ci", derandomize=True)
 settings.register_profile("thorough", max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+# The test tiers (scripts/test.sh --tier NAME runs one): each test's tier follows from where it
+# lives, so a new test file needs no marker of its own unless it belongs to another tier.
+TIERS = ("unit", "server", "browser", "cluster", "image")
+# Files that need several processes on PostgreSQL and Redis (they skip when those are down).
+_CLUSTER = {
+    "tests/server/test_cluster.py",
+    "tests/server/test_cluster_inprocess.py",
+    "tests/server/test_cluster_node.py",
+    "tests/server/test_cluster_rebalance.py",
+    "tests/server/test_postgres.py",
+    "tests/server/test_ranked_lease.py",
+    "tests/store/test_leases.py",
+}
+# Outside tests/server/ but a real server (or nginx) all the same.
+_SERVER = {"tests/test_deploy_files.py", "tests/test_soak.py"}
+
+
+def tier_of(path: str) -> str:
+    """The tier of the test file at ``path`` (relative to the repository, with slashes)."""
+    if path == "tests/test_image.py":
+        return "image"
+    if path.startswith("tests/web/"):
+        return "browser"
+    if path in _CLUSTER:
+        return "cluster"
+    if path.startswith("tests/server/") or path in _SERVER:
+        return "server"
+    return "unit"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for tier in TIERS:
+        config.addinivalue_line("markers", f"{tier}: a test of the {tier} tier (tests/conftest.py)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(str(config.rootpath))
+    for item in items:
+        if any(item.get_closest_marker(tier) for tier in TIERS):
+            continue
+        path = Path(str(item.path)).relative_to(root).as_posix()
+        item.add_marker(getattr(pytest.mark, tier_of(path)))

@@ -36,7 +36,7 @@ esac
 def checkout(tmp_path: Path) -> Path:
     root = tmp_path / "checkout"
     (root / "scripts").mkdir(parents=True)
-    for name in ("_venv.sh", "_web.sh"):
+    for name in ("_venv.sh", "_web.sh", "_debs.sh"):
         shutil.copy(ROOT / "scripts" / name, root / "scripts" / name)
     (root / "requirements").mkdir()
     (root / "requirements" / "run.txt").write_text("fastapi==1 --hash=sha256:aa\n")
@@ -66,8 +66,10 @@ def calls(checkout: Path, script: str) -> list[str]:
         **os.environ,
         "CALLS": str(log),
         "PATH": f"{checkout.parent / 'tools'}:{os.environ['PATH']}",
+        "POLICY_RC": str(checkout.parent / "policy-rc.d"),
     }
-    source = "source scripts/_venv.sh; source scripts/_web.sh; set -euo pipefail; "
+    source = "source scripts/_venv.sh; source scripts/_web.sh; source scripts/_debs.sh; "
+    source += "set -euo pipefail; "
     bash = shutil.which("bash")
     assert bash is not None
     subprocess.run(
@@ -109,3 +111,46 @@ def test_npm_runs_only_when_the_web_client_changed(checkout: Path) -> None:
     # The lock changed: the packages are installed again.
     (checkout / "web" / "package-lock.json").write_text('{"lockfileVersion": 3, "x": 1}\n')
     assert calls(checkout, "ensure_web_build") == ["npm ci --no-audit --no-fund", "npm run build"]
+
+
+# Debian's tools: nothing is installed but what INSTALLED lists; apt-get writes down its calls.
+DPKG_QUERY = """#!/bin/sh
+for pkg in $INSTALLED; do [ "$pkg" = "$3" ] && printf 'install ok installed' && exit 0; done
+exit 1
+"""
+APT_GET = """#!/bin/sh
+echo "apt-get $*" >> "$CALLS"
+"""
+ID = """#!/bin/sh
+echo 0
+"""
+
+
+def test_debian_packages_per_tier_without_recommendations(
+    checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = checkout.parent / "tools"
+    for name, text in (("dpkg-query", DPKG_QUERY), ("apt-get", APT_GET), ("id", ID)):
+        (tools / name).write_text(text)
+        (tools / name).chmod(0o755)
+    monkeypatch.setenv("INSTALLED", "fonts-liberation nginx-light")
+    # The quick tier installs nothing; the browser tier only the browser, without recommends.
+    assert calls(checkout, "ensure_debs unit") == []
+    assert calls(checkout, "ensure_debs unit server") == []
+    browser = calls(checkout, "ensure_debs browser")
+    assert browser[0] == "apt-get update -qq"
+    assert browser[1].split() == [
+        "apt-get",
+        "install",
+        "-y",
+        "-qq",
+        "--no-install-recommends",
+        "chromium",
+    ]
+    # The whole suite: every missing package, once, still without recommends.
+    everything = calls(checkout, "ensure_debs all")[1].split()
+    assert everything[:5] == ["apt-get", "install", "-y", "-qq", "--no-install-recommends"]
+    assert sorted(everything[5:]) == sorted(
+        ["chromium", "podman", "runc", "netavark", "aardvark-dns", "iptables", "mmdebstrap"]
+    )
+    assert not (checkout.parent / "policy-rc.d").exists()  # the install's own, removed after
