@@ -293,18 +293,27 @@ class Lobby:
         self._untaken = len(found) - len(unowned)
         if not unowned:
             return 0
-        taken = 0
         mine = random.sample(unowned, min(len(unowned), share(len(unowned), self._live_nodes())))
-        for table_id in mine:
+        # Each table is taken on its own: one whose lease is held up (a stalled owner's write
+        # locks its row) delays no other.
+        taken = await asyncio.gather(*(self._adopt(t) for t in mine))
+        return sum(taken)
+
+    async def _adopt(self, table_id: str) -> bool:
+        """Take one unowned table found by :meth:`scan`: True when it is served here now."""
+        try:
             record = await self.store.get_table(table_id)
             if record is None or record.status not in ACTIVE_STATUSES:
-                continue
+                return False
             if self._expired(record):
                 await self._close_expired(record)
-                continue
-            with contextlib.suppress(TableError):
-                taken += isinstance(await self._claim(record), Table)
-        return taken
+                return False
+            return isinstance(await self._claim(record), Table)
+        except TableError:
+            return False
+        except StoreError as e:
+            log.warning("cluster: taking table %s failed: %s", table_id, e)
+            return False
 
     async def _claim(self, record: TableRecord) -> Table | Elsewhere:
         """The table loaded here under its lease, or the process that owns it."""

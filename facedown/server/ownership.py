@@ -31,12 +31,13 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from ..store.base import Lease, Store, StoreError, table_lease
+from ..store.base import Lease, LeaseBusy, Store, StoreError, table_lease
 
 log = logging.getLogger(__name__)
 
 ONCE_LEASE = "once:"  # the lease of a once-per-cluster job is named ONCE_LEASE + its name
 LEASE_SECONDS = 5.0  # how long a lease lasts without renewal (the takeover time after a crash)
+BUSY_RETRY = 0.1  # seconds before a claim tries again a lease whose row a stalled write locks
 
 OnceWork = Callable[[Lease | None], Coroutine[Any, Any, None]]
 Lost = Callable[[str], Awaitable[None]]
@@ -166,7 +167,13 @@ class LeaseOwnership:
         deadline = time.monotonic() + self.seconds + 2 * self.margin
         while True:
             asked = time.monotonic()
-            lease = await self.store.take_lease(name, self.node, self.seconds)
+            busy = False
+            try:
+                lease = await self.store.take_lease(name, self.node, self.seconds)
+            except LeaseBusy:
+                # A write under way holds the lease's row: a stalled owner's open transaction,
+                # which the database ends within seconds.  Never wait on it: look again soon.
+                lease, busy = None, True
             if lease is not None:
                 if table_id not in self._held and lease.fence > 1:
                     self._on_takeover()
@@ -176,8 +183,10 @@ class LeaseOwnership:
             found = await self.store.get_lease(name)
             if found is None or not found[1]:
                 if time.monotonic() >= deadline:
-                    return Claim(False)  # never in practice: it expired between two statements
-                continue  # it expired between the two statements: take it now
+                    return Claim(False)  # the row stayed locked: the caller tries again later
+                if busy:
+                    await asyncio.sleep(BUSY_RETRY)
+                continue  # it expired between the two statements (or was busy): take it now
             owner = found[0].owner
             if self.alive(owner) or time.monotonic() >= deadline:
                 return Claim(False, owner=owner)

@@ -30,6 +30,13 @@ class SequenceConflict(StoreError):
     """A log entry with this sequence number already exists for the table (another writer)."""
 
 
+class LeaseBusy(StoreError):
+    """A lease could not be taken now: its row is locked by a write under way (on PostgreSQL, a
+    stalled owner's open transaction), and a takeover never waits on a lock.  Nothing changed;
+    the caller may try again (the database ends a stalled transaction within
+    ``IDLE_IN_TRANSACTION_SECONDS``, :mod:`facedown.store.database`)."""
+
+
 class LeaseLost(StoreError):
     """A fenced write refused: its lease is no longer held as it was (another process took the
     table over, whose fence is higher).  Nothing was written."""

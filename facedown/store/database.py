@@ -24,6 +24,12 @@ from .commits import check_commits
 
 ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
 CONNECT_TIMEOUT = 10.0  # seconds before an unreachable PostgreSQL is reported
+# PostgreSQL ends a session of ours that sits this long inside a transaction without sending
+# its next statement: a process stopped (SIGSTOP, a frozen VM) between a fenced write and its
+# commit would otherwise keep its lease's row locked for as long as the stall lasts, and hold
+# up the takeover of its tables.  Far above any transaction's own pauses (milliseconds), well
+# below the lease time (5 s): the lock is gone before the lease runs out.
+IDLE_IN_TRANSACTION_SECONDS = 2.0
 SQLITE_BUSY_TIMEOUT_MS = 10_000  # how long a writer waits for another one's lock
 INTEGRITY_PROBLEMS = 10  # problems PRAGMA quick_check reports before it stops
 
@@ -84,6 +90,8 @@ def make_engine(url: str) -> AsyncEngine:
             _check_sqlite_file(path, parsed)
     else:
         connect_args["timeout"] = CONNECT_TIMEOUT
+        idle = str(int(IDLE_IN_TRANSACTION_SECONDS * 1000))
+        connect_args["server_settings"] = {"idle_in_transaction_session_timeout": idle}
     # A pooled PostgreSQL connection may have died (server restart, failover): test each one
     # as it is taken from the pool rather than fail the write that would have used it.
     pre_ping = parsed.get_backend_name() == "postgresql"

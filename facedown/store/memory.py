@@ -137,11 +137,12 @@ class MemoryStore(RankedMemory):
 
     async def renew_leases(self, owner: str, names: Sequence[str], seconds: float) -> set[str]:
         self._check_open()
-        until = time.time() + seconds
+        now = time.time()
+        until = now + seconds
         renewed = set()
         for name in names:
             held = self._leases.get(name)
-            if held is not None and held.owner == owner:
+            if held is not None and held.owner == owner and held.expires_at > now:
                 self._leases[name] = replace(held, expires_at=until)
                 renewed.add(name)
         return renewed

@@ -33,7 +33,7 @@ from sqlalchemy import (
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.orm import selectinload
 
@@ -42,6 +42,7 @@ from .base import (
     ACTIVE_STATUSES,
     TABLE_LEASE,
     Lease,
+    LeaseBusy,
     LeaseLost,
     LogEntry,
     RevisionConflict,
@@ -234,13 +235,23 @@ class SqlStore(RankedSql):
         renewed: set[str] = set()
         until = self._now() + seconds
 
+        now = self._now()
+
         def write(connection: Connection) -> None:
+            # Only leases still running: a process that resumes after its leases ran out (a
+            # stall) does not renew them, it lets those tables go (its renew sees them gone),
+            # whether or not another process took them meanwhile.
             query = (
                 update(LeaseRow)
-                .where(LeaseRow.owner == owner, LeaseRow.name.in_(list(names)))
+                .where(
+                    LeaseRow.owner == owner,
+                    LeaseRow.name.in_(list(names)),
+                    LeaseRow.expires_at > now,
+                )
                 .values(expires_at=until)
                 .returning(LeaseRow.name)
             )
+            _lock_timeout(connection, RENEW_LOCK_TIMEOUT_MS)
             renewed.update(connection.execute(query).scalars())
 
         await self._write(write)
@@ -656,6 +667,21 @@ def _check_lease(connection: Connection, lease: Lease) -> None:
         )
 
 
+# How long a lease's statement waits for its row's lock on PostgreSQL.  A takeover never waits
+# on a stalled owner's transaction (it reports LeaseBusy and is tried again); a renewal waits
+# for this process's own write under way on the row, never for ever (then StoreError: the
+# leases stand until their time runs out here).
+TAKE_LOCK_TIMEOUT_MS = 200
+RENEW_LOCK_TIMEOUT_MS = 1000
+_LOCK_NOT_AVAILABLE = "55P03"
+
+
+def _lock_timeout(connection: Connection, ms: int) -> None:
+    """Bound, for the rest of this transaction, how long a statement waits for a row lock."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text(f"SET LOCAL lock_timeout = {int(ms)}"))
+
+
 def _take_lease(
     connection: Connection,
     name: str,
@@ -680,7 +706,13 @@ def _take_lease(
     returned = statement.returning(
         LeaseRow.name, LeaseRow.owner, LeaseRow.fence, LeaseRow.expires_at
     )
-    row = connection.execute(returned).first()
+    _lock_timeout(connection, TAKE_LOCK_TIMEOUT_MS)
+    try:
+        row = connection.execute(returned).first()
+    except DBAPIError as e:
+        if getattr(e.orig, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
+            raise LeaseBusy(f"lease {name} is locked by a write under way") from None
+        raise
     if row is not None:
         out.append(Lease(row[0], row[1], row[2], row[3]))
 

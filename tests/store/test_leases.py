@@ -4,11 +4,25 @@ each takeover, and fenced writes that a stalled old owner can no longer make."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import replace
 
 import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from facedown.store import LeaseLost, SequenceConflict, Store, open_store, table_lease
+from facedown.server.ownership import LeaseOwnership
+from facedown.store import (
+    Lease,
+    LeaseBusy,
+    LeaseLost,
+    SequenceConflict,
+    Store,
+    open_store,
+    table_lease,
+)
+from facedown.store.database import make_engine
 
 from .test_contract import entry, table
 
@@ -150,3 +164,94 @@ async def test_a_fenced_entry_reads_back_as_written(store: Store) -> None:
     assert back == written
     with pytest.raises(SequenceConflict):
         await store.append("t1", entry(1), lease=lease)
+
+
+async def test_a_lease_that_ran_out_is_not_renewed(store: Store) -> None:
+    """A process that resumes after its lease ran out lets the table go rather than renew it,
+    even when nobody took it meanwhile: its renewal finds it gone, and another takes it."""
+    assert await store.take_lease(NAME, "a", GONE) is not None
+    assert await store.renew_leases("a", [NAME], LONG) == set()
+    taken = await store.take_lease(NAME, "b", LONG)
+    assert taken is not None
+    assert (taken.owner, taken.fence) == ("b", 2)
+
+
+async def _stalled_write(url: str, owner: str, names: list[str]) -> AsyncConnection:
+    """What an owner stopped between its fenced write and its commit leaves behind: a session
+    of the server's own engine inside a transaction that locked the leases' rows."""
+    engine = make_engine(url)
+    connection = await engine.connect()
+    await connection.begin()
+    for name in names:
+        await connection.execute(
+            text("UPDATE leases SET fence = fence WHERE name = :name AND owner = :owner"),
+            {"name": name, "owner": owner},
+        )
+    return connection
+
+
+async def _taken_once_free(store: Store, name: str) -> Lease:
+    """Try the takeover until the database has ended the stalled transaction."""
+    for _ in range(300):  # about 30 s: a bound on a hang, the database ends it in about 2
+        try:
+            lease = await store.take_lease(name, "new", LONG)
+        except LeaseBusy:
+            await asyncio.sleep(0.1)
+            continue
+        assert lease is not None
+        return lease
+    raise AssertionError("the stalled transaction was never ended")
+
+
+async def test_a_takeover_never_waits_on_a_stalled_owners_open_write(postgres_url: str) -> None:
+    store = await open_store(postgres_url)
+    stalled = None
+    try:
+        await store.create_table(table())
+        assert await store.take_lease(NAME, "old", 0.3) is not None
+        stalled = await _stalled_write(postgres_url, "old", [NAME])
+        await asyncio.sleep(0.4)  # the old owner's lease has run out; its row is still locked
+        # The takeover reports the lock at once instead of waiting for the stall to end (the
+        # wait_for is only a bound on a hang: without the lock timeout it would block).
+        with pytest.raises(LeaseBusy):
+            await asyncio.wait_for(store.take_lease(NAME, "new", LONG), 30)
+        # The database ends the stalled session; the takeover then goes through, fenced.
+        taken = await _taken_once_free(store, NAME)
+        assert taken.fence == 2
+        # The stalled owner, resumed, cannot commit: its session was ended.
+        with pytest.raises(DBAPIError):
+            await stalled.commit()
+    finally:
+        if stalled is not None:
+            with contextlib.suppress(DBAPIError):
+                await stalled.close()
+            await stalled.engine.dispose()
+        await store.close()
+
+
+async def test_a_stalled_owners_tables_are_taken_over_each_on_its_own(postgres_url: str) -> None:
+    """Two orphaned tables of one stalled owner, one of them locked by its open write: the other
+    is taken at once, without waiting for the locked one."""
+    store = await open_store(postgres_url)
+    stalled = None
+    try:
+        for i in (1, 2):
+            await store.create_table(table(f"t{i}", f"cod{i}"))
+            assert await store.take_lease(table_lease(f"t{i}"), "old", 0.3) is not None
+        stalled = await _stalled_write(postgres_url, "old", [table_lease("t1")])
+        await asyncio.sleep(0.4)
+        ownership = LeaseOwnership(store, "new", seconds=LONG, alive=lambda _node: False)
+        locked = asyncio.ensure_future(ownership.claim("t1"))
+        free = await asyncio.wait_for(ownership.claim("t2"), 30)  # a bound on a hang only
+        assert free.held
+        assert not locked.done()  # still held up by the stalled write, and t2 did not wait
+        claimed = await asyncio.wait_for(locked, 30)
+        assert claimed.held
+        assert claimed.lease is not None
+        assert claimed.lease.fence == 2
+    finally:
+        if stalled is not None:
+            with contextlib.suppress(DBAPIError):
+                await stalled.close()
+            await stalled.engine.dispose()
+        await store.close()

@@ -10,6 +10,7 @@ def test_the_exported_names() -> None:
         "ACTIVE_STATUSES",
         "DatabaseDamaged",
         "Lease",
+        "LeaseBusy",
         "LeaseLost",
         "LogEntry",
         "MemoryStore",
