@@ -403,6 +403,8 @@ class Table:
         if missed:
             self._missed(action.player, ran_out)
         self._publish(events, action if timed_out else None, action_id, action.player)
+        if finished is not None:
+            self.publish_table()  # the table's status is "finished" now: every client hears it
         self.scheduler.changed()
         self.ctx.metrics.applied(auto=auto, timed_out=timed_out)
         if after.is_match_over:
