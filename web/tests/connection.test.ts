@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { BACKOFF_MAX_MS, Connection, backoffDelay, type SocketLike, type Status } from "../src/lib/connection";
+import {
+  ANSWER_MS,
+  BACKOFF_MAX_MS,
+  Connection,
+  HELLO_MS,
+  PING_MS,
+  backoffDelay,
+  type SocketLike,
+  type Status,
+} from "../src/lib/connection";
 import type { ClientMessage, ServerMessage } from "../src/lib/protocol";
 
 describe("backoffDelay", () => {
@@ -101,7 +110,7 @@ describe("Connection", () => {
     h.sockets[0].receive({ type: "error", code: "unknown_table", message: "there is no table" });
     expect(h.statuses.at(-1)).toEqual({ state: "closed", code: "unknown_table" });
     expect(h.sockets).toHaveLength(1);
-    expect(h.timers.filter((t) => t.ms !== 20_000)).toHaveLength(0);
+    expect(h.timers.filter((t) => t.ms !== PING_MS)).toHaveLength(0);
   });
 
   it("stops on an idle close or a full gallery, and start() watches again", () => {
@@ -144,5 +153,47 @@ describe("Connection", () => {
     expect(h.conn.send({ type: "ping" })).toBe(false);
     h.sockets[0].open();
     expect(h.conn.send({ type: "ping" })).toBe(true);
+  });
+
+  it("gives up a socket whose server sends nothing after an action, and says hello again", () => {
+    const h = harness(() => 9);
+    h.conn.start();
+    h.sockets[0].open();
+    h.sockets[0].receive({ type: "welcome", v: 1, seat: 0, seq: 9 });
+    expect(h.timers.some((t) => t.ms === HELLO_MS)).toBe(false); // the welcome came in time
+    h.conn.send({ type: "action", id: "a1", seq: 9, action: { do: "draw" } });
+    const due = h.timers.find((t) => t.ms === ANSWER_MS)!;
+    due.fn(); // the process stalled: nothing came back
+    expect(h.sockets[0].readyState).toBe(3); // abandoned, no close handshake waited for
+    expect(h.statuses.at(-1)).toEqual({ state: "waiting", retryAt: 500 });
+    h.timers.find((t) => t.ms === 500)!.fn();
+    h.sockets[1].open();
+    expect(h.sockets[1].sent[0]).toMatchObject({ type: "hello", last_seq: 9 });
+    h.sockets[1].receive({ type: "welcome", v: 1, seat: 0, seq: 9 });
+    expect(h.welcomes()).toBe(2); // where the page resends its action with the same id
+    // A frame from the old socket after it was given up changes nothing.
+    h.sockets[0].receive({ type: "ack", id: "a1", seq: 10 } as ServerMessage);
+    expect(h.messages.filter((m) => m.type === "ack")).toHaveLength(0);
+  });
+
+  it("keeps a socket whose server answers in time", () => {
+    const h = harness(() => null);
+    h.conn.start();
+    h.sockets[0].open();
+    h.sockets[0].receive({ type: "welcome", v: 1, seat: 0, seq: 0 });
+    h.conn.send({ type: "ping" });
+    h.sockets[0].receive({ type: "pong" } as ServerMessage);
+    expect(h.timers.some((t) => t.ms === ANSWER_MS)).toBe(false);
+    expect(h.sockets).toHaveLength(1);
+    expect(h.sockets[0].readyState).toBe(1);
+  });
+
+  it("gives up a socket that is never welcomed (a process that accepts and stalls)", () => {
+    const h = harness(() => null);
+    h.conn.start();
+    h.timers.find((t) => t.ms === HELLO_MS)!.fn(); // not even opened
+    expect(h.statuses.at(-1)).toEqual({ state: "waiting", retryAt: 500 });
+    h.timers.find((t) => t.ms === 500)!.fn();
+    expect(h.sockets).toHaveLength(2);
   });
 });

@@ -1,5 +1,11 @@
 // The WebSocket to a table: says hello with the seat's token and the last seq seen, and
 // reconnects by itself with exponential backoff after a dropped connection.
+//
+// A connection to a server that stopped answering (a stalled process: its socket stays open)
+// counts as dropped too: every frame the client sends (an action, a ping) must be followed by
+// some frame within ANSWER_MS, and a hello by its welcome within HELLO_MS.  Then the socket is
+// abandoned and a new one opened through the same address (behind a load balancer, most likely
+// a live process); the page resends its unanswered action with the same id after the welcome.
 
 import { STOP_CODES } from "./errors";
 import type { ClientMessage, ServerMessage } from "./protocol";
@@ -7,6 +13,10 @@ import type { ClientMessage, ServerMessage } from "./protocol";
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_MAX_MS = 15_000;
 export const PING_MS = 20_000;
+/** A server that sends nothing this long after a frame of ours is taken for gone. */
+export const ANSWER_MS = 5_000;
+/** From opening a socket to the hello's welcome (a takeover may load the table first). */
+export const HELLO_MS = 12_000;
 
 /** Errors after which trying again by itself cannot help: the connection stops (lib/errors.ts). */
 export const FATAL_CODES = STOP_CODES;
@@ -63,6 +73,7 @@ export class Connection {
   private attempt = 0;
   private retry: unknown = null;
   private ping: unknown = null;
+  private answer: unknown = null; // the deadline for the server's next frame, while one is due
   private stopped = false;
   private readonly o: Required<ConnectionOptions>;
 
@@ -113,10 +124,13 @@ export class Connection {
     this.ws?.close(4000, "dropped");
   }
 
-  /** Send now; false when the socket is not open (the caller keeps what it must resend). */
+  /** Send now; false when the socket is not open (the caller keeps what it must resend).
+   *  The server must answer with some frame within ANSWER_MS, else the socket is given up. */
   send(msg: ClientMessage): boolean {
-    if (!this.ws || this.ws.readyState !== OPEN) return false;
-    this.ws.send(JSON.stringify(msg));
+    const ws = this.ws;
+    if (!ws || ws.readyState !== OPEN) return false;
+    ws.send(JSON.stringify(msg));
+    this.expectAnswer(ws, ANSWER_MS);
     return true;
   }
 
@@ -124,24 +138,51 @@ export class Connection {
     this.o.onStatus({ state: "connecting" });
     const ws = this.o.socket(this.o.url);
     this.ws = ws;
+    // Until the welcome: a process that accepts the socket but never answers is given up too.
+    this.expectAnswer(ws, HELLO_MS);
     ws.onopen = () => {
       ws.send(JSON.stringify(this.o.hello()));
       this.startPing();
     };
-    ws.onmessage = (ev) => this.receive(ev.data);
-    ws.onerror = () => {};
-    ws.onclose = () => {
-      if (this.ws !== ws) return;
-      this.ws = null;
-      this.cancelTimers();
-      if (this.stopped) return;
-      const wait = backoffDelay(this.attempt++, this.o.random);
-      this.o.onStatus({ state: "waiting", retryAt: this.o.now() + wait });
-      this.retry = this.o.setTimer(() => {
-        this.retry = null;
-        if (!this.stopped) this.open();
-      }, wait);
+    ws.onmessage = (ev) => {
+      if (this.ws === ws) this.heard(ev.data);
     };
+    ws.onerror = () => {};
+    ws.onclose = () => this.lost(ws);
+  }
+
+  /** The socket ``ws`` is gone (closed, or given up as silent): try again after a wait. */
+  private lost(ws: SocketLike): void {
+    if (this.ws !== ws) return;
+    this.ws = null;
+    this.cancelTimers();
+    if (this.stopped) return;
+    const wait = backoffDelay(this.attempt++, this.o.random);
+    this.o.onStatus({ state: "waiting", retryAt: this.o.now() + wait });
+    this.retry = this.o.setTimer(() => {
+      this.retry = null;
+      if (!this.stopped) this.open();
+    }, wait);
+  }
+
+  /** Some frame must arrive on ``ws`` within ``ms`` (an earlier deadline still due stands). */
+  private expectAnswer(ws: SocketLike, ms: number): void {
+    if (this.answer !== null) return;
+    this.answer = this.o.setTimer(() => {
+      this.answer = null;
+      if (this.ws !== ws) return;
+      // Silent: no close handshake to wait for (a stalled peer would never finish it).
+      ws.onclose = null;
+      ws.onmessage = null;
+      ws.close(4001, "silent");
+      this.lost(ws);
+    }, ms);
+  }
+
+  private heard(data: unknown): void {
+    if (this.answer !== null) this.o.clearTimer(this.answer);
+    this.answer = null;
+    this.receive(data);
   }
 
   private receive(data: unknown): void {
@@ -182,7 +223,9 @@ export class Connection {
   private cancelTimers(): void {
     if (this.retry !== null) this.o.clearTimer(this.retry);
     if (this.ping !== null) this.o.clearTimer(this.ping);
+    if (this.answer !== null) this.o.clearTimer(this.answer);
     this.retry = null;
     this.ping = null;
+    this.answer = null;
   }
 }
