@@ -24,6 +24,9 @@ from ..server.cluster import HOST, Cluster, Process, running_cluster, server_log
 from ..store.conftest import _create_database, _drop_database, _in_own_loop
 from .conftest import ARGS, CHROMIUM, _ensure_built
 
+# Chromium and a cluster on PostgreSQL and Redis: both tiers.
+pytestmark = [pytest.mark.browser, pytest.mark.cluster]
+
 SHARED_REDIS = "redis://127.0.0.1:6379/0"
 WAIT = 30_000  # ms: a takeover, a reconnection and a bot's move on a busy machine
 
