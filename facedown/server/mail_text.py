@@ -23,12 +23,14 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "confirm.body": (
             "Hello,\n\n"
             "the Facedown account {name} asks for its turn e-mails to be sent to this address.\n"
-            "To confirm that this address is yours, open this link within {hours} hours:\n\n"
+            "To confirm that this address is yours, open this link within {within}:\n\n"
             "{link}\n\n"
             "Until you do, this address gets no other mail from us.  If you did not ask for\n"
             "this, ignore this mail, or remove the address from that account here:\n\n"
             "{unsubscribe}\n"
         ),
+        "within.one": "an hour",
+        "within.many": "{hours} hours",
         "turn.subject": "Facedown: your move at table {code} ({game})",
         "turn.hello": "Hello {name},",
         "turn.body": "it is your move at the turn-based {game} table {code}.",
@@ -56,13 +58,15 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "confirm.body": (
             "Hallo,\n\n"
             "das Facedown-Konto {name} möchte seine Zug-Benachrichtigungen an diese Adresse\n"
-            "geschickt bekommen.  Wenn das deine Adresse ist, bestätige sie bitte innerhalb von\n"
-            "{hours} Stunden über diesen Link:\n\n"
+            "geschickt bekommen.  Wenn das deine Adresse ist, bestätige sie bitte {within}\n"
+            "über diesen Link:\n\n"
             "{link}\n\n"
             "Bis dahin schicken wir dieser Adresse nichts anderes.  Falls du das nicht warst,\n"
             "ignoriere diese E-Mail einfach, oder entferne die Adresse hier aus dem Konto:\n\n"
             "{unsubscribe}\n"
         ),
+        "within.one": "innerhalb einer Stunde",
+        "within.many": "innerhalb von {hours} Stunden",
         "turn.subject": "Facedown: Du bist am Zug an Tisch {code} ({game})",
         "turn.hello": "Hallo {name},",
         "turn.body": "an deinem rundenbasierten {game}-Tisch {code} bist du am Zug.",
@@ -114,7 +118,7 @@ def confirmation(lang: str, name: str, link: str, unsubscribe: str, hours: int) 
         lang,
         "confirm.body",
         name=player_text(name),
-        hours=hours,
+        within=text(lang, "within.one" if hours == 1 else "within.many", hours=hours),
         link=link,
         unsubscribe=unsubscribe,
     )

@@ -33,6 +33,7 @@ from .harness import (
     start,
 )
 from .test_accounts import browser, settings, sign_up
+from .test_mail_flow import text_of
 
 HOUR = 3600.0
 BOB_MAIL = "bob@example.test"
@@ -139,7 +140,7 @@ async def test_a_match_across_restarts_with_deadlines_passing_and_a_forfeit(
             }
             # Bob confirms his address with the link the server mailed him (docs/turn-based.md).
             [confirmation] = inbox.messages
-            words = confirmation.get_payload(decode=True).decode().split()
+            words = text_of(confirmation).split()
             link = next(w for w in words if "/api/mail/confirm?" in w)
             r = bob.post(link.removeprefix("http://facedown.test"))
             assert r.status_code == 200, r.text
@@ -170,7 +171,7 @@ async def test_a_match_across_restarts_with_deadlines_passing_and_a_forfeit(
             assert mail["To"] == BOB_MAIL
             assert mail["From"] == "facedown@example.test"
             assert code in mail["Subject"]
-            text = mail.get_payload(decode=True).decode()
+            text = text_of(mail)
             assert f"http://facedown.test/t/{code}" in text
             games = _games(bob)
             assert games["your_move"] == 1
