@@ -310,7 +310,7 @@ def test_a_german_account_gets_german_mail(tmp_path: Path) -> None:
         assert r.json()["language"] == "de"
         [confirmation] = inbox.messages
         assert confirmation["Subject"] == "Facedown: Bitte bestätige deine E-Mail-Adresse"
-        assert "bitte innerhalb einer Stunde\nüber diesen Link" in text_of(confirmation)
+        assert "bitte innerhalb einer Stunde\r\nüber diesen Link" in text_of(confirmation)
         r = anyone.post(link_in(confirmation, "/api/mail/confirm"))
         assert "Bestätigt" in r.text
         assert '<html lang="de">' in r.text
