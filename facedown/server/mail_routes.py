@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import FastAPI, Query
+from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse
 
 from . import mail_text
@@ -37,9 +37,11 @@ def mail_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - one s
         return HTMLResponse(mail_text.page(lang, title, f"page.{kind}.{outcome}", button), status)
 
     @app.get("/api/mail/confirm", response_class=HTMLResponse, include_in_schema=False)
-    async def confirm_page(t: Token = "") -> HTMLResponse:
-        """The confirmation link: a page with the button that confirms."""
-        return page(mail_text.DEFAULT_LANGUAGE, "confirm", "ask", ask=True)
+    async def confirm_page(request: Request, t: Token = "") -> HTMLResponse:
+        """The confirmation link: a page with the button that confirms (in the browser's
+        language: the token names no account until it is used)."""
+        lang = mail_text.accepted(request.headers.get("accept-language", ""))
+        return page(lang, "confirm", "ask", ask=True)
 
     @app.post("/api/mail/confirm", response_class=HTMLResponse, include_in_schema=False)
     async def confirm(t: Token = "") -> HTMLResponse:

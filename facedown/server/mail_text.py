@@ -103,6 +103,16 @@ def language(code: str | None) -> str:
     return code if code in LANGUAGES else DEFAULT_LANGUAGE
 
 
+def accepted(header: str) -> str:
+    """The first language of an ``Accept-Language`` header that the pages are written in (the
+    header lists them most wanted first, as browsers send it); else English."""
+    for part in header.split(",")[:16]:
+        tag = part.split(";")[0].strip().split("-")[0].lower()
+        if tag in LANGUAGES:
+            return tag
+    return DEFAULT_LANGUAGE
+
+
 def text(lang: str, key: str, **values: object) -> str:
     return _TEXTS[language(lang)][key].format(**values)
 
