@@ -293,8 +293,11 @@ class Postbox:
         return hmac.new(self.key, message, hashlib.sha256).hexdigest()
 
     def _digest(self, address: str) -> str:
-        """An address as the caps count it: keyed, so the counts do not list addresses."""
-        message = f"address\0{address.lower()}".encode()
+        """An address as the caps count it: lower-cased, without a ``+tag`` (most providers
+        deliver ``ann+1@`` and ``ann+2@`` to ``ann@``), and keyed, so the counts list no
+        address."""
+        local, _, domain = address.lower().rpartition("@")
+        message = f"address\0{local.split('+')[0]}@{domain}".encode()
         return hmac.new(self.key, message, hashlib.sha256).hexdigest()[:32]
 
     def _hour(self) -> int:

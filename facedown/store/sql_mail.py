@@ -40,6 +40,10 @@ class MailSql:
         await self._write(partial(_save, record=record))
 
     async def confirm_mail(self, token_hash: str, at: float) -> MailAccount | None:
+        query = select(MailAccountRow.user_id).where(MailAccountRow.token_hash == token_hash)
+        async with self._session() as session:
+            if await session.scalar(query) is None:  # a made-up token costs no write
+                return None
         found: list[MailAccount] = []
 
         def write(connection: Connection) -> None:
