@@ -224,7 +224,7 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         except AccountError as e:
             raise _http(e) from None
         _set_cookie(request, response, token)
-        return _info(who)
+        return await _with_mail(state, who)
 
     @app.post("/api/account/signup", response_model=AccountInfo, status_code=201)
     async def sign_up(body: SignUp, request: Request, response: Response) -> AccountInfo:
@@ -240,9 +240,7 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
     async def account(request: Request) -> AccountInfo:
         """The signed-in account, with its ratings (401 ``signed_out`` when there is none)."""
         who = await _who(request)
-        info = _info(who)
-        mail = await _postbox(state).state(who.user)
-        info.email_verified, info.mail_language = mail.verified, mail.language
+        info = await _with_mail(state, who)
         if state.ranked is not None:
             queues = state.ranked.queues
             info.ratings = [
@@ -347,6 +345,14 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         ids = await _account(state).player_ids(who)
         rows = await _history(state).of(ids)
         return MatchHistory(matches=[HistoryMatch(**row.to_json()) for row in rows])
+
+
+async def _with_mail(state: ServerState, who: SignedIn) -> AccountInfo:
+    """The account as its owner sees it, with whether its address is confirmed."""
+    info = _info(who)
+    mail = await _postbox(state).state(who.user)
+    info.email_verified, info.mail_language = mail.verified, mail.language
+    return info
 
 
 def _postbox(state: ServerState) -> Postbox:
