@@ -517,5 +517,6 @@ class MailStore(Protocol):
 
     async def take_mail(self, caps: Sequence[tuple[str, int]], hour: int) -> bool:
         """Count one mail against every key of ``caps`` in the hour ``hour`` (unix hours), if
-        each key's count is below its cap; else count nothing and answer False.  Counts of
-        earlier hours of those keys may go."""
+        each key's count is below its cap; else count nothing and answer False (two stores
+        of one database counting at once may leave one key counted for a refused mail, never
+        one past its cap).  The counts of earlier hours may go."""

@@ -64,8 +64,7 @@ class MailMemory:
         self._check_open()
         if any(self._mail_counts.get((key, hour), 0) >= cap for key, cap in caps):
             return False
-        keys = {key for key, _ in caps}
-        for old in [k for k in self._mail_counts if k[0] in keys and k[1] < hour]:
+        for old in [k for k in self._mail_counts if k[1] < hour]:
             del self._mail_counts[old]
         for key, _ in caps:
             self._mail_counts[key, hour] = self._mail_counts.get((key, hour), 0) + 1

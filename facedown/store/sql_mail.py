@@ -151,6 +151,5 @@ def _take(
         taken.append(counted.rowcount == 1)
         if not taken[-1]:  # another process took the last one meanwhile
             return
-    connection.execute(
-        delete(MailCountRow).where(MailCountRow.key.in_(keys), MailCountRow.hour < hour)
-    )
+    # The counts of past hours count for nothing: the table holds about one hour's keys.
+    connection.execute(delete(MailCountRow).where(MailCountRow.hour < hour))
