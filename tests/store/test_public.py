@@ -12,6 +12,8 @@ def test_the_exported_names() -> None:
         "Lease",
         "LeaseLost",
         "LogEntry",
+        "MailAccount",
+        "MailStore",
         "MemoryStore",
         "PlayerTaken",
         "QueueChanged",
