@@ -16,6 +16,7 @@ from .text import escaped
 LANGUAGES: Final = ("en", "de")
 DEFAULT_LANGUAGE: Final = "en"
 NAME_LENGTH: Final = 32  # characters of a player's own text in a mail
+GAME_NAMES: Final = {"boyo": "Boyo", "cabo": "Cabo", "kivo": "Kivo", "kaboom": "Kaboom"}
 
 _TEXTS: Final[dict[str, dict[str, str]]] = {
     "en": {
@@ -144,7 +145,8 @@ def your_turn(
     deadline: float | None,
     unsubscribe: str,
 ) -> tuple[str, str]:
-    """The subject and body of a turn e-mail."""
+    """The subject and body of a turn e-mail (``game`` a preset's id)."""
+    game = GAME_NAMES.get(game, escaped(game, NAME_LENGTH))
     lines = [
         text(lang, "turn.hello", name=player_text(name)),
         "",
