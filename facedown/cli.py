@@ -226,6 +226,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if settings.smtp_host and not settings.public_url.startswith(("https://", "http://")):
+        print(
+            "facedown serve: --smtp-host needs --public-url (https://...): the links in the "
+            "e-mails (to confirm an address, to unsubscribe, to the table) must be absolute",
+            file=sys.stderr,
+        )
+        return 2
     if not 1.0 <= settings.lease_seconds <= 300.0:
         print("facedown serve: --lease-seconds must be 1 to 300", file=sys.stderr)
         return 2

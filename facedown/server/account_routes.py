@@ -12,7 +12,7 @@ answer is ``Cache-Control: no-store``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, HTTPException, Request, Response
@@ -20,8 +20,9 @@ from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
 from . import ratings
-from .accounts import SIGNED_OUT, AccountError, Accounts, SignedIn
+from .accounts import SIGNED_OUT, AccountError, Accounts, SignedIn, clean_email
 from .history import History
+from .postbox import MailLimited, Postbox
 from .state import ServerState
 from .text import Password, Token, UserName
 
@@ -53,10 +54,14 @@ class SetEmail(BaseModel):
     email: str | None = Field(
         max_length=320, description="an e-mail address for turn e-mails; null or blank: none"
     )
+    language: Literal["en", "de"] = Field("en", description="the language of the e-mails")
 
 
 class EmailInfo(BaseModel):
     email: str | None
+    verified: bool = Field(False, description="its owner confirmed it: only then mail goes to it")
+    language: str = Field("en", description="the language of the e-mails")
+    sent: bool = Field(False, description="a confirmation mail went out just now")
 
 
 class ChangePassword(BaseModel):
@@ -83,6 +88,8 @@ class AccountInfo(BaseModel):
     email: str | None = Field(
         None, description="where turn e-mails go (only ever shown to the account itself)"
     )
+    email_verified: bool = Field(default=False, description="its owner confirmed the address")
+    mail_language: str = Field(default="en", description="the language of the account's e-mails")
     ratings: list[Rating] = Field(
         default_factory=list, description="one per ranked queue the account has played"
     )
@@ -217,7 +224,7 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         except AccountError as e:
             raise _http(e) from None
         _set_cookie(request, response, token)
-        return _info(who)
+        return await _with_mail(state, who)
 
     @app.post("/api/account/signup", response_model=AccountInfo, status_code=201)
     async def sign_up(body: SignUp, request: Request, response: Response) -> AccountInfo:
@@ -233,7 +240,7 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
     async def account(request: Request) -> AccountInfo:
         """The signed-in account, with its ratings (401 ``signed_out`` when there is none)."""
         who = await _who(request)
-        info = _info(who)
+        info = await _with_mail(state, who)
         if state.ranked is not None:
             queues = state.ranked.queues
             info.ratings = [
@@ -314,13 +321,22 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
 
     @app.put("/api/account/email", response_model=EmailInfo)
     async def set_email(body: SetEmail, request: Request) -> EmailInfo:
-        """Give the account an e-mail address for turn e-mails (or remove it with null)."""
+        """Give the account an e-mail address for turn e-mails (or remove it with null), and
+        their language.  A new address gets a confirmation mail, and nothing else until it is
+        confirmed; 429 ``mail_limit`` (and nothing changed) past the hourly caps."""
         who = await _who(request)
         try:
-            email = await _account(state).set_email(who, body.email)
+            mail = await _postbox(state).set_address(
+                who.user, clean_email(body.email), body.language
+            )
         except AccountError as e:
             raise _http(e) from None
-        return EmailInfo(email=email)
+        except MailLimited:
+            message = "too many e-mails to this account or address: try again in an hour"
+            raise _http(AccountError(429, "mail_limit", message)) from None
+        return EmailInfo(
+            email=mail.email, verified=mail.verified, language=mail.language, sent=mail.sent
+        )
 
     @app.get("/api/account/history", response_model=MatchHistory)
     async def history(request: Request) -> MatchHistory:
@@ -329,6 +345,20 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         ids = await _account(state).player_ids(who)
         rows = await _history(state).of(ids)
         return MatchHistory(matches=[HistoryMatch(**row.to_json()) for row in rows])
+
+
+async def _with_mail(state: ServerState, who: SignedIn) -> AccountInfo:
+    """The account as its owner sees it, with whether its address is confirmed."""
+    info = _info(who)
+    mail = await _postbox(state).state(who.user)
+    info.email_verified, info.mail_language = mail.verified, mail.language
+    return info
+
+
+def _postbox(state: ServerState) -> Postbox:
+    if state.notifier is None:
+        raise RuntimeError("the app is not running")
+    return state.notifier.postbox
 
 
 def _history(state: ServerState) -> History:

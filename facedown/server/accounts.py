@@ -19,7 +19,6 @@ name; sign-up is limited per address.
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +28,7 @@ from ..store.base import PlayerTaken, SessionRecord, Store, UserExists, UserReco
 from .addresses import Limits
 from .auth import Tokens
 from .passwords import Passwords
+from .postbox import BadAddress, single_mailbox
 from .text import escaped, name_key
 
 TOUCH_EVERY = 300.0  # seconds: a session's "last seen" is written at most this often
@@ -218,20 +218,15 @@ class Accounts:
         return await self.store.user_players(who.user.id) or [who.user.player_id]
 
 
-EMAIL_LENGTH = 254  # the longest address SMTP carries (RFC 5321's path limit, less <>)
-_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
-
-
 def clean_email(email: str | None) -> str | None:
-    """An e-mail address as kept: trimmed, one ``@``, a dot in the domain, visible ASCII or
-    other printable characters only; None for none.  AccountError ``bad_email`` otherwise."""
+    """An e-mail address as kept: exactly one mailbox, trimmed (:func:`.postbox.single_mailbox`);
+    None for none.  AccountError ``bad_email`` (saying what is wrong) otherwise."""
     if email is None or not email.strip():
         return None
-    address = email.strip()
-    printable = all(c.isprintable() and not c.isspace() for c in address)
-    if len(address) > EMAIL_LENGTH or not printable or not _EMAIL.fullmatch(address):
-        raise AccountError(422, "bad_email", "that does not look like an e-mail address")
-    return address
+    try:
+        return single_mailbox(email)
+    except BadAddress as e:
+        raise AccountError(422, "bad_email", str(e)) from None
 
 
 def _name_taken() -> AccountError:

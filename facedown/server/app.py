@@ -33,12 +33,14 @@ from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from .lobby import Lobby
 from .mail import Mailer
+from .mail_routes import mail_routes
 from .modes import TURN_BASED
 from .notify import Notifier
 from .ops import ops_routes
 from .ownership import LeaseOwnership, SoleOwner
 from .passplay import passplay_routes
 from .passwords import Passwords
+from .postbox import Postbox
 from .ranked import Ranked
 from .ranked_routes import ranked_routes
 from .relay import ClusterHub, Relays
@@ -152,15 +154,22 @@ def create_app(
         cluster = await _cluster(settings, used, state) if settings.redis_url else None
         fanout = hub or (cluster[1] if cluster is not None else LocalHub())
         mail = settings.mail()
-        state.notifier = notifier = Notifier(
-            used, Mailer(mail) if mail else None, settings.public_url, fanout.present
+        ticking = clock or SystemClock()
+        postbox = Postbox(
+            used,
+            Mailer(mail) if mail else None,
+            settings.public_url,
+            settings.resolved_secret(),
+            settings.mail_limits,
+            ticking.now,
         )
+        state.notifier = notifier = Notifier(used, postbox, fanout.present)
         ctx = TableContext(
             used,
             fanout,
             bot_for_seat,
             settings.table,
-            clock or SystemClock(),
+            ticking,
             metrics=state.metrics,
             crash=crash,
             notifier=notifier,
@@ -218,6 +227,7 @@ def create_app(
     _api_routes(app, state)
     passplay_routes(app, state)
     account_routes(app, state)
+    mail_routes(app, state)
     ranked_routes(app, state)
     games_routes(app, state)
     replay_routes(app, state)

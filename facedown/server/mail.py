@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from typing import Any, Literal
@@ -78,12 +79,26 @@ class Mailer:
         self.sent = 0
         self.failed = 0
 
-    async def send(self, to: str, subject: str, body: str) -> bool:
-        """Send one message; False (and a log line) when it could not be sent."""
+    async def send(
+        self, to: str, subject: str, body: str, headers: Mapping[str, str] | None = None
+    ) -> bool:
+        """Send one message to one mailbox (``to`` a bare address), with ``headers`` added;
+        False (and a log line) when it could not be sent."""
         message = EmailMessage()
-        message["From"] = self.settings.sender
-        message["To"] = to
-        message["Subject"] = subject
+        try:
+            message["From"] = self.settings.sender
+            message["To"] = to
+            message["Subject"] = subject
+            for name, value in (headers or {}).items():
+                message[name] = value
+        except ValueError:  # a line break in a header: never from a checked address
+            self.failed += 1
+            log.warning("an e-mail with a broken header was not sent")
+            return False
+        if len(message["To"].addresses) != 1:
+            self.failed += 1
+            log.warning("an e-mail to more than one mailbox was not sent")
+            return False
         message.set_content(body)
         security = self.settings.security
         link = _Link(
@@ -97,7 +112,8 @@ class Mailer:
         )
         try:
             async with link:
-                await link.send_message(message)
+                # The envelope's one recipient is ``to`` itself, whatever a header says.
+                await link.send_message(message, recipients=[to])
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as e:
             self.failed += 1
             log.warning(

@@ -14,6 +14,7 @@ from .mail import MailSettings, Security
 from .matchmaking import RankedConfig
 from .ownership import Rebalance
 from .passwords import PasswordCost
+from .postbox import MailLimits
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,9 @@ class ServerSettings:
     smtp_security: Security = "auto"  # STARTTLS when offered; "starttls" required; "tls" (465)
     smtp_user: str | None = None  # log in as this account (its password: FACEDOWN_SMTP_PASSWORD)
     smtp_password: str | None = field(default=None, repr=False)
+    # Hourly caps on mail (per account, per address, confirmations per address) and how long a
+    # confirmation link works (server/postbox.py).
+    mail_limits: MailLimits = field(default_factory=MailLimits)
 
     def mail(self) -> MailSettings | None:
         """Where turn e-mails go out, or None when the server sends none."""

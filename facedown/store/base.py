@@ -157,6 +157,21 @@ class UserRecord:
 
 
 @dataclass(frozen=True)
+class MailAccount:
+    """What turn e-mails need besides ``UserRecord.email`` (revision 0010): the language the
+    account's mails are written in, the address its owner confirmed (mail goes out only while
+    it is still the account's address), and the pending confirmation: the address a link was
+    mailed for, the SHA-256 of that link's token, and when the link expires."""
+
+    user_id: str
+    language: str = "en"
+    verified: str | None = None
+    pending: str | None = None
+    token_hash: str | None = None
+    token_expires: float | None = None
+
+
+@dataclass(frozen=True)
 class SessionRecord:
     """A signed-in session.  The token is never stored: ``token_hash`` is its SHA-256 (hex)."""
 
@@ -484,3 +499,31 @@ class RankedStore(Protocol):
 
     async def recent_waits(self, queue: str, limit: int) -> list[float]:
         """How long the players of the queue's latest ``limit`` matched seats waited."""
+
+
+class MailStore(Protocol):
+    """Async persistence of what turn e-mails need (``sql.SqlStore`` and
+    ``memory.MemoryStore`` are both): each account's mail settings and confirmation, and the
+    hourly counts of mail sent.  Atomic and durable on return, like :class:`Store`."""
+
+    async def mail_account(self, user_id: str) -> MailAccount | None:
+        """The account's mail settings; None when it never had any."""
+
+    async def save_mail_account(self, record: MailAccount) -> None:
+        """Insert or replace the account's mail settings.  Raise StoreError when there is no
+        such account."""
+
+    async def confirm_mail(self, token_hash: str, at: float) -> MailAccount | None:
+        """Use the confirmation whose token has this SHA-256, once: it is cleared whatever
+        happens; when it has not expired by ``at`` and its address is still the account's,
+        that address is now the verified one.  The record as it was before (None when no
+        confirmation has this token, or it was used already)."""
+
+    async def unsubscribe_mail(self, user_id: str, address: str, at: float) -> bool:
+        """Remove the account's e-mail address if it is still ``address``; whether it was."""
+
+    async def take_mail(self, caps: Sequence[tuple[str, int]], hour: int) -> bool:
+        """Count one mail against every key of ``caps`` in the hour ``hour`` (unix hours), if
+        each key's count is below its cap; else count nothing and answer False (two stores
+        of one database counting at once may leave one key counted for a refused mail, never
+        one past its cap).  The counts of earlier hours may go."""

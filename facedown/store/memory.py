@@ -32,10 +32,11 @@ from .base import (
     table_lease,
 )
 from .checks import check_entry, check_floor, check_scoreboard, check_table, json_text
+from .memory_mail import MailMemory
 from .memory_ranked import RankedMemory
 
 
-class MemoryStore(RankedMemory):
+class MemoryStore(MailMemory, RankedMemory):
     """A :class:`~facedown.store.base.Store` in dicts; every method is atomic (no awaits inside)."""
 
     shared = True  # the apps of one test process may share it as a cluster's processes

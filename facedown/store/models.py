@@ -13,8 +13,10 @@ SHA-256 of each session token).  ``store_meta`` counts commits (store/commits.py
 queue).  ``users.email`` is where a player's turn e-mails go (revision 0007).  ``leases`` says
 which server process owns each table of a cluster, or runs a once-per-cluster job such as the
 ranked matchmaker (revision 0008; revision 0009 dropped 0006's ``queue_leases``, which the
-matchmaker no longer needs).  Times are unix seconds (floats), as in the records of
-:mod:`facedown.store.base`.
+matchmaker no longer needs).  Turn e-mails (revision 0010): ``mail_accounts`` (an account's
+mail language, its confirmed address and its pending confirmation) and ``mail_counts`` (mail
+sent per account and per address in each hour, for the hourly caps).  Times are unix seconds
+(floats), as in the records of :mod:`facedown.store.base`.
 """
 
 from __future__ import annotations
@@ -225,3 +227,28 @@ class LeaseRow(Base):
     owner: Mapped[str] = mapped_column(String)
     fence: Mapped[int] = mapped_column(BigInteger)
     expires_at: Mapped[float] = mapped_column(Float)
+
+
+class MailAccountRow(Base):
+    """An account's mail settings (revision 0010): its language, the address it confirmed, and
+    the confirmation under way (only the SHA-256 of the link's token)."""
+
+    __tablename__ = "mail_accounts"
+
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    language: Mapped[str] = mapped_column(String)
+    verified: Mapped[str | None] = mapped_column(String)
+    pending: Mapped[str | None] = mapped_column(String)
+    token_hash: Mapped[str | None] = mapped_column(String, unique=True)
+    token_expires: Mapped[float | None] = mapped_column(Float)
+
+
+class MailCountRow(Base):
+    """Mail sent in one hour (unix hours) against one key: ``account:<id>`` or a digest of an
+    address (revision 0010)."""
+
+    __tablename__ = "mail_counts"
+
+    key: Mapped[str] = mapped_column(String, primary_key=True)
+    hour: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sent: Mapped[int] = mapped_column(Integer)

@@ -80,6 +80,7 @@ from .models import (
     UserPlayerRow,
     UserRow,
 )
+from .sql_mail import MailSql
 from .sql_ranked import RankedSql
 from .writer import GroupCommit, Write
 
@@ -112,7 +113,7 @@ async def open_store(url: str, *, before_commit: BeforeCommit | None = None) -> 
     return SqlStore(engine, before_commit=before_commit)
 
 
-class SqlStore(RankedSql):
+class SqlStore(MailSql, RankedSql):
     """The Store on an async SQLAlchemy engine; made by :func:`open_store`."""
 
     def __init__(self, engine: AsyncEngine, *, before_commit: BeforeCommit | None = None) -> None:

@@ -111,7 +111,14 @@ def test_sign_up_sets_an_http_only_strict_cookie_and_no_token_in_the_body(
         assert len(token) >= 40
         assert token not in r.text
         created = r.json()["created_at"]
-        assert r.json() == {"name": "Ann", "created_at": created, "ratings": [], "email": None}
+        assert r.json() == {
+            "name": "Ann",
+            "created_at": created,
+            "ratings": [],
+            "email": None,
+            "email_verified": False,
+            "mail_language": "en",
+        }
         assert signed_in_as(http) == "Ann"
     with browser(server) as other:
         assert signed_in_as(other) is None

@@ -157,3 +157,31 @@ def test_serve_wants_the_login_password_from_the_environment(
     args = ["serve", "--data", str(tmp_path), "--smtp-host", "127.0.0.1", "--smtp-user", USER]
     assert main(args) == 2
     assert "FACEDOWN_SMTP_PASSWORD" in capsys.readouterr().err
+
+
+def test_serve_wants_a_public_url_for_the_links_in_the_mails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["serve", "--data", str(tmp_path), "--smtp-host", "127.0.0.1"]
+    assert main(args) == 2
+    assert "--public-url" in capsys.readouterr().err
+
+
+def test_the_mailer_sends_to_one_mailbox_and_no_injected_header() -> None:
+    """The last check before the SMTP server: whatever reached the mailer, one mailbox in the
+    envelope and in ``To``, and no header with a line break in it."""
+    with smtp(auth_require_tls=False) as (inbox, port):
+        mailer = Mailer(MailSettings("127.0.0.1", port, "facedown@example.test", "auto"))
+        attempts = [
+            ("victim@example.test, postmaster@example.test", "Your move", {}),
+            ("victim@example.test", "Your move\r\nBcc: everyone@example.test", {}),
+            ("victim@example.test", "Your move", {"List-Unsubscribe": "<x>\r\nBcc: e@x.test"}),
+        ]
+        for to, subject, headers in attempts:
+            assert not asyncio.run(mailer.send(to, subject, "text", headers))
+        assert asyncio.run(mailer.send("bob@example.test", "Your move", "text", {"X-A": "b"}))
+        gc.collect()
+    assert (mailer.sent, mailer.failed) == (1, 3)
+    [message] = inbox.messages
+    assert message["To"] == "bob@example.test"
+    assert message["X-A"] == "b"

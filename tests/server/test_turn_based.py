@@ -20,9 +20,10 @@ from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
 from facedown.server.mail import Mailer, MailSettings
 from facedown.server.notify import Notifier
+from facedown.server.postbox import Postbox
 from facedown.server.table import Table, TableConfig
 from facedown.server.turnbased import DEFAULT_DEADLINE, turn_based_settings
-from facedown.store import MemoryStore, UserRecord
+from facedown.store import MailAccount, MemoryStore, UserRecord
 
 from .harness import free_port
 
@@ -208,14 +209,16 @@ async def test_recollection_is_sent_at_turn_based_tables_only() -> None:
 
 @pytest.mark.anyio
 async def test_a_failing_smtp_server_never_breaks_a_move(caplog: pytest.LogCaptureFixture) -> None:
-    # Bob has an account with an e-mail address; the SMTP server named is not there.
+    # Bob has an account with a confirmed e-mail address; the SMTP server named is not there.
     clock = FakeClock()
     store = MemoryStore()
     await store.create_user(UserRecord("u-bob", "Bob", "bob", "hash", "bob", 1.0, 1.0))
     await store.set_email("u-bob", "bob@example.test", 1.0)
+    await store.save_mail_account(MailAccount("u-bob", verified="bob@example.test"))
     mailer = Mailer(MailSettings("127.0.0.1", free_port(), "facedown@example.test"))
     hub = LocalHub()
-    notifier = Notifier(store, mailer, "http://facedown.test", hub.present)
+    postbox = Postbox(store, mailer, "http://facedown.test", "secret", now=clock.now)
+    notifier = Notifier(store, postbox, hub.present)
     ctx = TableContext(store, hub, make_bot, CONFIG, clock, notifier=notifier)
     table = await Lobby(ctx).create(
         "ann", "Ann", "kivo", {"rounds": 1}, 2, turn_based_settings(HOUR), []

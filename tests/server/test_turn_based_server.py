@@ -33,6 +33,7 @@ from .harness import (
     start,
 )
 from .test_accounts import browser, settings, sign_up
+from .test_mail_flow import text_of
 
 HOUR = 3600.0
 BOB_MAIL = "bob@example.test"
@@ -131,7 +132,20 @@ async def test_a_match_across_restarts_with_deadlines_passing_and_a_forfeit(
             sign_up(ann, "Ann")
             sign_up(bob, "Bob")
             r = bob.put("/api/account/email", json={"email": BOB_MAIL})
-            assert r.json() == {"email": BOB_MAIL}
+            assert r.json() == {
+                "email": BOB_MAIL,
+                "verified": False,
+                "language": "en",
+                "sent": True,
+            }
+            # Bob confirms his address with the link the server mailed him (docs/turn-based.md).
+            [confirmation] = inbox.messages
+            words = text_of(confirmation).split()
+            link = next(w for w in words if "/api/mail/confirm?" in w)
+            r = bob.post(link.removeprefix("http://facedown.test"))
+            assert r.status_code == 200, r.text
+            assert bob.get("/api/account").json()["email_verified"] is True
+            inbox.messages.clear()
             body = {
                 "preset": "kivo",
                 "seats": 2,
@@ -157,8 +171,7 @@ async def test_a_match_across_restarts_with_deadlines_passing_and_a_forfeit(
             assert mail["To"] == BOB_MAIL
             assert mail["From"] == "facedown@example.test"
             assert code in mail["Subject"]
-            text = mail.get_payload()
-            assert isinstance(text, str)
+            text = text_of(mail)
             assert f"http://facedown.test/t/{code}" in text
             games = _games(bob)
             assert games["your_move"] == 1
@@ -267,7 +280,8 @@ def test_an_e_mail_address_is_shown_to_its_owner_only(tmp_path: Path) -> None:
         sign_up(ann, "Ann")
         sign_up(bob, "Bob")
         r = bob.put("/api/account/email", json={"email": "  " + BOB_MAIL + " "})
-        assert r.json() == {"email": BOB_MAIL}
+        assert r.json()["email"] == BOB_MAIL
+        assert r.json()["verified"] is False  # this server sends no mail: never confirmed
         assert bob.get("/api/account").json()["email"] == BOB_MAIL
         r = bob.put("/api/account/email", json={"email": "not an address"})
         assert (r.status_code, r.json()["detail"]["code"]) == (422, "bad_email")
@@ -285,5 +299,5 @@ def test_an_e_mail_address_is_shown_to_its_owner_only(tmp_path: Path) -> None:
         ]
         assert all("example.test" not in text for text in answers)
         r = bob.put("/api/account/email", json={"email": None})
-        assert r.json() == {"email": None}
+        assert r.json()["email"] is None
         assert bob.get("/api/account").json()["email"] is None

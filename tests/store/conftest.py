@@ -139,7 +139,8 @@ async def _empty_tables(url: str) -> None:
         async with engine.begin() as connection:
             tables = (
                 "ranked_seats, ranked_matches, ranked_queue, ratings, "
-                "sessions, user_players, users, table_log, seats, tables, scoreboards, leases"
+                "sessions, user_players, mail_accounts, mail_counts, users, table_log, seats, "
+                "tables, scoreboards, leases"
             )
             await connection.execute(text(f"TRUNCATE {tables}"))
     finally:

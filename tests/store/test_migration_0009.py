@@ -82,7 +82,8 @@ async def test_queue_leases_go_and_come_back_as_0006_made_them(database_url: str
         head = ScriptDirectory.from_config(alembic_config(database_url)).get_current_head()
         assert await _sql(database_url, "SELECT version_num FROM alembic_version") == [(head,)]
         assert await schema_diff(database_url) == []
-        assert (await shape(database_url))["tables"] == made["tables"] - {"queue_leases"}
+        later = {"mail_accounts", "mail_counts"}  # revision 0010's
+        assert (await shape(database_url))["tables"] - later == made["tables"] - {"queue_leases"}
         found = await store.get_lease("table:t1")  # the general leases stay
         assert found is not None
         assert (found[0].owner, found[0].fence) == ("a", 3)

@@ -13,6 +13,8 @@ def test_the_exported_names() -> None:
         "LeaseBusy",
         "LeaseLost",
         "LogEntry",
+        "MailAccount",
+        "MailStore",
         "MemoryStore",
         "PlayerTaken",
         "QueueChanged",

@@ -122,6 +122,18 @@ export interface Account {
   ratings: Rating[];
   /** Where turn e-mails go: only ever sent to the account itself. */
   email: string | null;
+  /** Its owner confirmed the address (by the link mailed to it): only then mail goes to it. */
+  email_verified: boolean;
+  /** The language of the account's e-mails. */
+  mail_language: string;
+}
+
+/** The account's e-mail after a change: a new address gets a confirmation link (`sent`). */
+export interface EmailInfo {
+  email: string | null;
+  verified: boolean;
+  language: string;
+  sent: boolean;
 }
 
 export interface SessionInfo {
@@ -196,8 +208,8 @@ export function changePassword(current: string, next: string): Promise<{ ended: 
   return call("/api/account/password", post({ current_password: current, new_password: next }));
 }
 
-export function setEmail(email: string | null): Promise<{ email: string | null }> {
-  return call("/api/account/email", { method: "PUT", body: JSON.stringify({ email }) });
+export function setEmail(email: string | null, language: string): Promise<EmailInfo> {
+  return call("/api/account/email", { method: "PUT", body: JSON.stringify({ email, language }) });
 }
 
 // The account's games (facedown/server/games.py): the ones waiting for your move first.

@@ -1,0 +1,155 @@
+"""What turn e-mails need, on SQL (mixed into :class:`~facedown.store.sql.SqlStore`): the
+accounts' mail settings and confirmations, and the hourly counts of mail sent.
+
+Each write follows the rule of :mod:`.writer` (it refuses only before it has changed anything).
+A count is taken with the dialect's ``INSERT ... ON CONFLICT DO UPDATE ... WHERE sent < cap``
+(SQLite and PostgreSQL both have it): two processes counting at once against one key never pass
+its cap, and one that loses such a race counts nothing more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from functools import partial
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from .base import MailAccount, StoreError
+from .models import MailAccountRow, MailCountRow, UserRow
+from .writer import Write
+
+
+class MailSql:
+    """The :class:`~facedown.store.base.MailStore` methods of the SQL store."""
+
+    # Provided by SqlStore.
+    _write: Callable[[Write], Any]
+    _session: Callable[[], AbstractAsyncContextManager[AsyncSession]]
+
+    async def mail_account(self, user_id: str) -> MailAccount | None:
+        async with self._session() as session:
+            row = await session.get(MailAccountRow, user_id)
+            return None if row is None else _record(row)
+
+    async def save_mail_account(self, record: MailAccount) -> None:
+        await self._write(partial(_save, record=record))
+
+    async def confirm_mail(self, token_hash: str, at: float) -> MailAccount | None:
+        query = select(MailAccountRow.user_id).where(MailAccountRow.token_hash == token_hash)
+        async with self._session() as session:
+            if await session.scalar(query) is None:  # a made-up token costs no write
+                return None
+        found: list[MailAccount] = []
+
+        def write(connection: Connection) -> None:
+            row = connection.execute(
+                select(MailAccountRow).where(MailAccountRow.token_hash == token_hash)
+            ).first()
+            if row is None:
+                return
+            record = _record(row)
+            current = connection.execute(
+                select(UserRow.email).where(UserRow.id == record.user_id)
+            ).scalar()
+            live = record.token_expires is not None and record.token_expires > at
+            verified = record.pending if live and current == record.pending else record.verified
+            used = connection.execute(
+                update(MailAccountRow)
+                .where(
+                    MailAccountRow.user_id == record.user_id,
+                    MailAccountRow.token_hash == token_hash,
+                )
+                .values(verified=verified, pending=None, token_hash=None, token_expires=None)
+            )
+            if used.rowcount == 1:  # a second use at the same moment finds nothing to clear
+                found.append(record)
+
+        await self._write(write)
+        return found[0] if found else None
+
+    async def unsubscribe_mail(self, user_id: str, address: str, at: float) -> bool:
+        done: list[int] = []
+
+        def write(connection: Connection) -> None:
+            result = connection.execute(
+                update(UserRow)
+                .where(UserRow.id == user_id, UserRow.email == address)
+                .values(email=None, updated_at=at)
+            )
+            done.append(result.rowcount)
+
+        await self._write(write)
+        return sum(done) > 0
+
+    async def take_mail(self, caps: Sequence[tuple[str, int]], hour: int) -> bool:
+        taken: list[bool] = []
+        await self._write(partial(_take, caps=caps, hour=hour, taken=taken))
+        return bool(taken) and all(taken)
+
+
+def _record(row: Any) -> MailAccount:
+    return MailAccount(
+        user_id=row.user_id,
+        language=row.language,
+        verified=row.verified,
+        pending=row.pending,
+        token_hash=row.token_hash,
+        token_expires=row.token_expires,
+    )
+
+
+def _insert(connection: Connection, table: Any) -> Any:
+    if connection.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
+
+
+def _save(connection: Connection, record: MailAccount) -> None:
+    if connection.execute(select(UserRow.id).where(UserRow.id == record.user_id)).first() is None:
+        raise StoreError(f"no account {record.user_id!r}")
+    fields = {
+        "language": record.language,
+        "verified": record.verified,
+        "pending": record.pending,
+        "token_hash": record.token_hash,
+        "token_expires": record.token_expires,
+    }
+    statement = _insert(connection, MailAccountRow).values(user_id=record.user_id, **fields)
+    connection.execute(
+        statement.on_conflict_do_update(index_elements=[MailAccountRow.user_id], set_=fields)
+    )
+
+
+def _take(
+    connection: Connection, caps: Sequence[tuple[str, int]], hour: int, taken: list[bool]
+) -> None:
+    keys = [key for key, _ in caps]
+    counts = dict(
+        connection.execute(
+            select(MailCountRow.key, MailCountRow.sent).where(
+                MailCountRow.key.in_(keys), MailCountRow.hour == hour
+            )
+        ).all()
+    )
+    if any(counts.get(key, 0) >= cap for key, cap in caps):
+        taken.append(False)
+        return
+    for key, cap in caps:
+        statement = _insert(connection, MailCountRow).values(key=key, hour=hour, sent=1)
+        counted = connection.execute(
+            statement.on_conflict_do_update(
+                index_elements=[MailCountRow.key, MailCountRow.hour],
+                set_={"sent": MailCountRow.sent + 1},
+                where=MailCountRow.sent < cap,
+            )
+        )
+        taken.append(counted.rowcount == 1)
+        if not taken[-1]:  # another process took the last one meanwhile
+            return
+    # The counts of past hours count for nothing: the table holds about one hour's keys.
+    connection.execute(delete(MailCountRow).where(MailCountRow.hour < hour))
