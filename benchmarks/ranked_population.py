@@ -108,6 +108,7 @@ def population_settings(data: Path) -> ServerSettings:
             account_signins=MANY,
             signups=MANY,
             connections=10**6,
+            open_connections=10**6,
         ),
         table=TableConfig(bot_delay=0.0, reveal_seconds=0.01, grace_seconds=60.0),
         # The bounds on throwaway accounts (an age to queue, a day's cap per opponent) are off:

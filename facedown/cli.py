@@ -172,7 +172,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from .server.addresses import LOOPBACK, proxy_networks
+    from .server.addresses import LOOPBACK, ClientLimits, proxy_networks
     from .server.app import create_app
     from .server.context import TableConfig
     from .server.logs import log_config
@@ -202,7 +202,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         trusted_proxies=tuple(args.trusted_proxy or LOOPBACK),
         request_timeout=args.request_timeout,
         max_connections=args.max_connections,
-        max_connections_per_address=args.max_connections_per_address,
+        clients=ClientLimits(open_connections=args.max_connections_per_address),
         table=TableConfig() if args.bot_delay is None else TableConfig(bot_delay=args.bot_delay),
         crash_at=os.environ.get("FACEDOWN_CRASH_AT") or None,  # a test hook: crashhook.py
         smtp_host=args.smtp_host,

@@ -45,6 +45,9 @@ class ClientLimits:
     boards: Rate = Rate(1 / 60, 20)  # scoreboards created
     board_edits: Rate = Rate(1.0, 60)  # rounds added, edited or undone
     connections: int = 16  # open WebSocket connections per address
+    # Open TCP connections per address, HTTP and WebSocket (server/serving.py): more are closed
+    # at once, before they reach the app.  Not the proxy's own, behind one.
+    open_connections: int = 32
     spectators: int = 50  # spectators per table
     spectator_idle: float = 600.0  # seconds a spectator may send nothing (pings count) before close
     # Accounts (server/accounts.py): sign-in attempts per address and per account name (known

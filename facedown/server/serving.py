@@ -10,7 +10,7 @@ the connection is answered 408 and half closed (the rest of its input is read an
 :data:`LINGER` seconds, so the client reads the answer rather than a reset).  A connection past
 ``max_connections`` is closed at once (uvicorn's ``limit_concurrency`` answers its requests 503
 but keeps it open), and so is one from a client address that already holds
-``max_connections_per_address`` (:class:`PeerConnections`, counted from the TCP peer over HTTP
+``ClientLimits.open_connections`` (:class:`PeerConnections`, counted from the TCP peer over HTTP
 connections and the WebSockets upgraded from them): one address re-opening slow connections as
 they time out holds that many, never the whole server.
 """
@@ -100,7 +100,7 @@ def peer_connections(settings: ServerSettings) -> PeerConnections:
     if settings.behind_proxy:
         proxies = proxy_networks(settings.trusted_proxies)
     return PeerConnections(
-        settings.max_connections_per_address, lambda host: is_trusted(host, proxies)
+        settings.clients.open_connections, lambda host: is_trusted(host, proxies)
     )
 
 

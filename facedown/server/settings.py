@@ -46,10 +46,9 @@ class ServerSettings:
     # limit) are closed at once; an idle kept-alive connection closes after keep_alive_timeout;
     # request line and headers are at most max_header_bytes; a flood of one kind of error is
     # logged once per flood_log_interval seconds.  One client address may hold at most
-    # max_connections_per_address of them (HTTP and WebSocket; a trusted proxy is not counted).
+    # clients.open_connections of them (HTTP and WebSocket; a trusted proxy is not counted).
     request_timeout: float = 10.0
     max_connections: int | None = None
-    max_connections_per_address: int = 32
     keep_alive_timeout: int = 5
     max_header_bytes: int = 16 * 1024
     flood_log_interval: float = 60.0

@@ -33,6 +33,7 @@ def ranked_settings(tmp_path: Path, **changes: Any) -> ServerSettings:
         account_signins=MANY,
         signups=MANY,
         connections=10**6,
+        open_connections=10**6,
     )
     return ServerSettings(
         data_dir=tmp_path,

@@ -18,6 +18,7 @@ import pytest
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from facedown.cli import build_parser
+from facedown.server.addresses import ClientLimits
 from facedown.server.app import create_app
 from facedown.server.serving import OncePerInterval, max_connections, uvicorn_config
 from facedown.server.settings import ServerSettings
@@ -41,6 +42,11 @@ def settings(tmp_path: Path, **extra: object) -> ServerSettings:
         request_timeout=TIMEOUT,
         **extra,  # type: ignore[arg-type]
     )
+
+
+def per_address(tmp_path: Path, cap: int) -> ServerSettings:
+    """The settings with at most ``cap`` open connections per client address."""
+    return settings(tmp_path, clients=ClientLimits(open_connections=cap))
 
 
 class Slow:
@@ -100,7 +106,9 @@ async def test_half_sent_requests_are_closed_and_honest_clients_get_through(
 ) -> None:
     # The 40 slow connections come from one address: let it hold them all (the cap per address
     # is the next test's).
-    with run_server(settings(tmp_path, max_connections_per_address=64), MemoryStore()) as server:
+    with run_server(
+        settings(tmp_path, clients=ClientLimits(open_connections=64)), MemoryStore()
+    ) as server:
         code, tokens = create_table(server, "kivo", 2)
         slow = (
             [Slow(server, b"") for _ in range(10)]  # connects, sends nothing
@@ -187,7 +195,9 @@ async def test_one_address_holds_its_share_of_connections_and_the_others_are_ser
     request deadlines: it never holds more than its cap, and every honest client from other
     addresses is served all along."""
     cap = 8
-    with run_server(settings(tmp_path, max_connections_per_address=cap), MemoryStore()) as server:
+    with run_server(
+        settings(tmp_path, clients=ClientLimits(open_connections=cap)), MemoryStore()
+    ) as server:
         stop = asyncio.Event()
         refused = [0]
         held = [0]
@@ -227,7 +237,9 @@ UPGRADE = (
 @pytest.mark.anyio
 async def test_websockets_count_toward_an_address_cap_until_they_close(tmp_path: Path) -> None:
     cap = 4
-    with run_server(settings(tmp_path, max_connections_per_address=cap), MemoryStore()) as server:
+    with run_server(
+        settings(tmp_path, clients=ClientLimits(open_connections=cap)), MemoryStore()
+    ) as server:
         host, port = server.url.removeprefix("http://").split(":")
         sockets = []
         for _ in range(cap):
