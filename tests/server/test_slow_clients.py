@@ -20,7 +20,13 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from facedown.cli import build_parser
 from facedown.server.addresses import ClientLimits
 from facedown.server.app import create_app
-from facedown.server.serving import OncePerInterval, max_connections, uvicorn_config
+from facedown.server.serving import (
+    OncePerInterval,
+    PeerConnections,
+    max_connections,
+    peer_key,
+    uvicorn_config,
+)
 from facedown.server.settings import ServerSettings
 from facedown.store import MemoryStore
 
@@ -297,3 +303,29 @@ def test_facedown_serve_runs_with_the_limits(tmp_path: Path) -> None:
     # By default the cap stays under the open-file limit.
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert max_connections(ServerSettings()) <= min(1000, soft)
+
+
+class FakeTransport:
+    """Just what :class:`PeerConnections` reads of a transport: its peer."""
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+
+    def get_extra_info(self, name: str) -> object:
+        return (self.host, 40000) if name == "peername" else None
+
+
+def test_an_ipv6_peer_is_counted_by_its_64_and_a_proxy_not_at_all() -> None:
+    peers = PeerConnections(2, exempt=lambda host: host == "10.0.0.1")
+    one = [FakeTransport(f"2001:db8:1:2::{i:x}") for i in range(1, 4)]  # one /64
+    assert [peers.admit(t) for t in one] == [True, True, False]  # type: ignore[arg-type]
+    assert peers.admit(FakeTransport("2001:db8:1:3::1"))  # type: ignore[arg-type]
+    mapped = [FakeTransport("::ffff:192.0.2.7"), FakeTransport("192.0.2.7")]
+    assert [peers.admit(t) for t in mapped] == [True, True]  # type: ignore[arg-type]
+    assert not peers.admit(FakeTransport("192.0.2.7"))  # type: ignore[arg-type]
+    assert all(peers.admit(FakeTransport("10.0.0.1")) for _ in range(10))  # type: ignore[arg-type]
+    peers.release(one[0])  # type: ignore[arg-type]
+    peers.release(one[0])  # type: ignore[arg-type]  # twice: still one place back, not two
+    assert peers.admit(one[2])  # type: ignore[arg-type]
+    assert not peers.admit(FakeTransport("2001:db8:1:2::99"))  # type: ignore[arg-type]
+    assert peer_key("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64"
