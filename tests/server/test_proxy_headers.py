@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
-from facedown.cli import build_parser
+from facedown.cli import build_parser, main
 from facedown.server.addresses import ClientLimits, Rate, client_address, proxy_networks
 from facedown.server.passwords import PasswordCost
 from facedown.server.settings import ServerSettings
@@ -132,3 +133,11 @@ def test_facedown_serve_takes_the_trusted_proxies() -> None:
     assert args.trusted_proxy == ["10.0.0.5", "fd00::/8"]
     assert build_parser().parse_args(["serve"]).trusted_proxy is None  # default: loopback
     assert ServerSettings().trusted_proxies == ("127.0.0.1", "::1")
+
+
+def test_facedown_serve_refuses_a_proxy_that_is_no_address(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["serve", "--data", str(tmp_path), "--behind-proxy", "--trusted-proxy", "proxy.lan"]
+    assert main(argv) == 2
+    assert "not an address or network: 'proxy.lan'" in capsys.readouterr().err
