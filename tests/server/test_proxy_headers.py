@@ -6,6 +6,7 @@ that reaches the server directly comes from 127.0.0.2 with forged headers."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from facedown.server.passwords import PasswordCost
 from facedown.server.settings import ServerSettings
 from facedown.store import MemoryStore
 
-from .harness import RunningServer, run_server
+from .harness import RunningServer, client, run_server
 
 DIRECT = "127.0.0.2"  # a client that bypasses the proxy
 NEVER = 1e-9  # a bucket that does not refill within a test
@@ -33,7 +34,9 @@ def settings(tmp_path: Path, **changes: Any) -> ServerSettings:
         secret="proxy",
         behind_proxy=changes.pop("behind_proxy", True),
         password_cost=CHEAP,
-        clients=ClientLimits(creates=Rate(NEVER, 2), signups=many, signins=many),
+        clients=changes.pop(
+            "clients", ClientLimits(creates=Rate(NEVER, 2), signups=many, signins=many)
+        ),
         **changes,
     )
 
@@ -141,3 +144,24 @@ def test_facedown_serve_refuses_a_proxy_that_is_no_address(
     argv = ["serve", "--data", str(tmp_path), "--behind-proxy", "--trusted-proxy", "proxy.lan"]
     assert main(argv) == 2
     assert "not an address or network: 'proxy.lan'" in capsys.readouterr().err
+
+
+def test_a_forged_x_forwarded_for_does_not_lift_a_direct_websocket_cap(tmp_path: Path) -> None:
+    """Two WebSockets per address: a third from the same direct client, each claiming another
+    address, is refused all the same; through the proxy the claims count."""
+    limits = ClientLimits(connections=2)
+
+    async def third_refused(server: RunningServer, source: str) -> bool:
+        forged = [{"x-forwarded-for": f"10.9.0.{i + 1}"} for i in range(3)]
+        async with (
+            client(server, additional_headers=forged[0], local_addr=(source, 0)),
+            client(server, additional_headers=forged[1], local_addr=(source, 0)),
+            client(server, additional_headers=forged[2], local_addr=(source, 0)) as third,
+        ):
+            await third.send({"type": "ping"})
+            answer = await third.recv()
+            return answer.get("code") == "rate_limited"
+
+    with run_server(settings(tmp_path, clients=limits), MemoryStore()) as server:
+        assert asyncio.run(third_refused(server, DIRECT)) is True
+        assert asyncio.run(third_refused(server, "127.0.0.1")) is False
