@@ -108,9 +108,17 @@ def population_settings(data: Path) -> ServerSettings:
             account_signins=MANY,
             signups=MANY,
             connections=10**6,
+            open_connections=10**6,
         ),
         table=TableConfig(bot_delay=0.0, reveal_seconds=0.01, grace_seconds=60.0),
-        ranked=RankedConfig(tick=0.02, window=Window(base=3.0, widen=0.5, open_after=10.0)),
+        # The bounds on throwaway accounts (an age to queue, a day's cap per opponent) are off:
+        # these accounts are made for the run and meet each other dozens of times in minutes.
+        ranked=RankedConfig(
+            tick=0.02,
+            window=Window(base=3.0, widen=0.5, open_after=10.0),
+            min_account_age=0.0,
+            pair_cap=10**9,
+        ),
         rate=1e6,
         burst=1e6,
     )

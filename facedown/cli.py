@@ -172,6 +172,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from .server.addresses import LOOPBACK, ClientLimits, proxy_networks
     from .server.app import create_app
     from .server.context import TableConfig
     from .server.logs import log_config
@@ -182,6 +183,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .store.database import check_database
 
     _check_serve(Path(args.data), args.database_url)
+    try:
+        proxy_networks(args.trusted_proxy or ())
+    except ValueError as e:
+        print(f"facedown serve: --trusted-proxy: {e}", file=sys.stderr)
+        return 2
+    if args.max_connections_per_address < 1:
+        print("facedown serve: --max-connections-per-address must be at least 1", file=sys.stderr)
+        return 2
     settings = ServerSettings(
         data_dir=Path(args.data),
         database_url=args.database_url,
@@ -190,8 +199,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         api_docs=args.api_docs,
         metrics=args.metrics,
         behind_proxy=args.behind_proxy,
+        trusted_proxies=tuple(args.trusted_proxy or LOOPBACK),
         request_timeout=args.request_timeout,
         max_connections=args.max_connections,
+        clients=ClientLimits(open_connections=args.max_connections_per_address),
         table=TableConfig() if args.bot_delay is None else TableConfig(bot_delay=args.bot_delay),
         crash_at=os.environ.get("FACEDOWN_CRASH_AT") or None,  # a test hook: crashhook.py
         smtp_host=args.smtp_host,
@@ -615,6 +626,13 @@ def build_parser() -> argparse.ArgumentParser:
         "under a lower open-file limit)",
     )
     p.add_argument(
+        "--max-connections-per-address",
+        type=int,
+        default=32,
+        help="open connections (HTTP and WebSocket) one client address may hold, more are "
+        "closed at once (default 32; a trusted proxy is not counted)",
+    )
+    p.add_argument(
         "--api-docs",
         action="store_true",
         help="serve /openapi.json and a page describing it at /docs (off by default)",
@@ -624,6 +642,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="count clients by the last X-Forwarded-For address (only behind a reverse proxy "
         "that sets it, such as deploy/nginx/facedown.conf)",
+    )
+    p.add_argument(
+        "--trusted-proxy",
+        action="append",
+        metavar="ADDR",
+        help="with --behind-proxy: an address or network (10.0.0.0/24) of a proxy whose "
+        "X-Forwarded-For and X-Forwarded-Proto are believed; repeatable (default 127.0.0.1 "
+        "and ::1); from any other peer they are ignored",
     )
     p.add_argument(
         "--metrics",

@@ -8,15 +8,18 @@ edited, and WebSocket frames (all its connections together), and a cap on its
 open WebSocket connections; each table has a cap on its spectators.
 
 The address is the peer of the TCP connection.  ``X-Forwarded-For`` is read only when the server
-is told it is behind a proxy (``ServerSettings.behind_proxy``): then the last address in it, the
-one the proxy added, is the client's (anyone can send the header; only the proxy's own entry can
-be trusted).
+is told it is behind a proxy (``ServerSettings.behind_proxy``) and only on a connection whose peer
+is one of the proxies it names (``ServerSettings.trusted_proxies``): then the client is the last
+address in it that is not itself a trusted proxy, the one the outermost of them added (anyone can
+send the header; only the proxies' own entries can be trusted).  From any other peer the header
+is ignored, and :func:`from_trusted_proxy` tells the other forwarded headers' readers the same.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 Now = Callable[[], float]
@@ -42,6 +45,9 @@ class ClientLimits:
     boards: Rate = Rate(1 / 60, 20)  # scoreboards created
     board_edits: Rate = Rate(1.0, 60)  # rounds added, edited or undone
     connections: int = 16  # open WebSocket connections per address
+    # Open TCP connections per address, HTTP and WebSocket (server/serving.py): more are closed
+    # at once, before they reach the app.  Not the proxy's own, behind one.
+    open_connections: int = 32
     spectators: int = 50  # spectators per table
     spectator_idle: float = 600.0  # seconds a spectator may send nothing (pings count) before close
     # Accounts (server/accounts.py): sign-in attempts per address and per account name (known
@@ -51,12 +57,54 @@ class ClientLimits:
     signups: Rate = Rate(1 / 120, 5)
 
 
-def client_address(peer: str | None, headers: Mapping[str, str], behind_proxy: bool) -> str:
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+LOOPBACK = ("127.0.0.1", "::1")  # the proxies trusted by default: one on the same machine
+
+
+def proxy_networks(entries: Collection[str]) -> tuple[Network, ...]:
+    """The trusted proxies from their addresses or networks (``10.0.0.5``, ``10.0.0.0/24``);
+    ValueError names an entry that is neither."""
+    networks = []
+    for entry in entries:
+        try:
+            networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"not an address or network: {entry!r}") from None
+    return tuple(networks)
+
+
+def is_trusted(address: str | None, proxies: Collection[Network]) -> bool:
+    """``address`` is one of ``proxies`` (anything that is not an IP address is not)."""
+    if not address or not proxies:
+        return False
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return any(ip.version == net.version and ip in net for net in proxies)
+
+
+def from_trusted_proxy(peer: str | None, behind_proxy: bool, proxies: Collection[Network]) -> bool:
+    """Whether the forwarded headers of a connection from ``peer`` are to be believed."""
+    return behind_proxy and is_trusted(peer, proxies)
+
+
+def client_address(
+    peer: str | None,
+    headers: Mapping[str, str],
+    behind_proxy: bool,
+    proxies: Collection[Network] = (),
+) -> str:
     """Whom to count a request against (see the module docstring)."""
-    if behind_proxy:
+    if from_trusted_proxy(peer, behind_proxy, proxies):
         forwarded = [part.strip() for part in headers.get("x-forwarded-for", "").split(",")]
-        if forwarded[-1]:
-            return forwarded[-1]
+        for hop in reversed(forwarded):
+            if not hop:
+                break
+            if not is_trusted(hop, proxies):
+                return hop
     return peer or "unknown"
 
 

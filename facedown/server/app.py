@@ -27,7 +27,7 @@ from .context import TableContext, TableError
 from .crashhook import ENV as CRASH_ENV
 from .crashhook import CrashAt
 from .games import games_routes
-from .guards import BodyLimit, SecurityHeaders, invalid_request
+from .guards import BodyLimit, ForwardedHeaders, SecurityHeaders, invalid_request
 from .history import History
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
@@ -222,7 +222,9 @@ def create_app(
     )
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
-    app.add_middleware(SecurityHeaders)  # outermost: every answer has them
+    app.add_middleware(SecurityHeaders, hsts=settings.public_url.startswith("https://"))
+    # Outermost: no route sees a forwarded header that no trusted proxy sent.
+    app.add_middleware(ForwardedHeaders, behind_proxy=settings.behind_proxy, proxies=state.proxies)
     ops_routes(app, state)
     _api_routes(app, state)
     passplay_routes(app, state)

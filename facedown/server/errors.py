@@ -71,6 +71,7 @@ SERVER_CODES: dict[str, str] = {
     "account_required": "ranked play needs a signed-in account (a guest cannot queue)",
     "bad_queue": "no ranked queue has this preset and player count",
     "in_ranked_match": "the account is in a ranked match being played: it cannot queue",
+    "account_too_new": "the account is too new for ranked play: it may queue once old enough",
 }
 
 

@@ -1,9 +1,10 @@
 """What stands between the open network and the routes: errors that never echo what was sent,
-a bound on request bodies, and the security headers of every response."""
+a bound on request bodies, forwarded headers dropped unless a trusted proxy sent them, and the
+security headers of every response."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from fastapi import HTTPException, Request
@@ -12,6 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .addresses import Network, from_trusted_proxy
 from .text import escaped, shown
 
 MESSAGE_LENGTH = 200  # characters of an error message at most
@@ -110,15 +112,47 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 
 
+# A year, the usual figure (and what preload lists ask for); not includeSubDomains: the other
+# hosts of the domain are not this server's to decide.
+HSTS = "max-age=31536000"
+FORWARDED = (b"x-forwarded-for", b"x-forwarded-proto", b"x-forwarded-host", b"forwarded")
+
+
+class ForwardedHeaders:
+    """ASGI middleware: the forwarded headers (``X-Forwarded-For``, ``X-Forwarded-Proto``,
+    ``X-Forwarded-Host``, ``Forwarded``) are removed from every HTTP request and WebSocket whose
+    TCP peer is not a trusted proxy (or from all of them when the server is not behind one), so
+    that no route, now or later, can believe one a client made up (server/addresses.py)."""
+
+    def __init__(self, app: ASGIApp, behind_proxy: bool, proxies: Collection[Network]) -> None:
+        self.app = app
+        self.behind_proxy = behind_proxy
+        self.proxies = proxies
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            peer = scope.get("client")
+            if not from_trusted_proxy(peer[0] if peer else None, self.behind_proxy, self.proxies):
+                headers = scope["headers"]
+                if any(name in FORWARDED for name, _ in headers):
+                    kept = [(n, v) for n, v in headers if n not in FORWARDED]
+                    scope = {**scope, "headers": kept}
+        await self.app(scope, receive, send)
+
+
 class SecurityHeaders:
     """ASGI middleware: the headers every HTTP response carries.
 
     The Content-Security-Policy (no inline script, nothing from other origins, no framing),
-    ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``, and
-    ``Cache-Control: no-store`` on the API, whose answers carry session tokens."""
+    ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``,
+    ``Cache-Control: no-store`` on the API, whose answers carry session tokens, and with
+    ``hsts`` (the public URL is https) ``Strict-Transport-Security``: a browser that has been
+    here once never again asks for the site over plain http, where the session cookie and
+    tokens could be read or the page changed on the way."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, hsts: bool = False) -> None:
         self.app = app
+        self.hsts = hsts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -132,6 +166,8 @@ class SecurityHeaders:
             "x-frame-options": "DENY",
             "cross-origin-opener-policy": "same-origin",
         }
+        if self.hsts:
+            extra["strict-transport-security"] = HSTS
         api = path == "/api" or path.startswith("/api/")
 
         async def with_headers(message: Message) -> None:

@@ -87,5 +87,11 @@ class RankedConfig:
     touch_every: float = 5.0  # seconds: a waiting player's "seen" time is written this often
     waits_kept: int = 20  # the recent waits the expected wait is the median of
     sizes: tuple[int, ...] = (2, 3, 4)  # the player counts with a queue, for every preset
+    # Throwaway accounts (docs/ranked.md): an account queues only once it is min_account_age
+    # seconds old, and what one opponent can raise a player's rating is at most pair_cap shown
+    # points in any pair_window seconds.
+    min_account_age: float = 24 * 3600.0
+    pair_cap: int = 150
+    pair_window: float = 24 * 3600.0
     peek_seconds: float = 20.0  # a ranked table's timers
     turn_seconds: float = 60.0

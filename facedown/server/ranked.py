@@ -226,6 +226,14 @@ class Ranked:
     ) -> Status:
         """The account waits in the queue (leaving any other); its status."""
         queue = self.queue(preset, players)
+        old_enough = user.created_at + self.config.min_account_age
+        if self.clock.now() < old_enough:
+            hours = max(1, -(-int(old_enough - self.clock.now()) // 3600))
+            message = (
+                "a new account plays ranked once it is "
+                f"{self.config.min_account_age / 3600:g} hours old: {hours} more hour(s)"
+            )
+            raise RankedError("account_too_new", message, 403)
         if hooks:
             self._stacked[user.id] = self._checked_hooks(queue, hooks)
         if await self._playing(user) is not None:
@@ -437,12 +445,29 @@ class Ranked:
             return False
         totals = list(ended[0].scores)
         forfeited = ranked_mode.forfeits(record.settings)
+        early = set(ranked_mode.early_forfeits(record.settings))
         seat_places = ratings.places(totals, forfeited)
         users = [s.user_id for s in match.seats]
         known = {r.user_id: r for r in await self.store.ratings_in(match.queue, users)}
         before = [_skill(known.get(u)) for u in users]
         after = ratings.rate(before, [seat_places[s.seat] for s in match.seats])
         now = self.clock.now()
+        # Throwaway accounts (docs/ranked.md): after an early forfeit the match counts only
+        # against those who forfeited; and no opponent raises a rating by more than pair_cap
+        # in pair_window.
+        counted = [not early or s.seat in early for s in match.seats]
+        capped = [False] * len(users)
+        for i, user_id in enumerate(users):
+            if not counted[i]:
+                after[i] = before[i]
+                continue
+            if after[i].score <= before[i].score:
+                continue
+            given = await self._given_lately(user_id, match.queue, now)
+            taken = max((given.get(u, 0) for u in users if u != user_id), default=0)
+            bounded = ratings.capped(before[i], after[i], self.config.pair_cap - taken)
+            capped[i] = bounded != after[i]
+            after[i] = bounded
         new = [
             RatingRecord(
                 user_id=u,
@@ -450,15 +475,16 @@ class Ranked:
                 mu=skill.mu,
                 sigma=skill.sigma,
                 score=skill.score,
-                matches=(known[u].matches if u in known else 0) + 1,
+                matches=(known[u].matches if u in known else 0) + (1 if counts else 0),
                 updated_at=now,
             )
-            for u, skill in zip(users, after, strict=True)
+            for u, skill, counts in zip(users, after, counted, strict=True)
         ]
         result = {
             "totals": totals,
             "winners": list(ended[0].winners),
             "forfeits": forfeited,
+            "no_contest": bool(early),
             "seats": [
                 {
                     "seat": s.seat,
@@ -466,8 +492,12 @@ class Ranked:
                     "place": seat_places[s.seat],
                     "before": ratings.shown(b.score),
                     "after": ratings.shown(a.score),
+                    "counted": counts,
+                    "capped": cut,
                 }
-                for s, b, a in zip(match.seats, before, after, strict=True)
+                for s, b, a, counts, cut in zip(
+                    match.seats, before, after, counted, capped, strict=True
+                )
             ],
         }
         try:
@@ -475,6 +505,25 @@ class Ranked:
         except StoreError:
             log.exception("ranked match %s: its ratings could not be written", table_id)
             raise
+
+    async def _given_lately(self, user_id: str, queue: str, now: float) -> dict[str, int]:
+        """Shown points each opponent has raised ``user_id``'s rating in ``queue`` by within
+        the last ``pair_window`` seconds (a match's rise counts for every opponent in it)."""
+        given: dict[str, int] = {}
+        since = now - self.config.pair_window
+        for match in await self.store.rated_matches(user_id, queue, since):
+            seats = (match.result or {}).get("seats", [])
+            mine = next((s for s in seats if s.get("user_id") == user_id), None)
+            if mine is None:
+                continue
+            rise = int(mine.get("after", 0)) - int(mine.get("before", 0))
+            if rise <= 0:
+                continue
+            for other in seats:
+                if other.get("user_id") != user_id:
+                    key = str(other.get("user_id"))
+                    given[key] = given.get(key, 0) + rise
+        return given
 
     async def ratings_of(self, user_id: str) -> list[RatingRecord]:
         return await self.store.ratings_of(user_id)

@@ -13,11 +13,13 @@ from typing import Any
 from .modes import MODE, mode_of
 
 __all__ = [
+    "EARLY_FORFEITS",
     "FORFEITS",
     "MODE",
     "RANKED",
     "RANKED_HOST",
     "RANKED_OPTIONS",
+    "early_forfeits",
     "forfeits",
     "is_ranked",
     "with_forfeit",
@@ -25,6 +27,9 @@ __all__ = [
 
 RANKED = "ranked"
 FORFEITS = "forfeits"  # the settings key of a ranked table's forfeited seats
+# ... and of those among them that forfeited before the first round was scored: the match is a
+# no-contest for the others (docs/ranked.md, "Throwaway accounts").
+EARLY_FORFEITS = "early_forfeits"
 # The host of a ranked table: no player, so nobody starts it again, adds a bot or removes a
 # seat (player ids are random hex, never this).
 RANKED_HOST = "ranked"
@@ -44,5 +49,14 @@ def forfeits(settings: Mapping[str, Any]) -> list[int]:
     return [int(seat) for seat in settings.get(FORFEITS, ())]
 
 
-def with_forfeit(settings: Mapping[str, Any], seat: int) -> dict[str, Any]:
-    return {**settings, FORFEITS: sorted({*forfeits(settings), seat})}
+def early_forfeits(settings: Mapping[str, Any]) -> list[int]:
+    """The forfeited seats whose players left before the match's first round was scored."""
+    return [int(seat) for seat in settings.get(EARLY_FORFEITS, ())]
+
+
+def with_forfeit(settings: Mapping[str, Any], seat: int, early: bool = False) -> dict[str, Any]:
+    """``settings`` with ``seat`` forfeited (``early``: before the first round was scored)."""
+    changed = {**settings, FORFEITS: sorted({*forfeits(settings), seat})}
+    if early:
+        changed[EARLY_FORFEITS] = sorted({*early_forfeits(settings), seat})
+    return changed

@@ -72,6 +72,19 @@ def places(totals: Sequence[int], forfeited: Sequence[int] = ()) -> list[int]:
     return result
 
 
+def capped(before: Skill, after: Skill, allowed: float) -> Skill:
+    """``after``, its rise over ``before`` cut to ``allowed`` shown points: the new sigma kept,
+    mu lowered until the shown rating has risen by exactly that much (nothing at all when
+    nothing is allowed: ``before`` as it was)."""
+    rise = (after.score - before.score) * SHOWN_SCALE
+    if rise <= allowed:
+        return after
+    if allowed <= 0:
+        return before
+    mu = before.score + allowed / SHOWN_SCALE + 3.0 * after.sigma
+    return Skill(min(mu, after.mu), after.sigma)
+
+
 def rate(skills: Sequence[Skill], seat_places: Sequence[int]) -> list[Skill]:
     """The seats' new ratings after a match in which they took ``seat_places``."""
     teams = [[_MODEL.rating(mu=s.mu, sigma=s.sigma)] for s in skills]

@@ -9,13 +9,17 @@ request, the whole request (headers and body) must arrive within ``request_timeo
 the connection is answered 408 and half closed (the rest of its input is read and dropped for
 :data:`LINGER` seconds, so the client reads the answer rather than a reset).  A connection past
 ``max_connections`` is closed at once (uvicorn's ``limit_concurrency`` answers its requests 503
-but keeps it open).
+but keeps it open), and so is one from a client address that already holds
+``ClientLimits.open_connections`` (:class:`PeerConnections`, counted from the TCP peer over HTTP
+connections and the WebSockets upgraded from them): one address re-opening slow connections as
+they time out holds that many, never the whole server.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import ipaddress
 import logging
 import resource
 import time
@@ -26,6 +30,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from .addresses import Network, is_trusted, proxy_networks
 from .protocol import MAX_FRAME
 from .settings import ServerSettings
 from .wsprotocol import GameWebSocketProtocol
@@ -52,9 +57,88 @@ def max_connections(settings: ServerSettings) -> int:
     return max(16, min(1000, soft - 64))
 
 
-def guarded_protocol(request_timeout: float, connections: int) -> type[H11Protocol]:  # noqa: C901 - a class factory: the nested protocol's hooks count toward it
-    """uvicorn's h11 protocol with a deadline for each request and a cap on connections.
-    What it refuses it logs on ``facedown.serving`` (once a minute, see :func:`quiet_floods`)."""
+class PeerConnections:
+    """The open connections of each client address, HTTP and WebSocket alike, at most ``cap``.
+
+    Counted by transport (the socket), so a connection upgraded to a WebSocket keeps its place
+    until the WebSocket closes.  The address is the TCP peer (an IPv6 peer by its /64, what one
+    subscriber is given: :func:`peer_key`): a trusted proxy (``exempt``) carries many clients and
+    is not counted (behind one, the proxy limits its clients' connections)."""
+
+    def __init__(self, cap: int, exempt: Callable[[str], bool] = lambda _: False) -> None:
+        self.cap = cap
+        self.exempt = exempt
+        self.open: dict[str, int] = {}
+        self._peers: dict[asyncio.BaseTransport, str] = {}
+
+    def admit(self, transport: asyncio.BaseTransport) -> bool:
+        """Count a new connection; False (not counted) when its address already holds ``cap``."""
+        peer = transport.get_extra_info("peername")
+        host = peer[0] if isinstance(peer, tuple) and peer else None
+        if not isinstance(host, str) or self.exempt(host):
+            return True
+        host = peer_key(host)
+        held = self.open.get(host, 0)
+        if held >= self.cap:
+            return False
+        self.open[host] = held + 1
+        self._peers[transport] = host
+        return True
+
+    def release(self, transport: asyncio.BaseTransport) -> None:
+        """The connection closed (a second call for the same one does nothing)."""
+        host = self._peers.pop(transport, None)
+        if host is None:
+            return
+        left = self.open.get(host, 0) - 1
+        if left > 0:
+            self.open[host] = left
+        else:
+            self.open.pop(host, None)
+
+
+def peer_key(host: str) -> str:
+    """Whom a peer's connections are counted against: an IPv4 address itself (also when a
+    dual-stack socket shows it as ``::ffff:a.b.c.d``), an IPv6 address by its /64 network (one
+    machine may hold a whole /64 and pick a new address per connection)."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return host
+
+
+def peer_connections(settings: ServerSettings) -> PeerConnections:
+    """The per-address count of ``settings``: behind a proxy, its trusted proxies are exempt."""
+    proxies: tuple[Network, ...] = ()
+    if settings.behind_proxy:
+        proxies = proxy_networks(settings.trusted_proxies)
+    return PeerConnections(
+        settings.clients.open_connections, lambda host: is_trusted(host, proxies)
+    )
+
+
+def guarded_websocket(peers: PeerConnections) -> type[GameWebSocketProtocol]:
+    """The game's WebSocket protocol giving its connection's place back in ``peers`` on close."""
+
+    class GuardedWebSocketProtocol(GameWebSocketProtocol):
+        def connection_lost(self, exc: Exception | None) -> None:
+            peers.release(self.transport)
+            super().connection_lost(exc)
+
+    return GuardedWebSocketProtocol
+
+
+def guarded_protocol(  # noqa: C901 - a class factory: the nested protocol's hooks count toward it
+    request_timeout: float, connections: int, peers: PeerConnections | None = None
+) -> type[H11Protocol]:
+    """uvicorn's h11 protocol with a deadline for each request, a cap on connections and, with
+    ``peers``, a cap on the connections of each client address.  What it refuses it logs on
+    ``facedown.serving`` (once a minute, see :func:`quiet_floods`)."""
 
     class GuardedH11Protocol(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
@@ -62,6 +146,14 @@ def guarded_protocol(request_timeout: float, connections: int) -> type[H11Protoc
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            if peers is not None and not peers.admit(transport):
+                log.warning(
+                    "refused a connection from one address: it holds %d, the most allowed",
+                    peers.cap,
+                )
+                transport.write(_BUSY)
+                transport.close()
+                return
             if len(self.connections) > connections:
                 log.warning("refused a connection: %d are open, the most allowed", connections)
                 transport.write(_BUSY)
@@ -85,6 +177,8 @@ def guarded_protocol(request_timeout: float, connections: int) -> type[H11Protoc
             super().handle_websocket_upgrade(event)
 
         def connection_lost(self, exc: Exception | None) -> None:
+            if peers is not None:
+                peers.release(self.transport)
             self._disarm()
             if self._lingering is not None:
                 self._lingering.cancel()
@@ -191,9 +285,10 @@ def log_slow_collections(slow: float = GC_SLOW) -> Callable[[str, dict[str, int]
 def uvicorn_config(app: Any, settings: ServerSettings, **options: Any) -> uvicorn.Config:
     """uvicorn's configuration for this app: the limits and timeouts from ``settings``."""
     cap = max_connections(settings)
+    peers = peer_connections(settings)
     config = uvicorn.Config(
         app,
-        http=guarded_protocol(settings.request_timeout, cap),
+        http=guarded_protocol(settings.request_timeout, cap, peers),
         limit_concurrency=cap + 1,  # the guard closes extra connections before uvicorn counts
         timeout_keep_alive=settings.keep_alive_timeout,
         h11_max_incomplete_event_size=settings.max_header_bytes,
@@ -205,7 +300,7 @@ def uvicorn_config(app: Any, settings: ServerSettings, **options: Any) -> uvicor
         # transport's callback and queued for the app, a frame sent is written at once (the
         # older implementation reads through a task and stream of its own and awaits a drain
         # on every send); with the game's short paths (server/wsprotocol.py).
-        ws=GameWebSocketProtocol,
+        ws=guarded_websocket(peers),  # GameWebSocketProtocol, its connection counted
         ws_per_message_deflate=False,
         # Who the client is: decided in one place (server/addresses.py, ServerSettings.
         # behind_proxy), not also by uvicorn trusting X-Forwarded-For from 127.0.0.1.

@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .addresses import ClientLimits
+from .addresses import LOOPBACK, ClientLimits
 from .auth import DEFAULT_LIFETIME
 from .context import TableConfig
 from .mail import MailSettings, Security
@@ -30,8 +30,11 @@ class ServerSettings:
     strikes: int = 20  # rate-limited messages before the connection is closed
     hello_timeout: float = 15.0
     clients: ClientLimits = field(default_factory=ClientLimits)  # per address, per table
-    # Count clients by the last X-Forwarded-For address (only behind a proxy that sets it).
+    # Count clients by the last X-Forwarded-For address (only behind a proxy that sets it), and
+    # believe X-Forwarded-For and X-Forwarded-Proto only on connections from trusted_proxies
+    # (addresses or networks; by default a proxy on this machine).
     behind_proxy: bool = False
+    trusted_proxies: tuple[str, ...] = LOOPBACK
     max_body: int = 64 * 1024  # bytes of an HTTP request body (a table's options fit easily)
     token_lifetime: float = DEFAULT_LIFETIME  # seconds a session token is valid (30 days)
     # Accounts (server/accounts.py): how long a sign-in lasts, and the argon2id cost of a
@@ -43,7 +46,8 @@ class ServerSettings:
     # seconds; connections beyond max_connections (None: 1000, or fewer under a lower open-file
     # limit) are closed at once; an idle kept-alive connection closes after keep_alive_timeout;
     # request line and headers are at most max_header_bytes; a flood of one kind of error is
-    # logged once per flood_log_interval seconds.
+    # logged once per flood_log_interval seconds.  One client address may hold at most
+    # clients.open_connections of them (HTTP and WebSocket; a trusted proxy is not counted).
     request_timeout: float = 10.0
     max_connections: int | None = None
     keep_alive_timeout: int = 5

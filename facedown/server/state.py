@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .addresses import Limits, client_address
+from .addresses import Limits, Network, client_address, proxy_networks
 from .auth import Guest, Tokens
 from .context import TableError
 from .lobby import Elsewhere, Lobby
@@ -39,12 +39,15 @@ class ServerState:
     limits: Limits = field(init=False)
     metrics: Metrics = field(default_factory=Metrics)
 
+    proxies: tuple[Network, ...] = field(init=False)
+
     def __post_init__(self) -> None:
         self.limits = Limits(self.settings.clients)
+        self.proxies = proxy_networks(self.settings.trusted_proxies)
 
     def address(self, peer: str | None, headers: Mapping[str, str]) -> str:
         """The client address a request or connection is counted against."""
-        return client_address(peer, headers, self.settings.behind_proxy)
+        return client_address(peer, headers, self.settings.behind_proxy, self.proxies)
 
     def accounts_(self) -> Accounts:
         if self.accounts is None:

@@ -587,14 +587,15 @@ class Table:
     async def stood_in(self, seat: int) -> None:
         """A stand-in took the seat of a player whose grace period ended (the caller holds the
         lock).  At a ranked table that player forfeits the match, for good: kept in the table's
-        settings, so a restart remembers it."""
+        settings, so a restart remembers it, with whether no round had been scored yet."""
         settings = self.record.settings
         if (
             ranked_mode.is_ranked(settings)
             and self.playing()
             and seat not in ranked_mode.forfeits(settings)
         ):
-            changed = ranked_mode.with_forfeit(settings, seat)
+            early = self.game is not None and not self.game.history
+            changed = ranked_mode.with_forfeit(settings, seat, early)
             await self._save(replace(self.record, settings=changed, updated_at=self.now()))
         self.publish_table()
 

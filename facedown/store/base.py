@@ -478,6 +478,12 @@ class RankedStore(Protocol):
         """Ranked matches not rated yet (every one, or those with ``user_id`` in a seat),
         oldest first."""
 
+    async def rated_matches(
+        self, user_id: str, queue: str, since: float
+    ) -> list[RankedMatchRecord]:
+        """The ranked matches of ``queue`` with ``user_id`` in a seat that were rated at
+        ``since`` or later, oldest first (what one opponent gave another lately)."""
+
     async def rate_match(
         self, table_id: str, at: float, result: dict[str, Any], ratings: Sequence[RatingRecord]
     ) -> bool:

@@ -121,6 +121,20 @@ class RankedMemory:
         ]
         return [_copy(m) for m in sorted(found, key=lambda m: m.created_at)]
 
+    async def rated_matches(
+        self, user_id: str, queue: str, since: float
+    ) -> list[RankedMatchRecord]:
+        self._check_open()
+        found = [
+            m
+            for m in self._matches.values()
+            if m.rated_at is not None
+            and m.rated_at >= since
+            and m.queue == queue
+            and any(s.user_id == user_id for s in m.seats)
+        ]
+        return [_copy(m) for m in sorted(found, key=lambda m: m.created_at)]
+
     async def rate_match(
         self, table_id: str, at: float, result: dict[str, Any], ratings: Sequence[RatingRecord]
     ) -> bool:

@@ -127,6 +127,17 @@ class RankedSql:
             where = where & RankedMatchRow.table_id.in_(seated)
         return await self._matches(where)
 
+    async def rated_matches(
+        self, user_id: str, queue: str, since: float
+    ) -> list[RankedMatchRecord]:
+        seated = select(RankedSeatRow.table_id).where(RankedSeatRow.user_id == user_id)
+        where = (
+            (RankedMatchRow.queue == queue)
+            & (RankedMatchRow.rated_at >= since)
+            & RankedMatchRow.table_id.in_(seated)
+        )
+        return await self._matches(where)
+
     async def _matches(self, where: Any) -> list[RankedMatchRecord]:
         query = select(RankedMatchRow).where(where).order_by(RankedMatchRow.created_at)
         async with self._session() as session:

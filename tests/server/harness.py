@@ -45,6 +45,7 @@ NO_ADDRESS_LIMITS = ClientLimits(
     lookups=UNLIMITED,
     frames=UNLIMITED,
     connections=10**6,
+    open_connections=10**6,
     spectators=10**6,
 )
 

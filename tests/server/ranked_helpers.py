@@ -18,7 +18,9 @@ from facedown.server.table import TableConfig
 from .harness import RunningServer
 from .test_accounts import CHEAP, MANY, PASSWORD
 
-FAST = RankedConfig(tick=0.05, window=Window(base=3.0, widen=0.1))
+# Accounts queue the moment they are made (the age rule has tests of its own:
+# tests/server/test_ranked_farm.py).
+FAST = RankedConfig(tick=0.05, window=Window(base=3.0, widen=0.1), min_account_age=0.0)
 
 
 def ranked_settings(tmp_path: Path, **changes: Any) -> ServerSettings:
@@ -31,6 +33,7 @@ def ranked_settings(tmp_path: Path, **changes: Any) -> ServerSettings:
         account_signins=MANY,
         signups=MANY,
         connections=10**6,
+        open_connections=10**6,
     )
     return ServerSettings(
         data_dir=tmp_path,

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from facedown.bots import make_bot
-from facedown.server.addresses import AddressLimiter, ClientLimits, Rate, client_address
+from facedown.server.addresses import (
+    AddressLimiter,
+    ClientLimits,
+    Rate,
+    client_address,
+    proxy_networks,
+)
 from facedown.server.clock import FakeClock
 from facedown.server.context import TableConfig, TableContext, TableError
 from facedown.server.hub import LocalHub
@@ -54,8 +60,11 @@ def test_a_bucket_per_address_refills_with_time() -> None:
 def test_x_forwarded_for_counts_only_behind_a_proxy() -> None:
     headers = {"x-forwarded-for": "6.6.6.6, 10.0.0.7"}
     assert client_address("127.0.0.1", headers, behind_proxy=False) == "127.0.0.1"
-    assert client_address("127.0.0.1", headers, behind_proxy=True) == "10.0.0.7"
-    assert client_address("127.0.0.1", {}, behind_proxy=True) == "127.0.0.1"
+    proxy = proxy_networks(["127.0.0.1"])
+    assert client_address("127.0.0.1", headers, behind_proxy=True, proxies=proxy) == "10.0.0.7"
+    assert client_address("127.0.0.1", {}, behind_proxy=True, proxies=proxy) == "127.0.0.1"
+    # Only from a trusted proxy (tests/server/test_proxy_headers.py).
+    assert client_address("127.0.0.1", headers, behind_proxy=True) == "127.0.0.1"
 
 
 def test_table_creation_joins_and_unknown_codes_are_limited_per_address(tmp_path: Path) -> None:

@@ -77,3 +77,19 @@ def test_rating_follows_the_places_and_a_new_player_is_provisional() -> None:
     assert drawn[0] == drawn[1]
     assert ratings.provisional(ratings.PROVISIONAL_MATCHES - 1)
     assert not ratings.provisional(ratings.PROVISIONAL_MATCHES)
+
+
+def test_a_rise_is_cut_to_what_is_allowed() -> None:
+    before = ratings.new_skill()
+    [after, _] = ratings.rate([before, ratings.new_skill()], [1, 2])
+    rise = ratings.shown(after.score) - ratings.shown(before.score)
+    assert rise > 100
+    assert ratings.capped(before, after, rise + 1) == after  # within the allowance
+    cut = ratings.capped(before, after, 40)
+    assert ratings.shown(cut.score) == ratings.shown(before.score) + 40
+    assert cut.sigma == after.sigma
+    assert cut.mu < after.mu
+    assert ratings.capped(before, after, 0) == before  # nothing allowed: as it was
+    assert ratings.capped(before, after, -5) == before
+    [loser_after] = ratings.rate([after, before], [2, 1])[:1]
+    assert ratings.capped(after, loser_after, 0) == loser_after  # a fall is never cut

@@ -40,7 +40,7 @@ from facedown.store import (
 )
 from tests.store.conftest import postgres_database
 
-CONFIG = RankedConfig(tick=0.05, unseen_after=10_000.0)
+CONFIG = RankedConfig(tick=0.05, unseen_after=10_000.0, min_account_age=0.0)
 SECONDS = 1.0  # the lease: a dead holder's job is taken over about this long after it died
 LEASE = ONCE_LEASE + MATCHMAKER
 WITHIN = 30.0  # seconds: the bound of every wait (a loaded machine)

@@ -191,3 +191,25 @@ async def test_a_match_is_rated_once_and_the_leaderboard_follows(store: Store) -
     await ranked.enqueue("u-ann", "cabo-2", 70.0)
     [entry] = await ranked.queue_entries("cabo-2")
     assert (entry.mu, entry.sigma) == (27.0, 5.0)
+
+
+async def test_the_rated_matches_of_a_player_since_a_time(store: Store) -> None:
+    """What the cap per opponent reads (server/ranked.py): a player's rated matches of one
+    queue rated at or after a time, oldest first; unrated ones and other queues left out."""
+    ranked = await accounts(store, "ann", "bob", "cy")
+    for i, (table_id, pair) in enumerate([("t1", ("ann", "bob")), ("t2", ("ann", "cy"))]):
+        for name in pair:
+            await ranked.enqueue(f"u-{name}", "cabo-2", 1.0)
+        users = [f"u-{name}" for name in pair]
+        await ranked.create_ranked_match(
+            seated(table_id, f"rank{i}", *users), ranked_table(table_id, f"R{i}", *users)
+        )
+    await ranked.rate_match("t1", 50.0, {"n": 1}, [rating("u-ann", "cabo-2", 26.0)])
+    assert [m.table_id for m in await ranked.rated_matches("u-ann", "cabo-2", 0.0)] == ["t1"]
+    await ranked.rate_match("t2", 60.0, {"n": 2}, [rating("u-ann", "cabo-2", 27.0)])
+    found = await ranked.rated_matches("u-ann", "cabo-2", 50.0)
+    assert [(m.table_id, m.result) for m in found] == [("t1", {"n": 1}), ("t2", {"n": 2})]
+    assert [m.table_id for m in await ranked.rated_matches("u-ann", "cabo-2", 55.0)] == ["t2"]
+    assert [m.table_id for m in await ranked.rated_matches("u-bob", "cabo-2", 0.0)] == ["t1"]
+    assert await ranked.rated_matches("u-ann", "kivo-2", 0.0) == []
+    assert await ranked.rated_matches("u-cy", "cabo-2", 61.0) == []

@@ -49,7 +49,7 @@ def server(tmp_path: Path, store: MemoryStore) -> Iterator[RunningServer]:
         secret="ranked-browser-test",
         # Slow timers: the checks of each screen take a while on a busy machine.
         table=TableConfig(bot_delay=0.25, reveal_seconds=120, grace_seconds=120),
-        ranked=RankedConfig(tick=0.2, peek_seconds=600, turn_seconds=600),
+        ranked=RankedConfig(tick=0.2, peek_seconds=600, turn_seconds=600, min_account_age=0.0),
         password_cost=PasswordCost(time_cost=1, memory_kib=8 * 1024, parallelism=1),
     )
     with run_server(settings, store) as running:

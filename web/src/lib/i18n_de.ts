@@ -640,6 +640,7 @@ export const de: Record<string, string> = {
   "error.account_required": "Für gewertete Partien brauchst du ein Konto: melde dich an oder lege eines an.",
   "error.bad_queue": "Für dieses Spiel und diese Personenzahl gibt es keine gewertete Warteschlange.",
   "error.in_ranked_match": "Du spielst gerade eine gewertete Partie: beende sie, bevor du dich wieder anstellst.",
+  "error.account_too_new": "Dein Konto ist zu neu für gewertete Partien: anstellen kannst du dich, sobald es einen Tag alt ist. Freie Tische stehen ihm schon offen.",
   "home.rankedHint": "Stell dich mit deinem Konto an und spiel gegen Leute deiner Stärke: drei Runden, nach jeder Partie eine Wertung.",
   "home.ranked": "Gewertete Partie suchen",
 };

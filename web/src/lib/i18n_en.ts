@@ -640,6 +640,7 @@ export const en: Record<string, string> = {
   "error.account_required": "Ranked play needs an account: sign in or make one first.",
   "error.bad_queue": "There is no ranked queue for that game and number of players.",
   "error.in_ranked_match": "You are in a ranked match: finish it before you queue again.",
+  "error.account_too_new": "Your account is too new for ranked play: it can queue once it is a day old. Casual tables are open to it now.",
   "home.rankedHint": "Queue with your account and play people of your strength: three rounds, a rating after each match.",
   "home.ranked": "Find a ranked match",
 };
