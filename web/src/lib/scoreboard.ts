@@ -221,7 +221,7 @@ function round2(v: number): number {
 
 /** A rule the preset applied in a round that the table alone does not explain: shown next to
  * that round.  ``reset``: a total of exactly 100 set back (``rule`` says how often the preset
- * allows it); ``stays``: a second 100 in a game that resets only once; ``moon``: two 12s and
+ * allows it); ``stays``: 100 reached again in a game that resets only once; ``moon``: two 12s and
  * two 13s (0 for the shooter, ``others`` for everybody else). */
 export type Note =
   | { kind: "reset"; player: number; rule: "once" | "always" | ""; to: number }
@@ -248,8 +248,10 @@ export function roundNotes(board: Board, number: number): Note[] {
     if ((r.reasons[p] ?? []).includes(HUNDRED)) {
       notes.push({ kind: "reset", player: p, rule, to: total });
     } else if (rule === "once" && total === 100 && !board.placement) {
+      // Reached again this round (not a 100 kept from the round before), with the reset used.
+      const before = number > 1 ? board.rounds[number - 2].totals[p] : 0;
       const earlier = board.rounds.slice(0, number - 1).some((e) => (e.reasons[p] ?? []).includes(HUNDRED));
-      if (earlier) notes.push({ kind: "stays", player: p });
+      if (earlier && before !== 100) notes.push({ kind: "stays", player: p });
     }
   });
   return notes;
