@@ -165,3 +165,26 @@ def test_the_worker_manifest_and_icons_are_served_for_an_installable_client(
     assert scope == server.url + "/"
     no_js_errors(page)
     context.close()
+
+
+def test_a_second_screen_opens_offline_with_the_board_it_last_showed(
+    browser: Browser, server: RunningServer
+) -> None:
+    made = make_board(server, names=["Ann", "Maya"], preset="kivo")
+    key = made["link"].rsplit("/", 1)[-1]
+    with server.http() as http:
+        r = http.post(f"/api/scoreboards/{key}/rounds", json={"base": 0, "hand_totals": [4, 9]})
+        assert r.status_code == 200
+    share = made["share_link"]
+    context, page = new_page(browser)
+    page.goto(share if share.startswith("http") else server.url + share)
+    expect(page.get_by_test_id("board-readonly")).to_be_visible()
+    expect(page.get_by_test_id("board-total-1")).to_have_text("9")
+    controlled(page)
+    context.set_offline(True)
+    page.reload()
+    expect(page.get_by_test_id("board-readonly")).to_be_visible()
+    expect(page.get_by_test_id("board-total-1")).to_have_text("9")
+    assert page.get_by_test_id("hand-0").count() == 0
+    no_js_errors(page)
+    context.close()
