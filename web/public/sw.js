@@ -20,19 +20,28 @@ function assetsOf(html) {
   return [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
 }
 
-/** Fetch "/" and keep it with its assets; the old assets no page names any more are dropped. */
-async function keepShell() {
+/** Keep ``html`` as the client's page with every asset it names; the assets of older builds,
+ * which the page no longer names, are dropped. */
+async function keepPage(html, headers) {
   const cache = await caches.open(CACHE);
-  const response = await fetch(SHELL, { cache: "no-cache" });
-  if (!response.ok) return;
-  const html = await response.clone().text();
   const assets = assetsOf(html);
-  await cache.addAll(assets);
-  await cache.put(SHELL, response);
+  const missing = [];
+  for (const asset of assets) if (!(await cache.match(asset))) missing.push(asset);
+  await cache.addAll(missing);
+  // The server's headers (its Content-Security-Policy among them) without those of the bytes
+  // on the wire: the text kept is decoded, whatever compression a proxy used.
+  const kept = new Headers(headers);
+  for (const name of ["content-encoding", "content-length", "transfer-encoding"]) kept.delete(name);
+  await cache.put(SHELL, new Response(html, { headers: kept }));
   for (const request of await cache.keys()) {
     const path = new URL(request.url).pathname;
     if (path.startsWith("/assets/") && !assets.includes(path)) await cache.delete(request);
   }
+}
+
+async function keepShell() {
+  const response = await fetch(SHELL, { cache: "no-cache" });
+  if (response.ok) await keepPage(await response.text(), response.headers);
 }
 
 self.addEventListener("install", (event) => {
@@ -55,17 +64,15 @@ self.addEventListener("activate", (event) => {
   );
 });
 
-async function page(request) {
+async function page(event) {
+  const request = event.request;
   try {
     const response = await fetch(request);
     const html = response.ok ? await response.clone().text() : "";
     if (html.includes('<div id="app">')) {
-      // The client's page as it is now, and the assets it names, for the next time offline.
-      const cache = await caches.open(CACHE);
-      await cache.put(SHELL, new Response(html, { headers: response.headers }));
-      const missing = [];
-      for (const asset of assetsOf(html)) if (!(await cache.match(asset))) missing.push(asset);
-      if (missing.length) cache.addAll(missing).catch(() => undefined);
+      // The client's page as it is now, and the assets it names, for the next time offline
+      // (the page is answered meanwhile; a failure to keep it keeps the older one).
+      event.waitUntil(keepPage(html, response.headers).catch(() => undefined));
     }
     return response;
   } catch (error) {
@@ -93,7 +100,7 @@ self.addEventListener("fetch", (event) => {
   if (url.origin !== self.location.origin) return;
   if (request.mode === "navigate") {
     if (url.pathname.startsWith("/api/")) return;
-    event.respondWith(page(request));
+    event.respondWith(page(event));
   } else if (url.pathname.startsWith("/assets/") || STATIC.includes(url.pathname)) {
     event.respondWith(file(request));
   }
