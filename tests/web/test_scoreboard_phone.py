@@ -17,8 +17,8 @@ from .test_browser import WAIT, no_js_errors
 from .test_scoreboard import make_board
 
 NAMES = ["Ann", "Maximiliana Wolkenstein-Hartmann", "Sam", "Dana"]
-# Every control of the board that a player taps or types into.
-CONTROLS = "section.board button, section.board input, section.board a, section.board select"
+# Every control on the page below the header that a player taps or types into.
+CONTROLS = "main button, main input, main a, main select"
 
 
 def phone(browser: Browser, *, mobile: bool) -> tuple[BrowserContext, Page]:
@@ -181,5 +181,39 @@ def test_kaboom_halves_every_exact_hundred_and_says_so(
     expect(page.get_by_test_id("board-total-0")).to_have_text("50")
     expect(page.get_by_test_id("board-total-1")).to_have_text("50")
     fits_with_every_control(page, "kaboom")
+    # The read-only link on a second screen (a phone too): the same notes, and it fits.
+    share = made["share_link"]
+    page.goto(share if share.startswith("http") else server.url + share)
+    expect(page.get_by_test_id("board-readonly")).to_be_visible()
+    expect(page.get_by_test_id("board-note-3-reset")).to_contain_text("every time")
+    fits_with_every_control(page, "kaboom, read only")
+    no_js_errors(page)
+    context.close()
+
+
+@pytest.mark.parametrize("mobile", [False, True], ids=["360px", "phone-emulation"])
+def test_the_new_scoreboard_form_fits_a_phone(
+    browser: Browser, server: RunningServer, mobile: bool
+) -> None:
+    """The form that makes a board, with four players and placement points (its widest), in
+    English and German; it creates the board with taps."""
+    context, page = phone(browser, mobile=mobile)
+    page.goto(server.url + "/scoreboard")
+    expect(page.get_by_test_id("board-create")).to_be_visible()
+    press(page, "board-add-player", touch=mobile)
+    for p, name in enumerate(NAMES):
+        page.get_by_test_id(f"board-name-{p}").fill(name)
+    press(page, "board-placement", touch=mobile)
+    expect(page.get_by_test_id("board-points-3")).to_be_visible()
+    fits_with_every_control(page, "new board")
+    press(page, "language", touch=mobile)
+    expect(page.get_by_test_id("board-create")).to_have_text("Punkteblock anlegen")
+    fits_with_every_control(page, "new board, German")
+    if not mobile:
+        check_screen(page, "scoreboard-new-de")
+        press(page, "language", touch=False)
+        check_screen(page, "scoreboard-new")
+    press(page, "board-create", touch=mobile)
+    expect(page.get_by_test_id("board-table")).to_be_visible()
     no_js_errors(page)
     context.close()
