@@ -14,8 +14,10 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from ..server.harness import RunningServer
+from .screens import PHONE
 from .test_browser import new_page, no_js_errors
 from .test_scoreboard import enter_round, make_board, totals
+from .test_scoreboard_phone import fits_with_every_control
 
 
 def controlled(page: Page) -> None:
@@ -79,6 +81,9 @@ def test_the_scoreboard_opens_offline_keeps_the_evening_and_exports_it(
     enter_round(page, [2, 8, 6], caller=0)
     expect(page.get_by_test_id("board-pending")).to_have_count(1)
     assert kept_pending(page) == [("add", 1)]
+    # The round not yet scored and the offline note fit a phone too.
+    page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+    fits_with_every_control(page, "offline, a round not yet scored")
     page.reload()
     expect(page.get_by_test_id("board-pending")).to_have_count(1)
     page.close()

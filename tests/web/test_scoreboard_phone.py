@@ -217,3 +217,25 @@ def test_the_new_scoreboard_form_fits_a_phone(
     expect(page.get_by_test_id("board-table")).to_be_visible()
     no_js_errors(page)
     context.close()
+
+
+def test_a_refused_round_and_its_choices_fit_a_phone(
+    browser: Browser, server: RunningServer
+) -> None:
+    """Another device added a round first: this phone's round is refused, listed, and both
+    choices (enter it again, let it go) fit, in English and German."""
+    made = make_board(server, names=NAMES, preset="kivo")
+    context, page = phone(browser, mobile=True)
+    page.goto(server.url + "/scoreboard/" + made["link"].rsplit("/", 1)[-1])
+    expect(page.get_by_test_id("board-table")).to_be_visible()
+    add_rounds(server, made, [{"hand_totals": [1, 2, 3, 4], "caller": 0}])
+    enter(page, [5, 6, 7, 8], caller=1, touch=True)
+    expect(page.get_by_test_id("board-conflict")).to_contain_text("another device")
+    fits_with_every_control(page, "refused round")
+    press(page, "language", touch=True)
+    expect(page.get_by_test_id("board-let-go")).to_have_text("Verwerfen")
+    fits_with_every_control(page, "refused round, German")
+    press(page, "board-again", touch=True)
+    expect(page.get_by_test_id("board-round-2")).to_be_visible()
+    no_js_errors(page)
+    context.close()
