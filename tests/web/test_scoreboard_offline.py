@@ -9,11 +9,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from ..server.harness import RunningServer
+from .conftest import ARGS, CHROMIUM
 from .screens import PHONE
 from .test_browser import new_page, no_js_errors
 from .test_scoreboard import enter_round, make_board, totals
@@ -193,3 +195,26 @@ def test_a_second_screen_opens_offline_with_the_board_it_last_showed(
     assert page.get_by_test_id("hand-0").count() == 0
     no_js_errors(page)
     context.close()
+
+
+def test_chromium_finds_the_client_installable(
+    playwright: Playwright, server: RunningServer, tmp_path: Path
+) -> None:
+    """Chromium's own verdict (DevTools' Page.getInstallabilityErrors): nothing stands in the
+    way of installing the client.  A browser profile on disk: an incognito context never
+    installs anything, whatever the page."""
+    context = playwright.chromium.launch_persistent_context(
+        tmp_path / "profile", executable_path=str(CHROMIUM), args=ARGS
+    )
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        controlled(page)
+        devtools = context.new_cdp_session(page)
+        found = devtools.send("Page.getInstallabilityErrors")
+        assert found["installabilityErrors"] == []
+        manifest = devtools.send("Page.getAppManifest")
+        assert manifest["errors"] == []
+        assert manifest["url"] == server.url + "/manifest.webmanifest"
+    finally:
+        context.close()
