@@ -147,7 +147,9 @@ def test_five_rounds_with_an_edit_the_chart_and_the_csv(
     assert second.get_by_test_id("hand-0").count() == 0
     assert second.get_by_test_id("edit-round-1").count() == 0
     assert second.get_by_test_id("undo-round-1").count() == 0
-    # Undo on the first screen: the second follows by itself.
+    # Undo on the first screen (tap the round's number, then take it back): the second
+    # follows by itself.
+    page.get_by_test_id("edit-round-5").click()
     page.get_by_test_id("undo-round-5").click()
     expect(second.get_by_test_id("board-total-2")).to_have_text("28")
     expect(second.get_by_test_id("board-round-5")).to_have_count(0)

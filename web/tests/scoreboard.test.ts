@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parseRoute, routePath } from "../src/lib/router";
 import {
+  boardCsv,
   chart,
   loadKept,
   nextBase,
   queue,
+  roundNotes,
   saveKept,
   sync,
   type Board,
@@ -131,5 +133,84 @@ describe("scoreboard routes", () => {
     expect(parseRoute("/scoreboard")).toEqual({ page: "scoreboard-new" });
     expect(parseRoute("/scoreboard/short")).toEqual({ page: "scoreboard-new" });
     expect(routePath({ page: "scoreboard-view", key: KEY })).toBe(`/scoreboard/view/${KEY}`);
+  });
+});
+
+/** A Cabo or Kaboom board of two players, its rounds given as the server scores them. */
+function scored(preset: string, rounds: { totals: number[]; scores: number[]; reasons: string[][]; moon?: number }[]): Board {
+  return {
+    ...board([]),
+    preset,
+    moon: true,
+    rounds: rounds.map((r, i) => ({
+      number: i + 1,
+      hand_totals: r.scores,
+      caller: -1,
+      moon: r.moon ?? -1,
+      scores: r.scores,
+      places: null,
+      points: r.scores,
+      totals: r.totals,
+      reasons: r.reasons,
+      sudden_death: false,
+    })),
+    totals: rounds.at(-1)?.totals ?? [0, 0],
+  };
+}
+
+describe("scoreboard notes", () => {
+  it("notes Cabo's reset once, then a 100 reached again that stays, and not a 100 kept", () => {
+    const b = scored("cabo", [
+      { scores: [100, 0], totals: [50, 0], reasons: [["hundred_reset"], ["lowest_scores_zero"]] },
+      { scores: [50, 0], totals: [100, 0], reasons: [["moon_against"], ["shot_the_moon"]], moon: 1 },
+      { scores: [0, 4], totals: [100, 4], reasons: [["lowest_scores_zero"], []] },
+    ]);
+    expect(roundNotes(b, 1)).toEqual([{ kind: "reset", player: 0, rule: "once", to: 50 }]);
+    expect(roundNotes(b, 2)).toEqual([
+      { kind: "moon", player: 1, others: 50 },
+      { kind: "stays", player: 0 },
+    ]);
+    expect(roundNotes(b, 3)).toEqual([]);
+    expect(roundNotes(b, 4)).toEqual([]);
+  });
+
+  it("notes Kaboom's halving every time it happens", () => {
+    const b = scored("kaboom", [
+      { scores: [100, 0], totals: [50, 0], reasons: [["hundred_reset"], []] },
+      { scores: [50, 0], totals: [50, 0], reasons: [["hundred_reset"], []] },
+    ]);
+    expect(roundNotes(b, 1)).toEqual([{ kind: "reset", player: 0, rule: "always", to: 50 }]);
+    expect(roundNotes(b, 2)).toEqual([{ kind: "reset", player: 0, rule: "always", to: 50 }]);
+  });
+
+  it("has nothing to say about an ordinary round", () => {
+    expect(roundNotes(board([[3, 4]]), 1)).toEqual([]);
+  });
+});
+
+describe("scoreboard CSV", () => {
+  it("writes the server's CSV: quoting as Python's csv module, formulas defused", () => {
+    const b: Board = {
+      ...board([[7, 12]]),
+      names: ['=Ann', 'Bo "the, boss"'],
+      winners: [1],
+      totals: [7, 12],
+    };
+    b.rounds[0].caller = 1;
+    expect(boardCsv(b)).toBe(
+      'round,caller,moon,\'=Ann hand,\'=Ann score,\'=Ann total,"Bo ""the, boss"" hand","Bo ""the, boss"" score","Bo ""the, boss"" total",winners\r\n' +
+        '1,"Bo ""the, boss""",,7,7,7,12,12,12\r\n' +
+        'total,,,,,7,,,12,"Bo ""the, boss"""\r\n',
+    );
+  });
+
+  it("adds place and points columns on a placement board", () => {
+    const b: Board = { ...board([[3, 4]]), placement: { points: [2, 0], rounds: 1 } };
+    b.rounds[0].places = [1, 2];
+    b.rounds[0].points = [2, 0];
+    const lines = boardCsv(b).split("\r\n");
+    expect(lines[0]).toBe("round,caller,moon,Ana hand,Ana score,Ana place,Ana points,Ana total,Bo hand,Bo score,Bo place,Bo points,Bo total,winners");
+    expect(lines[1]).toBe("1,,,3,3,1,2,3,4,4,2,0,4");
+    expect(lines[2]).toBe("total,,,,,,,3,,,,,4,");
   });
 });

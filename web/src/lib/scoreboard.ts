@@ -218,3 +218,81 @@ export function chart(board: Board, width = 320, height = 160, pad = 8): Chart {
 function round2(v: number): number {
   return Math.round(v * 100) / 100;
 }
+
+/** A rule the preset applied in a round that the table alone does not explain: shown next to
+ * that round.  ``reset``: a total of exactly 100 set back (``rule`` says how often the preset
+ * allows it); ``stays``: 100 reached again in a game that resets only once; ``moon``: two 12s and
+ * two 13s (0 for the shooter, ``others`` for everybody else). */
+export type Note =
+  | { kind: "reset"; player: number; rule: "once" | "always" | ""; to: number }
+  | { kind: "stays"; player: number }
+  | { kind: "moon"; player: number; others: number };
+
+// How often each preset sets an exact 100 back (the rule texts: Cabo once per player, Kaboom
+// every time); the reason itself comes from the server's scoring ("hundred_reset").
+const HUNDRED_RULE: Record<string, "once" | "always"> = { cabo: "once", kaboom: "always" };
+const HUNDRED = "hundred_reset";
+const MOON = "shot_the_moon";
+
+/** The notes for round ``number`` (from 1) of ``board``, read off the server's scores. */
+export function roundNotes(board: Board, number: number): Note[] {
+  const r = board.rounds[number - 1];
+  if (!r) return [];
+  const notes: Note[] = [];
+  if (r.moon >= 0 && (r.reasons[r.moon] ?? []).includes(MOON)) {
+    const others = r.scores.find((_, p) => p !== r.moon) ?? 0;
+    notes.push({ kind: "moon", player: r.moon, others });
+  }
+  const rule = HUNDRED_RULE[board.preset] ?? "";
+  r.totals.forEach((total, p) => {
+    if ((r.reasons[p] ?? []).includes(HUNDRED)) {
+      notes.push({ kind: "reset", player: p, rule, to: total });
+    } else if (rule === "once" && total === 100 && !board.placement) {
+      // Reached again this round (not a 100 kept from the round before), with the reset used.
+      const before = number > 1 ? board.rounds[number - 2].totals[p] : 0;
+      const earlier = board.rounds.slice(0, number - 1).some((e) => (e.reasons[p] ?? []).includes(HUNDRED));
+      if (earlier && before !== 100) notes.push({ kind: "stays", player: p });
+    }
+  });
+  return notes;
+}
+
+/** A CSV field as Python's csv module writes it (QUOTE_MINIMAL). */
+function field(value: string | number): string {
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** A name made safe for a spreadsheet, as the server does it: a leading = + - @ is quoted. */
+function cell(text: string): string {
+  return "=+-@".includes(text.slice(0, 1)) && text ? `'${text}` : text;
+}
+
+/** The board as CSV, written in the browser from the server's last answer (so it can be
+ * exported offline): the same text as ``GET /api/scoreboards/view/<key>/csv``. */
+export function boardCsv(board: Board): string {
+  const names = board.names.map(cell);
+  const who = (seat: number) => (seat >= 0 ? names[seat] : "");
+  const rows: (string | number)[][] = [];
+  const header: string[] = ["round", "caller", "moon"];
+  for (const name of names) {
+    header.push(`${name} hand`, `${name} score`);
+    if (board.placement) header.push(`${name} place`, `${name} points`);
+    header.push(`${name} total`);
+  }
+  rows.push([...header, "winners"]);
+  for (const r of board.rounds) {
+    const row: (string | number)[] = [r.number, who(r.caller), who(r.moon)];
+    board.names.forEach((_, p) => {
+      row.push(r.hand_totals[p], r.scores[p]);
+      if (r.places) row.push(r.places[p], r.points[p]);
+      row.push(r.totals[p]);
+    });
+    rows.push(row);
+  }
+  const last: (string | number)[] = ["total", "", ""];
+  for (const total of board.totals) last.push("", "", ...(board.placement ? ["", ""] : []), total);
+  last.push(board.winners.map((p) => names[p]).join(" & "));
+  rows.push(last);
+  return rows.map((row) => row.map(field).join(",") + "\r\n").join("");
+}
