@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .matches import MatchLog
+    from .server.settings import ServerSettings
 
 
 class CommandError(Exception):
@@ -169,6 +170,32 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve_refusal(args: argparse.Namespace, settings: ServerSettings) -> str | None:
+    """Why ``facedown serve`` with these options cannot start (None: it can)."""
+    if args.max_connections_per_address < 1:
+        return "--max-connections-per-address must be at least 1"
+    if settings.redis_url and not (args.database_url or "").startswith(("postgres", "postgresql")):
+        return "a cluster (--redis-url) needs a PostgreSQL --database-url that every process shares"
+    if settings.redis_url and not os.environ.get("FACEDOWN_SECRET"):
+        return (
+            "a cluster (--redis-url) needs FACEDOWN_SECRET, the same in every process (each "
+            "signs and checks the others' session tokens)"
+        )
+    if settings.smtp_user and not settings.smtp_password:
+        return (
+            "--smtp-user needs its password in FACEDOWN_SMTP_PASSWORD (never on the command "
+            "line, where every user of the machine can read it)"
+        )
+    if settings.smtp_host and not settings.public_url.startswith(("https://", "http://")):
+        return (
+            "--smtp-host needs --public-url (https://...): the links in the e-mails (to "
+            "confirm an address, to unsubscribe, to the table) must be absolute"
+        )
+    if not 1.0 <= settings.lease_seconds <= 300.0:
+        return "--lease-seconds must be 1 to 300"
+    return None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -187,9 +214,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         proxy_networks(args.trusted_proxy or ())
     except ValueError as e:
         print(f"facedown serve: --trusted-proxy: {e}", file=sys.stderr)
-        return 2
-    if args.max_connections_per_address < 1:
-        print("facedown serve: --max-connections-per-address must be at least 1", file=sys.stderr)
         return 2
     settings = ServerSettings(
         data_dir=Path(args.data),
@@ -216,36 +240,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         rebalance=Rebalance(args.rebalance, args.rebalance_every, args.rebalance_margin),
         bot_processes=args.bot_processes,
     )
-    if settings.redis_url and not (args.database_url or "").startswith(("postgres", "postgresql")):
-        print(
-            "facedown serve: a cluster (--redis-url) needs a PostgreSQL --database-url that "
-            "every process shares",
-            file=sys.stderr,
-        )
-        return 2
-    if settings.redis_url and not os.environ.get("FACEDOWN_SECRET"):
-        print(
-            "facedown serve: a cluster (--redis-url) needs FACEDOWN_SECRET, the same in every "
-            "process (each signs and checks the others' session tokens)",
-            file=sys.stderr,
-        )
-        return 2
-    if settings.smtp_user and not settings.smtp_password:
-        print(
-            "facedown serve: --smtp-user needs its password in FACEDOWN_SMTP_PASSWORD "
-            "(never on the command line, where every user of the machine can read it)",
-            file=sys.stderr,
-        )
-        return 2
-    if settings.smtp_host and not settings.public_url.startswith(("https://", "http://")):
-        print(
-            "facedown serve: --smtp-host needs --public-url (https://...): the links in the "
-            "e-mails (to confirm an address, to unsubscribe, to the table) must be absolute",
-            file=sys.stderr,
-        )
-        return 2
-    if not 1.0 <= settings.lease_seconds <= 300.0:
-        print("facedown serve: --lease-seconds must be 1 to 300", file=sys.stderr)
+    refusal = _serve_refusal(args, settings)
+    if refusal is not None:
+        print(f"facedown serve: {refusal}", file=sys.stderr)
         return 2
     try:  # a damaged SQLite file is refused here, before anything is served
         check_database(settings.resolved_database_url())
