@@ -12,6 +12,7 @@ the drawn card, the discard pile and a held card.  What is checked is the screen
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypedDict
@@ -23,11 +24,12 @@ from facedown.engine.cards import standard_names, zero_to_thirteen_names
 from facedown.engine.presets import PRESETS
 
 from ..server.harness import RunningServer, create_table, play_to_end, seated
-from .conftest import Shots
+from .conftest import WEB, Shots
 from .faces import assert_faces_shown
 from .test_browser import end_opening, new_page, no_js_errors, open_table, opening_peek
 
 PRESET_NAMES = ("boyo", "cabo", "kivo", "kaboom")
+HOWTO = json.loads((WEB / "src" / "lib" / "howto.json").read_text(encoding="utf-8"))
 
 
 # Each preset's special cards (Boyo's Joker and red King, the 0-13 deck's 0 and 13), in the
@@ -87,15 +89,20 @@ def test_how_to_play_shows_every_face_up_card(
     context, page = new_page(browser, 1024, 900, reduced_motion=True)
     page.goto(f"{server.url}/howto/{preset}")
     expect(page.get_by_test_id("howto")).to_be_visible()
+    # The walk through a turn: the pile, the drawn card, a card seen by a power.
     walk = assert_faces_shown(page, "[data-testid=walk]", least=4)
-    assert {s.face for s in walk}, walk
-    examples = assert_faces_shown(page, "[data-testid=example-1]", least=4)
+    assert HOWTO[preset]["turn"]["drawn"] in {s.face for s in walk}
+    # Every hand of every worked example, card by card (Boyo's first holds the Joker, at a
+    # card's full size: assert_faces_shown measures it).
+    for n, example in enumerate(HOWTO[preset]["examples"], start=1):
+        cards = [card for hand in example["hands"] for card in hand]
+        seen = assert_faces_shown(page, f"[data-testid=example-{n}]", least=len(cards))
+        assert sorted(s.face for s in seen) == sorted(cards)
     if preset == "boyo":
-        assert_faces_shown(page, "[data-testid=tap]", least=3)
-        # The examples' Joker, at a card's full size (checked in assert_faces_shown).
-        assert "JK" in {s.face for s in examples} | {
-            s.face for s in assert_faces_shown(page, "[data-testid=howto]")
-        }
+        # The TAP pictures: the discard pile and the card tapped, face up.
+        tap = HOWTO[preset]["tap"]
+        seen = assert_faces_shown(page, "[data-testid=tap]", least=3)
+        assert {tap["top"], tap["mine"]} <= {s.face for s in seen}
     shots.take(page, preset)
     no_js_errors(page)
     context.close()
