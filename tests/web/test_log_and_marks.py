@@ -49,17 +49,21 @@ def _a_turn(page: Page) -> None:
     _wait(page, "c.s.pending === null && c.s.view.to_act !== 0")
 
 
-def _moves(page: Page) -> list[int]:
-    """The seqs of the moves the client knows of (each with a line or more in its log)."""
-    seqs: list[int] = page.evaluate("() => [...new Set(window.__facedown.s.log.map(e => e.seq))]")
-    return seqs
+# Read in one go (a bot may move between two reads): the moves the client knows of, by seq
+# (each has a line or more in its log), and the lines the screen shows, with their moves.
+READ_LOG = """() => {
+  const items = [...document.querySelectorAll('[data-testid="log"] li')];
+  return {
+    moves: [...new Set(window.__facedown.s.log.map((e) => e.seq))],
+    texts: items.map((li) => li.innerText),
+    seqs: items.map((li) => Number(li.getAttribute("data-seq"))),
+  };
+}"""
 
 
-def _shown(page: Page) -> tuple[list[str], list[int]]:
-    items = page.get_by_test_id("log").locator("li")
-    texts = [items.nth(i).inner_text() for i in range(items.count())]
-    seqs = [int(items.nth(i).get_attribute("data-seq") or -1) for i in range(items.count())]
-    return texts, seqs
+def _read_log(page: Page) -> tuple[list[int], list[str], list[int]]:
+    found: dict[str, Any] = page.evaluate(READ_LOG)
+    return found["moves"], found["texts"], found["seqs"]
 
 
 def test_without_recollection_the_log_shows_the_last_moves_only(
@@ -88,9 +92,8 @@ def test_without_recollection_the_log_shows_the_last_moves_only(
         expect(page.get_by_test_id("act-draw").or_(page.get_by_test_id("reveal"))).to_be_visible()
         if page.get_by_test_id("act-draw").is_visible():
             _a_turn(page)
-    moves = _moves(page)
+    moves, texts, seqs = _read_log(page)
     assert len(moves) > RECENT_MOVES + 2, moves  # a history longer than what is shown
-    texts, seqs = _shown(page)
     # The log tells the last moves only, each whole; the opening look is long gone from it.
     assert texts, "the log is empty"
     assert not any(FIRST_LINE in t for t in texts), texts
@@ -165,9 +168,8 @@ def test_with_recollection_the_log_is_whole_and_remembered_is_not_tappable(
         expect(page.get_by_test_id("act-draw").or_(page.get_by_test_id("reveal"))).to_be_visible()
         if page.get_by_test_id("act-draw").is_visible():
             _a_turn(page)
-    moves = _moves(page)
+    moves, texts, seqs = _read_log(page)
     assert len(moves) > RECENT_MOVES + 2, moves
-    texts, seqs = _shown(page)
     assert any(FIRST_LINE in t for t in texts), texts
     assert set(seqs) == set(moves)
     expect(page.get_by_test_id("log-recent")).to_have_count(0)
