@@ -170,6 +170,22 @@ def test_a_replay_shows_every_face_of_the_deck(
     page.get_by_test_id("replay-last").click()
     expect(page.get_by_test_id("replay-winner")).to_be_visible()
     assert_faces_shown(page, "[data-testid=replay]", least=len(dealt) // 2)
+    # Through the first seat's eyes, with what it knew: the cards it knows, face up.
+    page.get_by_test_id("replay-first").click()
+    page.get_by_test_id("replay-seat").select_option("0")
+    page.get_by_test_id("replay-knew").check()
+    for n in (1, 2):  # every seat's opening look (in any order)
+        page.get_by_test_id("replay-forward").click()
+        expect(page.get_by_test_id("replay-where")).to_contain_text(f"Step {n} of")
+    if len(dealt) > 16:  # seven seats: the seven looks
+        for n in range(3, 8):
+            page.get_by_test_id("replay-forward").click()
+            expect(page.get_by_test_id("replay-where")).to_contain_text(f"Step {n} of")
+    expect(page.get_by_test_id("replay-hand-0").locator(".card.up")).to_have_count(2)
+    seen = assert_faces_shown(page, "[data-testid=replay]", least=2)
+    for card in seen:  # each is the card dealt there
+        assert card.what.startswith("replay-card-0-"), card
+        assert card.face == dealt[int(card.what.rsplit("-", 1)[1])], card
     no_js_errors(page)
     context.close()
 
