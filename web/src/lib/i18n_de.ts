@@ -290,6 +290,7 @@ export const de: Record<string, string> = {
   "table.finalYou": "Du hast {call} angesagt: {n, plural, =0 {kein letzter Zug mehr} one {noch ein letzter Zug} other {noch # letzte Züge}}",
   "table.spectating": "Du schaust zu",
   "table.log": "Was geschah",
+  "table.logRecent": "Nur die letzten {n} Züge: dieses Spiel gibt keine Mitschrift als Gedächtnisstütze.",
   "table.leaveAsk": "Dieses Spiel verlassen? Dein Platz bleibt eine Weile frei, dann spielt ein Bot für dich.",
   "table.stay": "Bleiben",
   "table.othersCards": "Die Karten der anderen",

@@ -290,6 +290,7 @@ export const en: Record<string, string> = {
   "table.finalYou": "You called {call}: {n, plural, =0 {no final turn} one {one final turn} other {# final turns}} left",
   "table.spectating": "You are watching",
   "table.log": "What happened",
+  "table.logRecent": "The last {n} moves only: this game gives no written record to remember by.",
   "table.leave": "Leave",
   "table.othersCards": "The other players' cards",
   "table.leaveAsk": "Leave this match? Your seat is kept for a while, then a bot plays it.",
