@@ -32,6 +32,16 @@ export function seatLabel(locale: Locale, seat: SeatInfo | undefined): string {
   return seat.name;
 }
 
+/** A name as a replay lists it (only the names are kept there, not who was a bot): the server's
+ *  name of a bot, "Bot (easy)", in the player's language ("Bot (leicht)"); any other as it is. */
+export function nameLabel(locale: Locale, name: string): string {
+  const m = /^Bot \((\w+)\)$/.exec(name);
+  if (!m) return name;
+  const key = `bot.${m[1]}`;
+  const text = translate(locale, key);
+  return text === key ? name : text;
+}
+
 /** A bot seat's level in words, when its name does not say it already: "" for "Bot (easy)",
  *  whose label is "Bot (leicht)" in German (the lobby showed "Bot (leicht) · Leicht"). */
 export function seatLevel(locale: Locale, seat: SeatInfo | undefined): string {
