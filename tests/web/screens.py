@@ -115,6 +115,25 @@ def inside_viewport(page: Page, selector: str) -> list[str]:
     return found
 
 
+def empty_below(page: Page) -> float:
+    """How far the page scrolls past the bottom of its last piece of content, in px (the main
+    area's own padding is some 30 px of it)."""
+    found: float = page.evaluate(
+        """() => {
+          let bottom = 0;
+          for (const el of document.querySelectorAll("main *")) {
+            const style = getComputedStyle(el);
+            if (style.position === "fixed" || style.display === "none") continue;
+            const r = el.getBoundingClientRect();
+            if (r.width === 0 || r.height === 0) continue;
+            bottom = Math.max(bottom, r.bottom + window.scrollY);
+          }
+          return document.documentElement.scrollHeight - bottom;
+        }"""
+    )
+    return found
+
+
 def shoot(page: Page, screen: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size
