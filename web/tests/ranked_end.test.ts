@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { agentName, parseAgent } from "../src/lib/agent";
 import { isRanked, nameList, ratingChange, suddenDeath, tiedForLowest } from "../src/lib/ranked";
-import { nameLabel } from "../src/lib/words";
+import { describeEvent, nameLabel } from "../src/lib/words";
 
 const RANKED = { rounds: 3, sudden_death: true };
 
@@ -75,5 +75,15 @@ describe("replay names", () => {
     expect(nameLabel("en", "Bot (hard)")).toBe("Bot (hard)");
     expect(nameLabel("de", "Bot (nonsense)")).toBe("Bot (nonsense)");
     expect(nameLabel("de", "Anna")).toBe("Anna");
+  });
+});
+
+describe("the log's public part", () => {
+  it("says your own look without a card when the event names none (a page loaded afresh)", () => {
+    const cast = { locale: "en" as const, me: 0, names: ["Ann", "Bob"], callName: "Cabo", recollection: true };
+    expect(describeEvent(cast, { type: "opening_peeked", by: 0, slots: [0, 1] })).toBe("You looked at your cards 1, 2");
+    expect(describeEvent(cast, { type: "drew", by: 0 })).toBe("You drew a card");
+    // Live, at a Recollection table, the card is named.
+    expect(describeEvent(cast, { type: "drew", by: 0, seen: ["7S"] })).toBe("You drew 7\u2660");
   });
 });

@@ -101,8 +101,9 @@ export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string
   }
   if (mine) {
     // A card shown to you alone is on screen for its moment (the view's "shown"), not in the
-    // log: remembering it is the game, unless the table has Recollection.
-    if (ev.seen?.length && !cast.recollection) {
+    // log: remembering it is the game, unless the table has Recollection.  The public part of
+    // the event (a page loaded afresh gets the log back so) says no card either.
+    if (!ev.seen?.length || !cast.recollection) {
       const unseen = translate(cast.locale, `${key}.you.unseen`, params);
       if (unseen !== `${key}.you.unseen`) return unseen;
     }
