@@ -83,6 +83,7 @@ describe("the log's public part", () => {
     const cast = { locale: "en" as const, me: 0, names: ["Ann", "Bob"], callName: "Cabo", recollection: true };
     expect(describeEvent(cast, { type: "opening_peeked", by: 0, slots: [0, 1] })).toBe("You looked at your cards 1, 2");
     expect(describeEvent(cast, { type: "drew", by: 0 })).toBe("You drew a card");
+    expect(describeEvent(cast, { type: "round_over", result: { round: 2, hands: [], hand_totals: [], round_scores: [], totals: [], caller: null, reasons: [] } })).toBe("Round 2 is over");
     // Live, at a Recollection table, the card is named.
     expect(describeEvent(cast, { type: "drew", by: 0, seen: ["7S"] })).toBe("You drew 7\u2660");
   });

@@ -92,7 +92,7 @@ export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string
     t: whose(cast, ev.target),
     ts: ev.target_slot !== undefined ? ev.target_slot + 1 : "",
     call: cast.callName,
-    round: ev.round ?? "",
+    round: ev.round ?? ev.result?.round ?? "", // round_over names it in its result
     winners: (ev.winners ?? []).map((s) => who(cast, s)).join(", "),
   };
   if (ev.type === "spied") {
