@@ -223,3 +223,69 @@ def test_the_sudden_death_round_says_whom_it_is_between_and_its_end_shows_the_ra
         check_screen(page, "ranked-won")
         no_js_errors(page)
         context.close()
+
+
+NAMES = ("Ann", "Bob", "Cleo", "Dora")
+# Found as tests/server/test_ranked_rounds.py found its seeds (the policy over seeds from 0):
+# after three rounds two seats share the lowest total and the others are above it.
+CROWDED = [(3, 34), (4, 43)]
+
+
+@contextlib.contextmanager
+def crowded_table(
+    server: RunningServer, players: int, seed: int
+) -> Iterator[tuple[str, list[str], list[str], int, httpx.Client]]:
+    """``players`` accounts queue for boyo, Ann first with the seed: the table's code, the
+    tokens and the names by seat, Ann's seat and her client."""
+    with contextlib.ExitStack() as stack:
+        https = [stack.enter_context(account(server, name)) for name in NAMES[:players]]
+        queue(https[0], PRESET, players, seed=seed)
+        for http in https[1:]:
+            queue(http, PRESET, players)
+        found = [matched(http) for http in https]
+        by_seat = sorted(
+            (m["seat"], m["token"], name) for m, name in zip(found, NAMES, strict=False)
+        )
+        tokens = [token for _, token, _ in by_seat]
+        names = [name for _, _, name in by_seat]
+        yield found[0]["code"], tokens, names, found[0]["seat"], https[0]
+
+
+@pytest.mark.parametrize(("players", "seed"), CROWDED)
+def test_at_a_crowded_table_the_notice_names_only_the_seats_tied_for_the_lowest_total(
+    browser: Browser, server: RunningServer, players: int, seed: int
+) -> None:
+    with crowded_table(server, players, seed) as (code, tokens, names, seat, ann):
+        view = play_until(server, code, tokens, round_over(3))
+        low = min(view["totals"])
+        tied = [s for s, total in enumerate(view["totals"]) if total == low]
+        assert 1 < len(tied) < players, f"the seed no longer ties two seats: {view['totals']}"
+        context, page = browser_of(browser, server, ann)
+        page.goto(f"{server.url}/t/{code}#seat={tokens[seat]}")
+        notice = page.get_by_test_id("sudden-death")
+        pair = " and ".join(names[s] for s in tied)
+        expect(notice).to_contain_text(
+            f"Tied for the lowest total: {pair}, on {low} points each", timeout=20_000
+        )
+        for s in range(players):
+            if s not in tied:
+                expect(notice).not_to_contain_text(names[s])
+        check_screen(page, f"ranked-{players}-sudden-death-next")
+
+        end = play_until(server, code, tokens, match_over)
+        winners = end["winners"]
+        winner = page.get_by_test_id("winner")
+        if len(winners) > 1:
+            expect(winner).to_contain_text("A draw:", timeout=20_000)
+        elif winners == [seat]:
+            expect(winner).to_have_text("You win!", timeout=20_000)
+        else:
+            expect(winner).to_have_text(f"Winner: {names[winners[0]]}", timeout=20_000)
+        expect(page.get_by_text("Waiting for the host")).to_have_count(0)
+        expect(page.locator("[data-testid^=rating-change-] .delta")).to_have_count(
+            players, timeout=20_000
+        )
+        expect(page.get_by_test_id("queue-again")).to_contain_text(f"Boyo, {players} players")
+        check_screen(page, f"ranked-{players}-end")
+        no_js_errors(page)
+        context.close()
