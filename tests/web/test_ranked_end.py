@@ -201,6 +201,12 @@ def test_the_sudden_death_round_says_whom_it_is_between_and_its_end_shows_the_ra
             timeout=20_000,
         )
         check_screen(page, "ranked-sudden-death-round")
+        for width, height in ((360, 740), (1280, 800)):  # the bar's link to the rules too
+            page.set_viewport_size({"width": width, "height": height})
+            box = page.get_by_test_id("rules-link").bounding_box()
+            assert box is not None
+            assert box["width"] >= 44 and box["height"] >= 44, (width, box)  # noqa: PT018
+        page.set_viewport_size({"width": 360, "height": 740})
         page.get_by_test_id("language").click()
         expect(line).to_contain_text(
             "Entscheidungsrunde: Diese Runde entscheidet die Partie zwischen Ann und Bob"
