@@ -209,7 +209,7 @@ def test_the_sudden_death_round_says_whom_it_is_between_and_its_end_shows_the_ra
         page.set_viewport_size({"width": 360, "height": 740})
         page.get_by_test_id("language").click()
         expect(line).to_contain_text(
-            "Entscheidungsrunde: Diese Runde entscheidet die Partie zwischen Ann und Bob"
+            f"Entscheidungsrunde: Diese Runde entscheidet die Partie zwischen {' und '.join(names)}"
         )
         page.get_by_test_id("language").click()
 
