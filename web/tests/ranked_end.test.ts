@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { agentName, parseAgent } from "../src/lib/agent";
 import { isRanked, nameList, ratingChange, suddenDeath, tiedForLowest } from "../src/lib/ranked";
-import { describeEvent, nameLabel } from "../src/lib/words";
+import { describeEvent, nameLabel, resultLine } from "../src/lib/words";
 
 const RANKED = { rounds: 3, sudden_death: true };
 
@@ -86,5 +86,17 @@ describe("the log's public part", () => {
     expect(describeEvent(cast, { type: "round_over", result: { round: 2, hands: [], hand_totals: [], round_scores: [], totals: [], caller: null, reasons: [] } })).toBe("Round 2 is over");
     // Live, at a Recollection table, the card is named.
     expect(describeEvent(cast, { type: "drew", by: 0, seen: ["7S"] })).toBe("You drew 7\u2660");
+  });
+});
+
+describe("the result line", () => {
+  const cast = { locale: "en" as const, me: 1, names: ["Ann", "Bob", "Cleo"], callName: "Cabo" };
+  it("reads a shared first place as a draw, never as winners", () => {
+    expect(resultLine(cast, [1, 2])).toBe("A draw: you share first place with Cleo.");
+    expect(resultLine(cast, [0, 2])).toBe("A draw: Ann and Cleo share first place.");
+    expect(resultLine({ ...cast, me: null }, [0, 1, 2])).toBe("A draw: Ann, Bob, and Cleo share first place.");
+    expect(resultLine({ ...cast, locale: "de" }, [0, 2])).toBe("Unentschieden: Ann und Cleo teilen sich den ersten Platz.");
+    expect(resultLine(cast, [1])).toBe("You win!");
+    expect(resultLine(cast, [2])).toBe("Winner: Cleo");
   });
 });

@@ -119,3 +119,17 @@ export function actionLabel(cast: Cast, action: Action): string {
   if (action.do === "call") return translate(cast.locale, "act.call", { call: cast.callName });
   return translate(cast.locale, `act.${action.do}`);
 }
+
+/** Who won the match, in one line: a shared first place is a draw ("A draw: you share first
+ *  place with Bob."), never a list of winners. */
+export function resultLine(cast: Cast, winners: readonly number[]): string {
+  const list = (seats: number[]) =>
+    new Intl.ListFormat(cast.locale, { style: "long", type: "conjunction" }).format(seats.map((s) => seatName(cast, s)));
+  const mine = cast.me !== null && winners.includes(cast.me);
+  if (winners.length > 1) {
+    if (mine) return translate(cast.locale, "rankedEnd.drawYou", { names: list(winners.filter((w) => w !== cast.me)) });
+    return translate(cast.locale, "rankedEnd.draw", { names: list([...winners]) });
+  }
+  if (mine) return translate(cast.locale, "reveal.youWin");
+  return translate(cast.locale, "reveal.winner", { names: list([...winners]) });
+}
