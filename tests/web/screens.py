@@ -116,8 +116,10 @@ def inside_viewport(page: Page, selector: str) -> list[str]:
 
 
 def empty_below(page: Page) -> float:
-    """How far the page scrolls past the bottom of its last piece of content, in px (the main
-    area's own padding is some 30 px of it)."""
+    """How far the page scrolls past the bottom of what a player sees, in px (the main area's
+    own padding is some 30 px of it).  What is hidden does not count: a box of 1 px (text for
+    screen readers) or the part of anything below the bottom of a box that clips or scrolls it
+    (a long log's lines below its box), even when the page lets it stick out."""
     found: float = page.evaluate(
         """() => {
           let bottom = 0;
@@ -125,8 +127,14 @@ def empty_below(page: Page) -> float:
             const style = getComputedStyle(el);
             if (style.position === "fixed" || style.display === "none") continue;
             const r = el.getBoundingClientRect();
-            if (r.width === 0 || r.height === 0) continue;
-            bottom = Math.max(bottom, r.bottom + window.scrollY);
+            if (r.width <= 1 || r.height <= 1) continue;
+            let seen = r.bottom;
+            for (let box = el.parentElement; box; box = box.parentElement) {
+              if (getComputedStyle(box).overflowY !== "visible") {
+                seen = Math.min(seen, box.getBoundingClientRect().bottom);
+              }
+            }
+            bottom = Math.max(bottom, seen + window.scrollY);
           }
           return document.documentElement.scrollHeight - bottom;
         }"""
