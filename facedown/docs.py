@@ -65,7 +65,9 @@ suite fails when this file is out of date). Version {version}.
 2. Open a WebSocket to `/ws` and send `hello` with the table's code, the token (none, or
    `spectate: true`, to watch) and `last_seq`, the last sequence number you saw (on a reconnect).
 3. The server answers `welcome` (your seat), `table` (seats and status), then either exactly the
-   `missed` events since `last_seq` followed by a `snapshot`, or only a fresh `snapshot`.
+   `missed` events since `last_seq` followed by a `snapshot`, or only a fresh `snapshot`. A
+   hello without `last_seq` (a page loaded afresh) gets in its snapshot `recent`: the latest 40
+   changes as a spectator saw them, for the log (no card shown to one seat, yours included).
 4. Each change of the table is one `event` message per audience: your view, your legal actions
    and what happened, as you may see it, with the table's new `seq`.
 5. Send `action` with an `id` unique for your seat in this match (a UUID does) and the `seq`

@@ -280,11 +280,23 @@ class EventMessage(_State):
     )
 
 
+class PublicBatch(_Out):
+    """One seq's events as a spectator sees them: what every player was shown."""
+
+    seq: int
+    events: list[SeenEvent]
+
+
 class SnapshotMessage(_State):
     """On (re)connection or after a refusal: your view and legal actions, and the scoreboard."""
 
     type: Literal["snapshot"]
     rounds: list[Reveal] = Field(description="every round of the match so far")
+    recent: list[PublicBatch] | None = Field(
+        default=None,
+        description="to a client that said no last seq (a page loaded afresh): the public part "
+        "of the latest events, oldest first, so that its log shows them again",
+    )
 
 
 class Missed(_Out):

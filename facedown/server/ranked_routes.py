@@ -18,6 +18,7 @@ from .account_routes import signed_in
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .ranked import Matched, RankedError, Status, Waiting
 from .state import ServerState
+from .text import CODE_PATTERN
 
 QueueName = Annotated[str, PathParam(max_length=40, pattern=r"^[a-z]{1,32}-\d{1,2}$")]
 
@@ -90,6 +91,27 @@ class Leaderboard(BaseModel):
     players: int
     total: int = Field(description="rated players in the queue")
     entries: list[LeaderboardEntry]
+
+
+class SeatResult(BaseModel):
+    seat: int
+    place: int = Field(description="1 for the lowest total; seats with equal totals share one")
+    before: int = Field(description="the shown rating before the match")
+    after: int = Field(description="the shown rating after it")
+
+
+class MatchResult(BaseModel):
+    """How a ranked match changed its players' ratings (``rated`` false until it is rated,
+    moments after its end; ``seats`` empty then)."""
+
+    code: str
+    queue: str
+    rated: bool
+    draw: bool = Field(description="every seat shares the first place")
+    seats: list[SeatResult]
+
+
+TableCodeParam = Annotated[str, PathParam(max_length=16, pattern=CODE_PATTERN)]
 
 
 def ranked_routes(app: FastAPI, state: ServerState) -> None:
@@ -170,6 +192,38 @@ def ranked_routes(app: FastAPI, state: ServerState) -> None:
         return Leaderboard(
             queue=queue, preset=found.preset, players=found.players, total=total, entries=entries
         )
+
+    _result_route(app, state)
+
+
+def _result_route(app: FastAPI, state: ServerState) -> None:
+    @app.get("/api/ranked/match/{code}", response_model=MatchResult)
+    async def match_result(code: TableCodeParam) -> MatchResult:
+        """The rating change of each seat of the ranked match at table ``code`` (its last
+        match), once it is rated.  Public, as the leaderboard is: seats, places and ratings."""
+        return await _match_result(state, code)
+
+
+async def _match_result(state: ServerState, code: str) -> MatchResult:
+    ranked = state.ranked_()
+    record = await ranked.lobby.store.find_by_code(code)
+    match = None if record is None else await ranked.store.ranked_match(record.id)
+    if record is None or match is None:
+        message = f"there is no ranked match at table {code}"
+        raise HTTPException(404, {"code": "not_found", "message": message})
+    result = match.result or {}
+    seats = [
+        SeatResult(seat=s["seat"], place=s["place"], before=s["before"], after=s["after"])
+        for s in result.get("seats", ())
+    ]
+    draw = len(seats) > 1 and all(s.place == 1 for s in seats)
+    return MatchResult(
+        code=record.code,
+        queue=match.queue,
+        rated=match.rated_at is not None,
+        draw=draw,
+        seats=sorted(seats, key=lambda s: s.seat),
+    )
 
 
 def _status(status: Status) -> QueueStatus:

@@ -565,8 +565,21 @@ class Table:
                     out.append(
                         {"type": "missed", "seq": seq, "events": [e.to_json() for e in seen]}
                     )
-        out.append(self.render(seat))
+        snapshot = self.render(seat)
+        if last_seq is None:  # a page loaded afresh: its log shows the latest public events
+            snapshot["recent"] = self.public_recent()
+        out.append(snapshot)
         return out
+
+    def public_recent(self) -> list[dict[str, Any]]:
+        """The latest published changes, as a spectator saw them (no card shown to one seat)."""
+        if self.game is None:
+            return []
+        batches = list(self.recent)[-RESTORED_BATCHES:]
+        return [
+            {"seq": seq, "events": [e.to_json() for e in observe(self.game, SPECTATOR, ev).events]}
+            for seq, ev in batches
+        ]
 
     # ------------------------------------------------------------------ presence
     async def connected(self, seat: int) -> None:
@@ -606,6 +619,10 @@ class Table:
         """A fenced write was refused: another process owns the table now."""
         if self.on_lost is not None:
             await self.on_lost()
+
+
+# The changes a page loaded afresh gets back for its log (it shows the last 40 lines).
+RESTORED_BATCHES = 40
 
 
 def _viewer(seat: int | None) -> int:

@@ -115,6 +115,33 @@ def inside_viewport(page: Page, selector: str) -> list[str]:
     return found
 
 
+def empty_below(page: Page) -> float:
+    """How far the page scrolls past the bottom of what a player sees, in px (the main area's
+    own padding is some 30 px of it).  What is hidden does not count: a box of 1 px (text for
+    screen readers) or the part of anything below the bottom of a box that clips or scrolls it
+    (a long log's lines below its box), even when the page lets it stick out."""
+    found: float = page.evaluate(
+        """() => {
+          let bottom = 0;
+          for (const el of document.querySelectorAll("main *")) {
+            const style = getComputedStyle(el);
+            if (style.position === "fixed" || style.display === "none") continue;
+            const r = el.getBoundingClientRect();
+            if (r.width <= 1 || r.height <= 1) continue;
+            let seen = r.bottom;
+            for (let box = el.parentElement; box; box = box.parentElement) {
+              if (getComputedStyle(box).overflowY !== "visible") {
+                seen = Math.min(seen, box.getBoundingClientRect().bottom);
+              }
+            }
+            bottom = Math.max(bottom, seen + window.scrollY);
+          }
+          return document.documentElement.scrollHeight - bottom;
+        }"""
+    )
+    return found
+
+
 def shoot(page: Page, screen: str) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     size = page.viewport_size

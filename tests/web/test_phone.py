@@ -20,7 +20,7 @@ from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig
 
 from ..server.harness import RunningServer, run_server
-from .screens import PHONE, check_screen, inside_viewport, shoot
+from .screens import PHONE, SIZES, check_screen, empty_below, inside_viewport, shoot
 from .test_browser import (
     WAIT,
     end_opening,
@@ -211,6 +211,10 @@ def test_eight_seats_from_the_opening_to_the_match_end(
     assert reveal_cut_off(page) == []
     assert inside_viewport(page, "[data-testid=scoreboard] th, [data-testid=scoreboard] td") == []
     check_screen(page, "match-end")
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        below = empty_below(page)
+        assert below < 60, f"{below:.0f} px of empty scroll below the match end at {width} px"
     no_js_errors(page)
     context.close()
 

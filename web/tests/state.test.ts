@@ -44,6 +44,22 @@ describe("reduce", () => {
     expect(s.legal).toEqual([{ by: 0, do: "draw" }]);
   });
 
+  it("starts the log of a page loaded afresh with the public events the snapshot carries, once", () => {
+    const recent = [
+      { seq: 3, events: [{ type: "drew", by: 1 }] as GameEvent[] },
+      { seq: 4, events: [{ type: "discarded", by: 1, cards: ["9S"] }] as GameEvent[] },
+    ];
+    const snapshot: ServerMessage = {
+      type: "snapshot", now: 0, sets: 0, rounds: [], seq: 4, view: view(), legal: [], deadline: null, recent,
+    };
+    const s = run([snapshot, snapshot]);
+    expect(s.log.map((e) => [e.seq, e.event.type])).toEqual([[3, "drew"], [4, "discarded"]]);
+    // Later events follow them; a log already shown is never filled again.
+    const next = reduce(s, { type: "event", now: 0, sets: 0, seq: 5, events: [{ type: "turn_started", by: 0 }], view: view(), legal: [], deadline: null }, 0);
+    expect(next.log.map((e) => e.seq)).toEqual([3, 4, 5]);
+    expect(new Set(next.log.map((e) => e.n)).size).toBe(3);
+  });
+
   it("clears the pending action on its answer: its event, its ack or its error, and keeps the error to show", () => {
     const applied: ServerMessage = {
       type: "event", now: 0, sets: 0, seq: 4, events: [{ type: "drew", by: 0 }],

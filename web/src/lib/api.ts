@@ -370,3 +370,23 @@ export function leaveQueue(): Promise<QueueStatus> {
 export function getLeaderboard(queue: string, offset = 0): Promise<Leaderboard> {
   return call(`/api/ranked/leaderboard/${encodeURIComponent(queue)}?offset=${offset}`);
 }
+
+export interface SeatResult {
+  seat: number;
+  place: number;
+  before: number;
+  after: number;
+}
+
+/** How a ranked match changed its players' ratings (``rated`` false until it is rated). */
+export interface MatchResult {
+  code: string;
+  queue: string;
+  rated: boolean;
+  draw: boolean;
+  seats: SeatResult[];
+}
+
+export function getMatchResult(code: string): Promise<MatchResult> {
+  return call(`/api/ranked/match/${encodeURIComponent(code)}`);
+}

@@ -23,3 +23,48 @@ export function formatWait(locale: Locale, seconds: number): string {
 
 /** How often the queue page asks the server how it goes (asking keeps the player in it). */
 export const POLL_MS = 1500;
+
+/** A ranked table says so in its settings (``"mode": "ranked"``, facedown/server/ranked_mode.py). */
+export function isRanked(settings: Record<string, unknown> | null | undefined): boolean {
+  return settings?.mode === "ranked";
+}
+
+/** The seats tied for the lowest total (empty when the lowest total is one seat's). */
+export function tiedForLowest(totals: readonly number[]): number[] {
+  if (totals.length < 2) return [];
+  const low = Math.min(...totals);
+  const seats = totals.flatMap((total, seat) => (total === low ? [seat] : []));
+  return seats.length > 1 ? seats : [];
+}
+
+/** Where a ranked match stands with sudden death: ``next`` when the round just scored leaves the
+ * lowest totals tied after the fixed rounds (one more round decides), ``playing`` during that
+ * round; the seats it is between, from the totals the view carries (they are the totals before
+ * the sudden-death round until it is scored).  Null otherwise. */
+export function suddenDeath(
+  view: { round: number; phase: string; totals: readonly number[] },
+  rules: { rounds: number | null; sudden_death: boolean } | null,
+): { when: "next" | "playing"; seats: number[]; total: number } | null {
+  if (!rules?.sudden_death || rules.rounds === null) return null;
+  const seats = tiedForLowest(view.totals);
+  if (!seats.length) return null;
+  const total = view.totals[seats[0]];
+  if (view.phase === "round_over" && view.round === rules.rounds) return { when: "next", seats, total };
+  if (view.round > rules.rounds && view.phase !== "round_over" && view.phase !== "match_over") {
+    return { when: "playing", seats, total };
+  }
+  return null;
+}
+
+/** Names in a list the locale's way: "Ann, Bob and Cleo", "Ann, Bob und Cleo". */
+export function nameList(locale: Locale, names: readonly string[]): string {
+  return new Intl.ListFormat(locale, { style: "long", type: "conjunction" }).format(names);
+}
+
+/** A rating change as players read it: "+12", "−7" (a real minus), "±0". */
+export function ratingChange(before: number, after: number): string {
+  const d = after - before;
+  if (d > 0) return `+${d}`;
+  if (d < 0) return `\u2212${-d}`;
+  return "\u00b10";
+}

@@ -253,6 +253,10 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
         if (msg.rounds) {
           state.rounds = Object.fromEntries(msg.rounds.map((r) => [r.round, r]));
         }
+        // A page loaded afresh: its log starts with the latest public events (never twice).
+        if (msg.recent && state.log.length === 0) {
+          for (const batch of msg.recent) appendLog(state, batch.seq, batch.events);
+        }
         takeView(state, msg, false, now);
       }
       return state;

@@ -111,6 +111,12 @@ export interface Pong {
   type: "pong";
 }
 
+/** One seq's events as a spectator sees them: what every player was shown. */
+export interface PublicBatch {
+  seq: number;
+  events: SeenEvent[];
+}
+
 /** Done looking at the opening peek. */
 export interface Ready {
   type: "ready";
@@ -322,6 +328,8 @@ export interface SnapshotMessage {
   type: "snapshot";
   /** every round of the match so far */
   rounds: Reveal[];
+  /** to a client that said no last seq (a page loaded afresh): the public part of the latest events, oldest first, so that its log shows them again */
+  recent?: PublicBatch[] | null;
 }
 
 /** Host: start the match (every seat must be taken). */

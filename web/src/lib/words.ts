@@ -32,6 +32,16 @@ export function seatLabel(locale: Locale, seat: SeatInfo | undefined): string {
   return seat.name;
 }
 
+/** A name as a replay lists it (only the names are kept there, not who was a bot): the server's
+ *  name of a bot, "Bot (easy)", in the player's language ("Bot (leicht)"); any other as it is. */
+export function nameLabel(locale: Locale, name: string): string {
+  const m = /^Bot \((\w+)\)$/.exec(name);
+  if (!m) return name;
+  const key = `bot.${m[1]}`;
+  const text = translate(locale, key);
+  return text === key ? name : text;
+}
+
 /** A bot seat's level in words, when its name does not say it already: "" for "Bot (easy)",
  *  whose label is "Bot (leicht)" in German (the lobby showed "Bot (leicht) · Leicht"). */
 export function seatLevel(locale: Locale, seat: SeatInfo | undefined): string {
@@ -82,7 +92,7 @@ export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string
     t: whose(cast, ev.target),
     ts: ev.target_slot !== undefined ? ev.target_slot + 1 : "",
     call: cast.callName,
-    round: ev.round ?? "",
+    round: ev.round ?? ev.result?.round ?? "", // round_over names it in its result
     winners: (ev.winners ?? []).map((s) => who(cast, s)).join(", "),
   };
   if (ev.type === "spied") {
@@ -91,8 +101,9 @@ export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string
   }
   if (mine) {
     // A card shown to you alone is on screen for its moment (the view's "shown"), not in the
-    // log: remembering it is the game, unless the table has Recollection.
-    if (ev.seen?.length && !cast.recollection) {
+    // log: remembering it is the game, unless the table has Recollection.  The public part of
+    // the event (a page loaded afresh gets the log back so) says no card either.
+    if (!ev.seen?.length || !cast.recollection) {
       const unseen = translate(cast.locale, `${key}.you.unseen`, params);
       if (unseen !== `${key}.you.unseen`) return unseen;
     }
@@ -107,4 +118,18 @@ export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string
 export function actionLabel(cast: Cast, action: Action): string {
   if (action.do === "call") return translate(cast.locale, "act.call", { call: cast.callName });
   return translate(cast.locale, `act.${action.do}`);
+}
+
+/** Who won the match, in one line: a shared first place is a draw ("A draw: you share first
+ *  place with Bob."), never a list of winners. */
+export function resultLine(cast: Cast, winners: readonly number[]): string {
+  const list = (seats: number[]) =>
+    new Intl.ListFormat(cast.locale, { style: "long", type: "conjunction" }).format(seats.map((s) => seatName(cast, s)));
+  const mine = cast.me !== null && winners.includes(cast.me);
+  if (winners.length > 1) {
+    if (mine) return translate(cast.locale, "rankedEnd.drawYou", { names: list(winners.filter((w) => w !== cast.me)) });
+    return translate(cast.locale, "rankedEnd.draw", { names: list([...winners]) });
+  }
+  if (mine) return translate(cast.locale, "reveal.youWin");
+  return translate(cast.locale, "reveal.winner", { names: list([...winners]) });
 }
