@@ -302,14 +302,19 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         return Ended(ended=1)
 
     @app.post("/api/account/password", response_model=Ended)
-    async def change_password(body: ChangePassword, request: Request) -> Ended:
-        """Change the password; every other session of the account ends."""
+    async def change_password(body: ChangePassword, request: Request, response: Response) -> Ended:
+        """Change the password; every other session of the account ends, and this one is
+        replaced by a new session (a new cookie): the seat tokens every old session obtained
+        stop working.  ``ended`` counts the other sessions."""
         who = await _who(request)
         before = len(await _account(state).sessions(who))
         try:
-            await _account(state).change_password(who, body.current_password, body.new_password)
+            _, token = await _account(state).change_password(
+                who, body.current_password, body.new_password, _address(request)
+            )
         except AccountError as e:
             raise _http(e) from None
+        _set_cookie(request, response, token)
         return Ended(ended=max(before - 1, 0))
 
     @app.put("/api/account/email", response_model=EmailInfo)
