@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from ..store.base import PlayerTaken, SessionRecord, Store, UserExists, UserRecord
 from .addresses import Limits, network_of
 from .auth import Guest, Tokens
+from .lookalikes import name_skeleton
 from .passwords import Passwords, PasswordsBusy
 from .text import escaped, name_key
 
@@ -105,14 +106,18 @@ class Accounts:
         its first session and token."""
         if not self.limits.signups.allow(address):
             raise AccountError(429, "rate_limited", "too many accounts made from your address")
-        key = name_key(name)
+        key, looks = name_key(name), name_skeleton(name)
         if await self.store.find_user(key) is not None:
             raise _name_taken()
+        if await self.store.find_lookalike(looks) is not None:
+            raise _name_taken("an account with a name that looks the same exists: pick another")
         free = await self._free_guest_ids(guest_tokens)
         password_hash = await self._hash(password)
         at = self.now()
         player = secrets.token_hex(8)  # never a guest's: their tokens would open its new tables
-        user = UserRecord(secrets.token_hex(12), name, key, password_hash, player, at, at)
+        user = UserRecord(
+            secrets.token_hex(12), name, key, password_hash, player, at, at, name_skeleton=looks
+        )
         try:
             await self.store.create_user(user, free)
         except PlayerTaken:  # taken since we looked: the account sits with an id of its own
@@ -302,5 +307,7 @@ def clean_email(email: str | None) -> str | None:
     return address
 
 
-def _name_taken() -> AccountError:
-    return AccountError(409, "name_taken", "an account with this name exists: pick another")
+def _name_taken(
+    message: str = "an account with this name (or one that looks the same) exists: pick another",
+) -> AccountError:
+    return AccountError(409, "name_taken", message)

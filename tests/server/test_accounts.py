@@ -165,6 +165,35 @@ def test_names_are_compared_folded_and_refused_when_unsafe(server: RunningServer
         assert sign_in(http, "AMÉLIE roux").status_code == 200
 
 
+def test_names_are_nfkc_with_nothing_invisible_and_never_a_lookalike(
+    server: RunningServer,
+) -> None:
+    def signup(name: str) -> httpx.Response:
+        with browser(server) as http:
+            return http.post("/api/account/signup", json={"name": name, "password": PASSWORD})
+
+    # NFKC: full-width letters and the fi ligature are written as plain ones.
+    r = signup("\uff30\uff41\uff59\ufb01eld")
+    assert r.status_code == 201, r.text
+    assert r.json()["name"] == "Payfield"
+    # Zero-width and other invisible characters: refused, wherever they are.
+    for hidden in ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u3164", "\u00ad"):
+        r = signup(f"Pay{hidden}field")
+        assert r.status_code == 422, (hidden, r.text)
+        assert "invisible" in r.text
+    # A name that looks like an existing one: Cyrillic letters, a capital I for an l, rn for m.
+    assert signup("Paypal").status_code == 201
+    assert signup("Emma").status_code == 201
+    for lookalike in ("\u0420\u0430\u0443\u0440\u0430l", "PaypaI", "Ernrna", "Payfie1d"):
+        r = signup(lookalike)
+        assert r.status_code == 409, (lookalike, r.text)
+        assert r.json()["detail"]["code"] == "name_taken"
+        assert "looks the same" in r.json()["detail"]["message"]
+    assert signup("Paypals").status_code == 201  # another name is fine
+    with browser(server) as http:  # the owner signs in with the name as it was written
+        assert sign_in(http, "\uff30\uff41\uff59\ufb01eld").status_code == 200
+
+
 def test_sessions_are_listed_and_one_can_be_ended(server: RunningServer) -> None:
     with browser(server) as laptop, browser(server, "10.0.0.2") as phone:
         sign_up(laptop)
