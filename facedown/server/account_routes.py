@@ -23,7 +23,7 @@ from . import ratings
 from .accounts import SIGNED_OUT, AccountError, Accounts, SignedIn
 from .history import History
 from .state import ServerState
-from .text import Password, Token, UserName
+from .text import Password, SignInName, Token, UserName
 
 COOKIE = "facedown_session"
 SessionId = Annotated[str, PathParam(min_length=1, max_length=32, pattern=r"^[0-9a-f]+$")]
@@ -41,7 +41,7 @@ class SignUp(BaseModel):
 
 
 class SignIn(BaseModel):
-    name: UserName
+    name: SignInName
     password: Password
     guest_tokens: GuestTokens = Field(
         default_factory=list,

@@ -148,10 +148,23 @@ def _password(text: str) -> str:
     return text
 
 
+def _sign_in_name(text: str) -> str:
+    # Only looked up (by its folded key): an account named under the rules of before (NFC, the
+    # joiners allowed) must still be able to sign in.
+    text = " ".join(clean(text, USER_NAME_LENGTH * 2).split())
+    if len(text) < USER_NAME_MIN:
+        raise ValueError(f"must be at least {USER_NAME_MIN} characters")
+    return text
+
+
 UserName = Annotated[
     str, Field(min_length=1, max_length=USER_NAME_LENGTH * 4), AfterValidator(_user_name)
 ]
-"""An account's name (see :func:`clean`; inner runs of spaces become one)."""
+"""A new account's name (see :func:`_user_name`: NFKC, nothing invisible, single spaces)."""
+SignInName = Annotated[
+    str, Field(min_length=1, max_length=USER_NAME_LENGTH * 4), AfterValidator(_sign_in_name)
+]
+"""The name an account signs in with: user text, single spaces (compared folded)."""
 Password = Annotated[
     str, Field(min_length=1, max_length=PASSWORD_LENGTH * 4), AfterValidator(_password)
 ]

@@ -15,10 +15,11 @@ from websockets.asyncio.client import connect
 
 from facedown.server.addresses import ClientLimits, Rate
 from facedown.server.auth import Tokens
-from facedown.server.passwords import PasswordCost
+from facedown.server.passwords import PasswordCost, Passwords
 from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig
-from facedown.store import MemoryStore
+from facedown.server.text import name_key
+from facedown.store import MemoryStore, UserRecord
 
 from .harness import Player, RunningServer, create_table, run_server, start
 
@@ -192,6 +193,22 @@ def test_names_are_nfkc_with_nothing_invisible_and_never_a_lookalike(
     assert signup("Paypals").status_code == 201  # another name is fine
     with browser(server) as http:  # the owner signs in with the name as it was written
         assert sign_in(http, "\uff30\uff41\uff59\ufb01eld").status_code == 200
+
+
+def test_an_account_named_under_the_old_rules_still_signs_in(
+    server: RunningServer, store: MemoryStore
+) -> None:
+    """A name with a joiner (allowed before names refused invisible characters) and in NFC."""
+    old = "Pri\u200dya \uff21"  # a zero-width joiner, a full-width A
+    password_hash = asyncio.run(Passwords(CHEAP).hash(PASSWORD))
+    user = UserRecord("u-old", old, name_key(old), password_hash, "p-old", 1.0, 1.0)
+    asyncio.run(store.create_user(user))
+    with browser(server) as http:
+        r = sign_in(http, old)
+        assert r.status_code == 200, r.text
+        assert r.json()["name"] == old
+        r = http.post("/api/account/signup", json={"name": old, "password": PASSWORD})
+        assert r.status_code == 422  # but no new account may be named so
 
 
 def test_sessions_are_listed_and_one_can_be_ended(server: RunningServer) -> None:
