@@ -73,6 +73,28 @@ def test_an_attacker_hammering_a_name_does_not_delay_its_owner(tmp_path: Path) -
             assert sign_in(attacker, PASSWORD, name="Someone").status_code == 429
 
 
+def test_an_ipv6_attacker_gets_no_fresh_buckets_from_other_addresses_of_its_64(
+    tmp_path: Path,
+) -> None:
+    # Behind a proxy, so that the test names IPv6 addresses (loopback has one only).
+    with run_server(_settings(tmp_path, behind_proxy=True), MemoryStore()) as server:
+
+        def sign_in_from(address: str, password: str) -> int:
+            with server.http() as http:
+                body = {"name": "Ann", "password": password}
+                headers = {"x-forwarded-for": address}
+                return http.post("/api/account/signin", json=body, headers=headers).status_code
+
+        with server.http() as http:
+            body = {"name": "Ann", "password": PASSWORD}
+            headers = {"x-forwarded-for": "2001:db8:aaaa:1::1"}
+            assert http.post("/api/account/signup", json=body, headers=headers).status_code == 201
+        answers = [sign_in_from(f"2001:db8:bad:1::{i:x}", "a wrong guess") for i in range(1, 13)]
+        assert answers[-1] == 429  # one address after another of one /64: one bucket
+        assert sign_in_from("2001:db8:bad:1::ffff", PASSWORD) == 429
+        assert sign_in_from("2001:db8:aaaa:1::2", PASSWORD) == 200  # the owner's own /64
+
+
 def test_a_burst_of_sign_ins_beyond_the_hashing_queue_gets_fast_429s(tmp_path: Path) -> None:
     # One hash at a time and two waiting, each costly enough that a burst overlaps it.
     cost = PasswordCost(time_cost=2, memory_kib=32 * 1024, parallelism=1, parallel=1, waiting=2)
