@@ -24,7 +24,7 @@ from .accounts import SIGNED_OUT, AccountError, Accounts, SignedIn, clean_email
 from .history import History
 from .postbox import MailLimited, Postbox
 from .state import ServerState
-from .text import Password, Token, UserName
+from .text import Password, SignInName, Token, UserName
 
 COOKIE = "facedown_session"
 SessionId = Annotated[str, PathParam(min_length=1, max_length=32, pattern=r"^[0-9a-f]+$")]
@@ -42,7 +42,7 @@ class SignUp(BaseModel):
 
 
 class SignIn(BaseModel):
-    name: UserName
+    name: SignInName
     password: Password
     guest_tokens: GuestTokens = Field(
         default_factory=list,
@@ -309,14 +309,19 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         return Ended(ended=1)
 
     @app.post("/api/account/password", response_model=Ended)
-    async def change_password(body: ChangePassword, request: Request) -> Ended:
-        """Change the password; every other session of the account ends."""
+    async def change_password(body: ChangePassword, request: Request, response: Response) -> Ended:
+        """Change the password; every other session of the account ends, and this one is
+        replaced by a new session (a new cookie): the seat tokens every old session obtained
+        stop working.  ``ended`` counts the other sessions."""
         who = await _who(request)
         before = len(await _account(state).sessions(who))
         try:
-            await _account(state).change_password(who, body.current_password, body.new_password)
+            _, token = await _account(state).change_password(
+                who, body.current_password, body.new_password, _address(request)
+            )
         except AccountError as e:
             raise _http(e) from None
+        _set_cookie(request, response, token)
         return Ended(ended=max(before - 1, 0))
 
     @app.put("/api/account/email", response_model=EmailInfo)

@@ -5,15 +5,22 @@ in an HttpOnly cookie; the store keeps only its SHA-256, so a copy of the databa
 in.  Sessions can be listed and ended one by one or all at once; a password change ends every
 session but the one that made it.
 
-An account sits at tables with a player id of its own.  A guest who signs up (or signs in)
-sends the seat tokens their browser holds: the player ids those tokens name, when no account
-holds them yet, become the account's, and the first of them is the id the account sits with.
-So a guest's seats, tables and history are the account's from then on, and the old seat
-tokens keep working.
+An account sits at tables with a player id of its own, which no guest token ever named.  A guest
+who signs up (or signs in) sends the seat tokens their browser holds: the player ids those
+tokens name, when no account holds them yet, become the account's too.  So a guest's seats,
+tables and history are the account's from then on, and the old seat tokens keep working at the
+old tables (and only there: the account takes new seats with its own id).
+
+The seat tokens an account holder is given are bound to the session that obtained them and to
+one table (:meth:`Accounts.seat_holder`): a copied one opens neither the account's other tables
+nor anything once that session has ended.
 
 Sign-in answers a wrong password and an unknown name with the same refusal, after the same
-work (an argon2 verification against a dummy hash), and is limited per address and per folded
-name; sign-up is limited per address.
+work (an argon2 verification against a dummy hash), and is limited per address and per (folded
+name, address): someone who keeps trying a name from one address makes only that address wait,
+never the name's owner elsewhere.  Sign-up is limited per address.  When as many password hashes
+run and wait as :class:`~.passwords.PasswordCost` allows, a sign-up, sign-in or password change
+is refused at once with 429 ``rate_limited`` rather than queued.
 """
 
 from __future__ import annotations
@@ -25,9 +32,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..store.base import PlayerTaken, SessionRecord, Store, UserExists, UserRecord
-from .addresses import Limits
-from .auth import Tokens
-from .passwords import Passwords
+from .addresses import Limits, network_of
+from .auth import Guest, Tokens
+from .lookalikes import name_skeleton
+from .passwords import Passwords, PasswordsBusy
 from .postbox import BadAddress, single_mailbox
 from .text import escaped, name_key
 
@@ -48,6 +56,12 @@ class AccountError(Exception):
 
 BAD_CREDENTIALS = AccountError(401, "bad_credentials", "wrong user name or password")
 SIGNED_OUT = AccountError(401, "signed_out", "you are not signed in")
+BUSY = AccountError(429, "rate_limited", "the server is busy checking passwords: try again soon")
+
+
+def signin_key(name_key: str, address: str) -> str:
+    """The sign-in bucket of one folded name tried from one address (or IPv6 /64)."""
+    return f"{network_of(address)} {name_key}"
 
 
 @dataclass(frozen=True)
@@ -88,19 +102,24 @@ class Accounts:
     async def sign_up(
         self, name: str, password: str, guest_tokens: Sequence[str], agent: str, address: str
     ) -> tuple[SignedIn, str]:
-        """A new account (holding the guests' player ids) and its first session and token."""
+        """A new account (holding the guests' player ids, sitting with a new id of its own) and
+        its first session and token."""
         if not self.limits.signups.allow(address):
             raise AccountError(429, "rate_limited", "too many accounts made from your address")
-        key = name_key(name)
+        key, looks = name_key(name), name_skeleton(name)
         if await self.store.find_user(key) is not None:
             raise _name_taken()
+        if await self.store.find_lookalike(looks) is not None:
+            raise _name_taken("an account with a name that looks the same exists: pick another")
         free = await self._free_guest_ids(guest_tokens)
-        password_hash = await self.passwords.hash(password)
+        password_hash = await self._hash(password)
         at = self.now()
-        player = free[0] if free else secrets.token_hex(8)
-        user = UserRecord(secrets.token_hex(12), name, key, password_hash, player, at, at)
+        player = secrets.token_hex(8)  # never a guest's: their tokens would open its new tables
+        user = UserRecord(
+            secrets.token_hex(12), name, key, password_hash, player, at, at, name_skeleton=looks
+        )
         try:
-            await self.store.create_user(user, free[1:])
+            await self.store.create_user(user, free)
         except PlayerTaken:  # taken since we looked: the account sits with an id of its own
             user = replace(user, player_id=secrets.token_hex(8))
             await self._create(user, ())
@@ -120,23 +139,37 @@ class Accounts:
         """A new session for the account, when the password is right; the guests' player ids
         that no account holds become the account's too."""
         key = name_key(name)
-        # Both buckets are charged on every attempt, known name or not, right or wrong.
-        by_address = self.limits.signins.allow(address)
-        by_account = self.limits.account_signins.allow(key)
-        if not (by_address and by_account):
+        # Both buckets are charged on every attempt, known name or not, right or wrong.  Neither
+        # is the name's alone: an attacker hammering a name from one address exhausts that
+        # address's buckets, and the owner signs in from their own at once.
+        by_address = self.limits.signins.allow(network_of(address))
+        by_name = self.limits.account_signins.allow(signin_key(key, address))
+        if not (by_address and by_name):
             raise AccountError(429, "rate_limited", "too many sign-in attempts: try again later")
         user = await self.store.find_user(key)
-        right = await self.passwords.verify(user.password_hash if user else None, password)
+        right = await self._verify(user.password_hash if user else None, password)
         if user is None or not right:  # verify did the same work either way
             raise BAD_CREDENTIALS
         if self.passwords.needs_rehash(user.password_hash):
-            rehashed = await self.passwords.hash(password)
+            rehashed = await self._hash(password)
             await self.store.set_password(user.id, rehashed, self.now(), end_sessions=False)
             user = replace(user, password_hash=rehashed)
         free = await self._free_guest_ids(guest_tokens)
         if free:
             await self.store.link_players(user.id, free, self.now())
         return await self._new_session(user, agent)
+
+    async def _hash(self, password: str) -> str:
+        try:
+            return await self.passwords.hash(password)
+        except PasswordsBusy:
+            raise BUSY from None
+
+    async def _verify(self, stored: str | None, password: str) -> bool:
+        try:
+            return await self.passwords.verify(stored, password)
+        except PasswordsBusy:
+            raise BUSY from None
 
     async def _free_guest_ids(self, guest_tokens: Sequence[str]) -> list[str]:
         """The player ids the valid seat tokens name that no account holds, in token order."""
@@ -194,16 +227,56 @@ class Accounts:
     async def sign_out_everywhere(self, who: SignedIn) -> int:
         return await self.store.delete_sessions(who.user.id)
 
-    async def change_password(self, who: SignedIn, current: str, new: str) -> None:
-        """Replace the password (the current one must be right); every other session ends."""
-        key = who.user.name_key
-        if not self.limits.account_signins.allow(key):
+    async def change_password(
+        self, who: SignedIn, current: str, new: str, address: str
+    ) -> tuple[SignedIn, str]:
+        """Replace the password (the current one must be right).  Every session ends, this one
+        too, and with them every seat token they obtained; the browser that made the change
+        gets a new session (and token) in place of its own."""
+        if not self.limits.account_signins.allow(signin_key(who.user.name_key, address)):
             raise AccountError(429, "rate_limited", "too many password attempts: try again later")
         user = await self.store.get_user(who.user.id)
-        if user is None or not await self.passwords.verify(user.password_hash, current):
+        if user is None or not await self._verify(user.password_hash, current):
             raise AccountError(403, "bad_password", "the current password is not right")
-        new_hash = await self.passwords.hash(new)
-        await self.store.set_password(user.id, new_hash, self.now(), keep_session=who.session.id)
+        new_hash = await self._hash(new)
+        await self.store.set_password(user.id, new_hash, self.now())
+        return await self._new_session(replace(user, password_hash=new_hash), who.session.agent)
+
+    # ------------------------------------------------------------------ seat tokens
+    def seat_token(self, who: SignedIn, name: str, player_id: str, table_id: str) -> str:
+        """A seat token for the account's ``player_id`` at one table, bound to this session."""
+        _, token = self.tokens.issue(name, player_id, session=who.session.id, table=table_id)
+        return token
+
+    async def seat_holder(self, token: str | None, table_id: str | None) -> Guest | None:
+        """Who a seat token names, when it may be used at the table ``table_id`` (None: for a
+        new seat, as the bearer of a guest's identity); None when it may not.
+
+        A guest's token (bound to nothing) is valid as long as :meth:`Tokens.check` says so;
+        once its player id is an account's, only at the tables that id already sits at (never
+        for a new seat), and not at all when it is the id the account sits with.  An account
+        holder's token is valid only at the table it names and while the session that obtained
+        it lives: a password change, "sign out everywhere" and ending that session revoke it."""
+        guest = self.tokens.check(token)
+        if guest is None:
+            return None
+        owner = await self.store.owner_of_player(guest.player_id)
+        if not guest.bound:
+            if owner is None:
+                return guest
+            if table_id is None:  # a new seat with an account's id is the account's to take
+                return None
+            user = await self.store.get_user(owner)
+            # A guest's id taken into an account still opens the guest's old tables; the id
+            # the account sits with at new ones (its own) only through tokens bound to a session
+            # (an account made before this rule may sit with an id a guest token named).
+            return guest if user is not None and user.player_id != guest.player_id else None
+        if owner is None or table_id is None or guest.table != table_id:
+            return None
+        now = self.now()
+        sessions = await self.store.user_sessions(owner)
+        live = any(s.id == guest.session and s.expires_at > now for s in sessions)
+        return guest if live else None
 
     # ------------------------------------------------------------------ e-mail
     async def set_email(self, who: SignedIn, email: str | None) -> str | None:
@@ -229,5 +302,7 @@ def clean_email(email: str | None) -> str | None:
         raise AccountError(422, "bad_email", str(e)) from None
 
 
-def _name_taken() -> AccountError:
-    return AccountError(409, "name_taken", "an account with this name exists: pick another")
+def _name_taken(
+    message: str = "an account with this name (or one that looks the same) exists: pick another",
+) -> AccountError:
+    return AccountError(409, "name_taken", message)

@@ -50,8 +50,9 @@ class ClientLimits:
     open_connections: int = 32
     spectators: int = 50  # spectators per table
     spectator_idle: float = 600.0  # seconds a spectator may send nothing (pings count) before close
-    # Accounts (server/accounts.py): sign-in attempts per address and per account name (known
-    # or not: an unknown name is limited like a real one), and accounts made per address.
+    # Accounts (server/accounts.py): sign-in attempts per address (an IPv6 address counted as
+    # its /64) and per account name from one address (known or not: an unknown name is limited
+    # like a real one), and accounts made per address.
     signins: Rate = Rate(1 / 10, 20)
     account_signins: Rate = Rate(1 / 60, 10)
     signups: Rate = Rate(1 / 120, 5)
@@ -181,7 +182,7 @@ class Limits:
         self.replays = AddressLimiter(limits.replays, now)
         self.frames = AddressLimiter(limits.frames, now)
         self.signins = AddressLimiter(limits.signins, now)
-        self.account_signins = AddressLimiter(limits.account_signins, now)  # by folded name
+        self.account_signins = AddressLimiter(limits.account_signins, now)  # by address and name
         self.signups = AddressLimiter(limits.signups, now)
         self.boards = AddressLimiter(limits.boards, now)
         self.board_edits = AddressLimiter(limits.board_edits, now)
@@ -215,3 +216,18 @@ class Limits:
             self.spectators[table_id] = left
         else:
             self.spectators.pop(table_id, None)
+
+
+def network_of(address: str) -> str:
+    """What an address is counted as where one holder of many addresses must not get many
+    buckets (sign-in): an IPv6 address as its /64 (what one subscriber usually gets), any other
+    address as itself."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)

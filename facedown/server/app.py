@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -18,7 +19,7 @@ from ..bots import Bot, make_bot
 from ..engine import PRESETS
 from ..store.base import Store, StoreError
 from .account_routes import SIGNED_OUT_HTTP, account_routes, signed_in
-from .accounts import Accounts
+from .accounts import Accounts, SignedIn
 from .apidocs import api_docs_page
 from .auth import Tokens
 from .clock import Clock, SystemClock
@@ -318,15 +319,14 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         refuse_test_hooks(settings.test_hooks, body.seed, body.deal)
         account = await signed_in(state, request)
         if account is not None:  # a signed-in player sits with the account's player id
-            player: str | None = account.user.player_id
+            player = account.user.player_id
         else:
-            guest = state.guest_from(authorization)
-            player = guest.player_id if guest else None
-        guest, token = tokens.issue(body.name, player)
+            guest = await state.guest_from(authorization)
+            player = guest.player_id if guest else secrets.token_hex(8)
         try:
             settings_ = _table_settings(body)
             table = await state.lobby().create(
-                guest.player_id,
+                player,
                 body.name,
                 body.preset,
                 body.options,
@@ -340,6 +340,7 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
             status = 422 if e.code in _UNPROCESSABLE else 400
             raise HTTPException(status, {"code": e.code, "message": e.message}) from None
         code = table.record.code
+        token = _seat_token(account, body.name, player, table.record.id)
         return Seated(
             code=code, link=state.link(code), token=token, seat=0, table=table.table_info()
         )
@@ -357,9 +358,9 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
         if not state.limits.joins.allow(address):
             raise _rate_limited("too many joins from your address: try again later")
         table = await _find(code, address)
-        guest, token = tokens.issue(body.name, await _player_at(table, request, authorization))
+        account, player = await _player_at(table, request, authorization)
         try:
-            seat, info = await state.join(table, guest.player_id, body.name)
+            seat, info = await state.join(table, player, body.name)
         except TableError as e:
             status = _FIND_STATUS.get(e.code, 409)
             raise HTTPException(status, {"code": e.code, "message": e.message}) from None
@@ -367,6 +368,7 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
             message = "the seat could not be saved: try again"
             raise HTTPException(503, {"code": "store_unavailable", "message": message}) from None
         c = table.code
+        token = _seat_token(account, body.name, player, table.id)
         return Seated(code=c, link=state.link(c), token=token, seat=seat, table=info)
 
     @app.get("/api/tables/{code}/seat", response_model=Seated)
@@ -384,7 +386,7 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
             raise HTTPException(404, {"code": "no_seat", "message": message})
         seat = table.seat_of(held)
         name = next(s.name for s in table.record.seats if s.seat == seat)
-        _, token = tokens.issue(name, held)
+        token = state.accounts_().seat_token(account, name, held, table.record.id)
         c = table.record.code
         info, _ = await _at(state.table_info(table))  # from its owner, in a cluster
         return Seated(code=c, link=state.link(c), token=token, seat=seat, table=info)
@@ -392,8 +394,11 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
     @app.post("/api/session/rotate", response_model=Session)
     async def rotate_session(authorization: str | None = BEARER) -> Session:
         """A fresh session token for the one in ``Authorization: Bearer``, which stops working
-        (as does every token issued to that guest before), say after a link was shared."""
-        rotated = tokens.rotation(state.bearer(authorization))
+        (as does every token issued to that guest before), say after a link was shared.  An
+        account holder's token is renewed only while the session that obtained it lives."""
+        presented = tokens.check(state.bearer(authorization))
+        held = presented and await state.guest_from(authorization, presented.table)
+        rotated = tokens.rotation(state.bearer(authorization)) if held else None
         if rotated is None:
             message = "send a valid session token as Authorization: Bearer <token>"
             raise HTTPException(401, {"code": "bad_token", "message": message})
@@ -409,15 +414,32 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
 
     async def _player_at(
         table: AnyTable, request: Request, authorization: str | None
-    ) -> str | None:
+    ) -> tuple[SignedIn | None, str]:
         """Who sits down: the account (with the id it already holds a seat with, if any),
-        else the guest of the bearer token, else a new guest (None)."""
+        else the guest of the bearer token, else a new guest."""
         account = await signed_in(state, request)
         if account is None:
-            guest = state.guest_from(authorization)
-            return guest.player_id if guest else None
+            return None, await _guest_at(table, authorization)
         ids = await state.accounts_().player_ids(account)
-        return next((p for p in ids if table.seat_of(p) is not None), ids[0])
+        return account, next((p for p in ids if table.seat_of(p) is not None), ids[0])
+
+    async def _guest_at(table: AnyTable, authorization: str | None) -> str:
+        """The guest's player id for a join: the bearer's, when their token may take a new seat
+        or names their seat at this table (a guest's id an account has taken in: only its old
+        seats); else a new guest's.  A token bound to a session is not a guest's identity."""
+        guest = await state.guest_from(authorization, table.id)
+        if guest is not None and not guest.bound:
+            if table.seat_of(guest.player_id) is not None:
+                return guest.player_id
+            if await state.guest_from(authorization) is not None:
+                return guest.player_id
+        return secrets.token_hex(8)
+
+    def _seat_token(account: SignedIn | None, name: str, player: str, table_id: str) -> str:
+        """A guest's seat token, or an account holder's bound to their session and the table."""
+        if account is not None:
+            return state.accounts_().seat_token(account, name, player, table_id)
+        return tokens.issue(name, player)[1]
 
     async def _find(code: str, address: str) -> AnyTable:
         return await _at(state.find(code, address))

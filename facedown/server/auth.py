@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from itsdangerous import BadSignature, URLSafeSerializer
 
@@ -29,6 +29,14 @@ class Guest:
     player_id: str
     name: str
     issued: float = 0.0  # unix time the token naming this guest was issued
+    # An account holder's token is bound to the account session that obtained it and to one
+    # table (docs/accounts.md, "Seat tokens of an account"); a guest's has neither.
+    session: str | None = None
+    table: str | None = None
+
+    @property
+    def bound(self) -> bool:
+        return self.session is not None
 
     def expires(self, lifetime: float) -> float:
         return self.issued + lifetime
@@ -48,26 +56,41 @@ class Tokens:
         self._clock = clock
         self._valid_from: dict[str, int] = {}  # player id -> earliest issue (ms) still valid
 
-    def issue(self, name: str, player_id: str | None = None) -> tuple[Guest, str]:
+    def issue(
+        self,
+        name: str,
+        player_id: str | None = None,
+        *,
+        session: str | None = None,
+        table: str | None = None,
+    ) -> tuple[Guest, str]:
+        """A token for the player (a new guest when ``player_id`` is None); an account
+        holder's names the account ``session`` it is issued to and the ``table`` it seats."""
+        if (session is None) != (table is None):
+            raise ValueError("a token is bound to both a session and a table, or to neither")
         player = player_id or secrets.token_hex(8)
-        return self._issue(player, name, int(self._clock() * 1000))
+        return self._issue(Guest(player, name, 0.0, session, table), int(self._clock() * 1000))
 
-    def _issue(self, player: str, name: str, issued_ms: int) -> tuple[Guest, str]:
-        token = str(self._signer.dumps({"p": player, "n": name, "t": issued_ms}))
-        return Guest(player, name, issued_ms / 1000), token
+    def _issue(self, guest: Guest, issued_ms: int) -> tuple[Guest, str]:
+        data: dict[str, object] = {"p": guest.player_id, "n": guest.name, "t": issued_ms}
+        if guest.session is not None:
+            data["s"] = guest.session
+            data["b"] = guest.table
+        token = str(self._signer.dumps(data))
+        return replace(guest, issued=issued_ms / 1000), token
 
     def check(self, token: str | None) -> Guest | None:
         """The guest a token names, or None when it is missing, forged, malformed, expired or
         rotated away."""
-        read = self._read(token)
-        if read is None:
+        guest = self._read(token)
+        if guest is None:
             return None
-        player, name, issued_ms = read
-        if issued_ms / 1000 + self.lifetime < self._clock():
+        issued_ms = round(guest.issued * 1000)
+        if guest.issued + self.lifetime < self._clock():
             return None
-        if issued_ms < self._valid_from.get(player, 0):
+        if issued_ms < self._valid_from.get(guest.player_id, 0):
             return None
-        return Guest(player, name, issued_ms / 1000)
+        return guest
 
     def rotate(self, token: str | None) -> tuple[Guest, str] | None:
         """A fresh token for the guest ``token`` names, and every earlier token of that guest
@@ -88,7 +111,7 @@ class Tokens:
             return None
         # Issued strictly later than the token it replaces, even within one millisecond.
         issued_ms = max(int(self._clock() * 1000), int(guest.issued * 1000) + 1)
-        return self._issue(guest.player_id, guest.name, issued_ms)
+        return self._issue(guest, issued_ms)  # bound to the same session and table
 
     def refuse_before(self, player_id: str, issued_ms: int) -> None:
         """Tokens of ``player_id`` issued before ``issued_ms`` are no longer valid."""
@@ -99,8 +122,8 @@ class Tokens:
         for player_id, issued_ms in floors.items():
             self.refuse_before(player_id, issued_ms)
 
-    def _read(self, token: str | None) -> tuple[str, str, int] | None:
-        """The player id, name and issue time (ms) a well-signed token holds."""
+    def _read(self, token: str | None) -> Guest | None:
+        """The guest a well-signed token names (its issue time in ms exact in ``issued``)."""
         if not token:
             return None
         try:
@@ -112,4 +135,7 @@ class Tokens:
         issued = data.get("t")
         if not isinstance(issued, int) or isinstance(issued, bool):
             return None  # a token from before tokens expired: it never would, so it is refused
-        return data["p"], str(data.get("n", "")), issued
+        session, table = data.get("s"), data.get("b")
+        if session is not None and not (isinstance(session, str) and isinstance(table, str)):
+            return None
+        return Guest(data["p"], str(data.get("n", "")), issued / 1000, session, table)

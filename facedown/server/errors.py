@@ -34,7 +34,10 @@ SERVER_CODES: dict[str, str] = {
     "table_full": "every seat is taken",
     "table_started": "the match started: seats are taken in the lobby only",
     "too_many_spectators": "the table has as many spectators as it allows",
-    "bad_token": "the session token is not valid (forged, expired, rotated away, old format)",
+    "bad_token": (
+        "the session token is not valid (forged, expired, rotated away, old format; an"
+        " account's: its session ended, or another table's)"
+    ),
     "not_host": "only the host may do this",
     "not_seated": "a spectator may not act",
     "host_seat": "the host's own seat cannot be removed",

@@ -1,21 +1,27 @@
 """Password hashes: argon2id through argon2-cffi, off the event loop, with a bounded appetite.
 
 A hash costs ``memory_kib`` of memory and ``time_cost`` passes over it, so at most ``parallel``
-hashes run at a time (in threads: argon2-cffi releases the GIL while it hashes) and everything
-else waits its turn.  Checking a password against an account that does not exist verifies it
-against a dummy hash made with the same parameters: the answer and the work are the same as
-for a wrong password.  A stored hash whose parameters differ from today's is reported by
-:meth:`Passwords.needs_rehash`, and redone at the next successful sign-in.
+hashes run at a time (in threads: argon2-cffi releases the GIL while it hashes) and at most
+``waiting`` more wait their turn: beyond that a hash or a check is refused at once with
+:class:`PasswordsBusy` (the server answers 429), since a quick refusal serves an honest user
+better than a wait behind hundreds of others.  Checking a password against an account that does
+not exist verifies it against a dummy hash made with the same parameters: the answer and the
+work are the same as for a wrong password.  A stored hash whose parameters differ from today's
+is reported by :meth:`Passwords.needs_rehash`, and redone at the next successful sign-in.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,11 @@ class PasswordCost:
     memory_kib: int = 64 * 1024
     parallelism: int = 4
     parallel: int = 2  # hashes computed at the same time, at most
+    waiting: int = 16  # hashes that may wait for one of those; more are refused (PasswordsBusy)
+
+
+class PasswordsBusy(Exception):
+    """As many hashes run and wait as may: this one is refused without waiting."""
 
 
 class Passwords:
@@ -38,11 +49,28 @@ class Passwords:
             type=Type.ID,
         )
         self._slots = asyncio.Semaphore(cost.parallel)
+        self._pending = 0  # hashes running or waiting for a slot
         self._dummy: str | None = None
 
+    async def _run(self, work: Callable[..., T], *args: str) -> T:
+        """``work(*args)`` in a worker thread once a slot is free; PasswordsBusy at once when
+        ``parallel`` run and ``waiting`` wait already."""
+        if self._pending >= self.cost.parallel + self.cost.waiting:
+            raise PasswordsBusy("too many password hashes at once")
+        self._pending += 1
+        try:
+            async with self._slots:
+                return await asyncio.to_thread(work, *args)
+        finally:
+            self._pending -= 1
+
+    @property
+    def pending(self) -> int:
+        """Hashes running or waiting now."""
+        return self._pending
+
     async def hash(self, password: str) -> str:
-        async with self._slots:
-            return await asyncio.to_thread(self._hasher.hash, password)
+        return await self._run(self._hasher.hash, password)
 
     async def verify(self, stored: str | None, password: str) -> bool:
         """Whether ``password`` matches ``stored``; with ``stored`` None (no such account) the
@@ -57,8 +85,7 @@ class Passwords:
         return await self._check(stored, password)
 
     async def _check(self, stored: str, password: str) -> bool:
-        async with self._slots:
-            return await asyncio.to_thread(self._matches, stored, password)
+        return await self._run(self._matches, stored, password)
 
     def _matches(self, stored: str, password: str) -> bool:
         try:

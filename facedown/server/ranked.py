@@ -222,9 +222,16 @@ class Ranked:
         return found
 
     async def join(
-        self, user: UserRecord, preset: str, players: int, hooks: Mapping[str, Any] | None = None
+        self,
+        user: UserRecord,
+        preset: str,
+        players: int,
+        hooks: Mapping[str, Any] | None = None,
+        *,
+        session: str,
     ) -> Status:
-        """The account waits in the queue (leaving any other); its status."""
+        """The account waits in the queue (leaving any other); its status (a seat token in it
+        is bound to the account's ``session``)."""
         queue = self.queue(preset, players)
         old_enough = user.created_at + self.config.min_account_age
         if self.clock.now() < old_enough:
@@ -236,20 +243,21 @@ class Ranked:
             raise RankedError("account_too_new", message, 403)
         if hooks:
             self._stacked[user.id] = self._checked_hooks(queue, hooks)
-        if await self._playing(user) is not None:
+        if await self._playing(user, session) is not None:
             message = "you are in a ranked match: finish it before queueing again"
             raise RankedError("in_ranked_match", message, 409)
         await self.store.enqueue(user.id, queue.name, self.clock.now())
-        return await self.status(user)
+        return await self.status(user, session=session)
 
     async def leave(self, user: UserRecord) -> None:
         await self.store.dequeue(user.id)
         self._stacked.pop(user.id, None)
 
-    async def status(self, user: UserRecord) -> Status:
-        """Where the account is: playing a ranked match, waiting in a queue, or neither.  A
-        waiting player's asking is what keeps them in the queue."""
-        playing = await self._playing(user)
+    async def status(self, user: UserRecord, *, session: str) -> Status:
+        """Where the account is: playing a ranked match (with a seat token bound to the
+        account's ``session``), waiting in a queue, or neither.  A waiting player's asking is
+        what keeps them in the queue."""
+        playing = await self._playing(user, session)
         if playing is not None:
             return playing
         entry = await self.store.queue_entry(user.id)
@@ -257,7 +265,7 @@ class Ranked:
             # A match may have been made between the two reads (in one transaction it takes the
             # player out of the queue and stores the match): look again, or the player would
             # be told they wait nowhere.
-            return await self._playing(user)
+            return await self._playing(user, session)
         if entry.queue not in self.queues:
             return None
         now = self.clock.now()
@@ -279,7 +287,7 @@ class Ranked:
             waiting=counts.get(entry.queue, 0),
         )
 
-    async def _playing(self, user: UserRecord) -> Matched | None:
+    async def _playing(self, user: UserRecord, session: str) -> Matched | None:
         """The account's ranked match being played, if any (the newest)."""
         for match in reversed(await self.store.unrated_matches(user.id)):
             table = self.lobby.tables.get(match.table_id)
@@ -291,7 +299,9 @@ class Ranked:
             if record is None or record.status not in ("lobby", "playing"):
                 continue
             seat = next(s.seat for s in match.seats if s.user_id == user.id)
-            _, token = self.tokens.issue(user.name, user.player_id)
+            _, token = self.tokens.issue(
+                user.name, user.player_id, session=session, table=match.table_id
+            )
             queue = self.queues.get(match.queue) or Queue(match.queue, record.preset, 0)
             return Matched(queue, match.table_id, record.code, seat, token)
         return None

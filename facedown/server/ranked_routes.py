@@ -115,12 +115,13 @@ TableCodeParam = Annotated[str, PathParam(max_length=16, pattern=CODE_PATTERN)]
 
 
 def ranked_routes(app: FastAPI, state: ServerState) -> None:
-    async def _user(request: Request) -> UserRecord:
+    async def _user(request: Request) -> tuple[UserRecord, str]:
+        """The signed-in account and its session's id (seat tokens are bound to it)."""
         who = await signed_in(state, request)
         if who is None:
             message = "ranked play needs an account: sign in or make one first"
             raise HTTPException(401, {"code": "account_required", "message": message})
-        return who.user
+        return who.user, who.session.id
 
     @app.get("/api/ranked/queues", response_model=Queues)
     async def queues() -> Queues:
@@ -142,16 +143,21 @@ def ranked_routes(app: FastAPI, state: ServerState) -> None:
     @app.get("/api/ranked/queue", response_model=QueueStatus)
     async def status(request: Request) -> QueueStatus:
         """Where you are: waiting (asking is what keeps you in the queue), matched, or idle."""
-        return _status(await state.ranked_().status(await _user(request)))
+        user, session = await _user(request)
+        return _status(await state.ranked_().status(user, session=session))
 
     @app.post("/api/ranked/queue", response_model=QueueStatus)
     async def join(body: JoinQueue, request: Request) -> QueueStatus:
         """Wait in a queue (leaving any other).  Signed-in accounts only."""
-        user = await _user(request)
+        user, session = await _user(request)
         hooks = {"seed": body.seed, "deal": body.deal}
         try:
             joined = await state.ranked_().join(
-                user, body.preset, body.players, hooks if any(hooks.values()) else None
+                user,
+                body.preset,
+                body.players,
+                hooks if any(hooks.values()) else None,
+                session=session,
             )
         except RankedError as e:
             raise HTTPException(e.status, {"code": e.code, "message": e.message}) from None
@@ -161,9 +167,9 @@ def ranked_routes(app: FastAPI, state: ServerState) -> None:
     async def leave(request: Request) -> QueueStatus:
         """Leave the queue (a match already made is not left this way)."""
         ranked = state.ranked_()
-        user = await _user(request)
+        user, session = await _user(request)
         await ranked.leave(user)
-        return _status(await ranked.status(user))
+        return _status(await ranked.status(user, session=session))
 
     @app.get("/api/ranked/leaderboard/{queue}", response_model=Leaderboard)
     async def leaderboard(

@@ -168,7 +168,7 @@ class Replays:
         """A player of the table: by their table token, or signed in to an account that holds
         one of the table's seated player ids (a history link opened on another device)."""
         seated = {s.player_id for s in record.seats if s.kind == "human" and s.player_id}
-        guest = self.state.guest_from(authorization)
+        guest = await self.state.guest_from(authorization, record.id)
         if guest is not None:
             held = {guest.player_id}
         else:

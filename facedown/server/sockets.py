@@ -217,7 +217,8 @@ async def _hello(state: ServerState, conn: Peer, msg: P.Hello) -> None:
         raise TableError("already_hello", "this connection is already at a table")
     lobby = state.lobby()
     found = await state.find(msg.table, conn.address)
-    guest = state.tokens.check(msg.token)
+    # An account holder's token only at its own table, and only while its session lives.
+    guest = await state.accounts_().seat_holder(msg.token, found.record.id)
     if msg.token and guest is None:
         raise TableError("bad_token", "the session token is not valid")
     if isinstance(found, Elsewhere):

@@ -104,9 +104,13 @@ class ServerState:
             return authorization[7:].strip()
         return None
 
-    def guest_from(self, authorization: str | None) -> Guest | None:
-        """The guest of an ``Authorization: Bearer <token>`` header, if valid."""
-        return self.tokens.check(self.bearer(authorization))
+    async def guest_from(
+        self, authorization: str | None, table_id: str | None = None
+    ) -> Guest | None:
+        """The holder of an ``Authorization: Bearer <token>`` header, if its token may be used
+        at the table ``table_id`` (None: as a guest's identity for a new seat); see
+        :meth:`Accounts.seat_holder`."""
+        return await self.accounts_().seat_holder(self.bearer(authorization), table_id)
 
     def link(self, code: str) -> str:
         return f"{self.settings.public_url}/t/{code}"

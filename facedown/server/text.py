@@ -76,16 +76,60 @@ ActionId = Annotated[str, Field(min_length=1, max_length=64, pattern=_VISIBLE_AS
 Token = Annotated[str, Field(min_length=1, max_length=512, pattern=_VISIBLE_ASCII)]
 
 
-# Accounts: a user name is user text of USER_NAME_MIN to USER_NAME_LENGTH characters, and two
-# names that fold to the same key (case, compatibility forms, runs of spaces) name one account.
+# Accounts: a user name is user text of USER_NAME_MIN to USER_NAME_LENGTH characters in NFKC,
+# with nothing invisible, and two names that fold to the same key (case, compatibility forms,
+# runs of spaces) name one account; names that merely look alike: server/lookalikes.py.
 USER_NAME_MIN = 3
 USER_NAME_LENGTH = 24
 PASSWORD_MIN = 8
 PASSWORD_LENGTH = 128
 
 
+# Characters that show nothing (Unicode's Default_Ignorable_Code_Point, and the blanks that
+# are letters or symbols): a name holding one looks like the name without it.
+_INVISIBLE = (
+    (0x00AD, 0x00AD),  # soft hyphen
+    (0x034F, 0x034F),  # combining grapheme joiner
+    (0x061C, 0x061C),  # Arabic letter mark
+    (0x115F, 0x1160),  # Hangul fillers
+    (0x17B4, 0x17B5),  # Khmer inherent vowels
+    (0x180B, 0x180F),  # Mongolian variation selectors and vowel separator
+    (0x200B, 0x200F),  # zero-width space, non-joiner, joiner; direction marks
+    (0x202A, 0x202E),  # bidi embeddings and overrides
+    (0x2060, 0x206F),  # word joiner, invisible operators, bidi isolates
+    (0x2800, 0x2800),  # braille pattern blank
+    (0x3164, 0x3164),  # Hangul filler
+    (0xFE00, 0xFE0F),  # variation selectors
+    (0xFEFF, 0xFEFF),  # zero-width no-break space
+    (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
+    (0x1BCA0, 0x1BCA3),  # shorthand format controls
+    (0x1D173, 0x1D17A),  # musical symbol format controls
+    (0xE0000, 0xE0FFF),  # tags and variation selectors supplement
+)
+
+
+def invisible_character(text: str) -> str | None:
+    """The first character of ``text`` that shows nothing, described; else None."""
+    for c in text:
+        if any(low <= ord(c) <= high for low, high in _INVISIBLE):
+            name = unicodedata.name(c, "")
+            return f"U+{ord(c):04X}" + (f" {name}" if name else "")
+    return None
+
+
 def _user_name(text: str) -> str:
-    text = " ".join(clean(text, USER_NAME_LENGTH).split())
+    """An account's name: user text (:func:`clean`), then NFKC (so that ``ﬁ`` and ``fi``, or
+    full-width and plain letters, are written one way), with no character that shows nothing
+    (zero-width ones included, which other user text may hold) and single spaces."""
+    invisible = invisible_character(text)
+    if invisible is not None:
+        raise ValueError(f"invisible characters are not allowed in a name (found {invisible})")
+    text = " ".join(unicodedata.normalize("NFKC", clean(text, USER_NAME_LENGTH * 2)).split())
+    invisible = invisible_character(text)  # none should appear, but NFKC is checked too
+    if invisible is not None:
+        raise ValueError(f"invisible characters are not allowed in a name (found {invisible})")
+    if len(text) > USER_NAME_LENGTH:
+        raise ValueError(f"must be at most {USER_NAME_LENGTH} characters")
     if len(text) < USER_NAME_MIN:
         raise ValueError(f"must be at least {USER_NAME_MIN} characters")
     return text
@@ -104,10 +148,23 @@ def _password(text: str) -> str:
     return text
 
 
+def _sign_in_name(text: str) -> str:
+    # Only looked up (by its folded key): an account named under the rules of before (NFC, the
+    # joiners allowed) must still be able to sign in.
+    text = " ".join(clean(text, USER_NAME_LENGTH * 2).split())
+    if len(text) < USER_NAME_MIN:
+        raise ValueError(f"must be at least {USER_NAME_MIN} characters")
+    return text
+
+
 UserName = Annotated[
     str, Field(min_length=1, max_length=USER_NAME_LENGTH * 4), AfterValidator(_user_name)
 ]
-"""An account's name (see :func:`clean`; inner runs of spaces become one)."""
+"""A new account's name (see :func:`_user_name`: NFKC, nothing invisible, single spaces)."""
+SignInName = Annotated[
+    str, Field(min_length=1, max_length=USER_NAME_LENGTH * 4), AfterValidator(_sign_in_name)
+]
+"""The name an account signs in with: user text, single spaces (compared folded)."""
 Password = Annotated[
     str, Field(min_length=1, max_length=PASSWORD_LENGTH * 4), AfterValidator(_password)
 ]

@@ -147,13 +147,15 @@ class UserRecord:
     """An account.  ``password_hash`` is an argon2 hash; it never leaves the server."""
 
     id: str
-    name: str  # as the player wrote it (NFC)
+    name: str  # as the player wrote it (NFKC since revision 0011, NFC before)
     name_key: str  # the name folded for comparison: unique
     password_hash: str
     player_id: str  # the player id the account sits with at new tables
     created_at: float = 0.0
     updated_at: float = 0.0
     email: str | None = None  # where turn e-mails go (revision 0007); only its owner sees it
+    # What the name looks like (revision 0011, server/lookalikes.py): no two accounts share one.
+    name_skeleton: str | None = None
 
 
 @dataclass(frozen=True)
@@ -342,13 +344,17 @@ class Store(Protocol):
         """Insert an account holding ``user.player_id`` and each of ``guest_ids`` not held by
         another account yet (those are skipped), in one transaction.
 
-        Raise UserExists when the id or ``name_key`` is taken, and PlayerTaken when
-        ``user.player_id`` belongs to another account; nothing is written then."""
+        Raise UserExists when the id, ``name_key`` or ``name_skeleton`` is taken, and
+        PlayerTaken when ``user.player_id`` belongs to another account; nothing is written
+        then."""
 
     async def get_user(self, user_id: str) -> UserRecord | None: ...
 
     async def find_user(self, name_key: str) -> UserRecord | None:
         """The account whose folded name is ``name_key``."""
+
+    async def find_lookalike(self, name_skeleton: str) -> UserRecord | None:
+        """The account whose name has this skeleton (looks the same), if any."""
 
     async def owner_of_player(self, player_id: str) -> str | None:
         """The id of the account holding ``player_id``, if any."""

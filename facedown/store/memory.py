@@ -48,6 +48,7 @@ class MemoryStore(MailMemory, RankedMemory):
         self._logs: dict[str, dict[int, LogEntry]] = {}
         self._users: dict[str, UserRecord] = {}
         self._names: dict[str, str] = {}  # name_key -> user id
+        self._skeletons: dict[str, str] = {}  # name_skeleton -> user id
         self._players: dict[str, str] = {}  # player id -> user id (in link order)
         self._sessions: dict[str, SessionRecord] = {}
         self._floors: dict[str, int] = {}  # player id -> earliest token issue (ms) valid
@@ -224,10 +225,14 @@ class MemoryStore(MailMemory, RankedMemory):
         self._check_open()
         if user.id in self._users or user.name_key in self._names:
             raise UserExists(f"an account named {user.name!r} already exists")
+        if user.name_skeleton is not None and user.name_skeleton in self._skeletons:
+            raise UserExists(f"an account whose name looks like {user.name!r} already exists")
         if user.player_id in self._players:
             raise PlayerTaken(f"player {user.player_id!r} belongs to another account")
         self._users[user.id] = user
         self._names[user.name_key] = user.id
+        if user.name_skeleton is not None:
+            self._skeletons[user.name_skeleton] = user.id
         for player in (user.player_id, *guest_ids):
             self._players.setdefault(player, user.id)
 
@@ -238,6 +243,11 @@ class MemoryStore(MailMemory, RankedMemory):
     async def find_user(self, name_key: str) -> UserRecord | None:
         self._check_open()
         user_id = self._names.get(name_key)
+        return None if user_id is None else self._users[user_id]
+
+    async def find_lookalike(self, name_skeleton: str) -> UserRecord | None:
+        self._check_open()
+        user_id = self._skeletons.get(name_skeleton)
         return None if user_id is None else self._users[user_id]
 
     async def owner_of_player(self, player_id: str) -> str | None:

@@ -378,6 +378,12 @@ class SqlStore(MailSql, RankedSql):
             row = await session.scalar(select(UserRow).where(UserRow.name_key == name_key))
             return None if row is None else accounts.user_record(row)
 
+    async def find_lookalike(self, name_skeleton: str) -> UserRecord | None:
+        query = select(UserRow).where(UserRow.name_skeleton == name_skeleton)
+        async with self._session() as session:
+            row = await session.scalar(query)
+            return None if row is None else accounts.user_record(row)
+
     async def owner_of_player(self, player_id: str) -> str | None:
         query = select(UserPlayerRow.user_id).where(UserPlayerRow.player_id == player_id)
         async with self._session() as session:

@@ -148,6 +148,7 @@ def user_record(row: UserRow) -> UserRecord:
         created_at=row.created_at,
         updated_at=row.updated_at,
         email=row.email,
+        name_skeleton=row.name_skeleton,
     )
 
 
@@ -173,6 +174,7 @@ def _user_fields(user: UserRecord) -> dict[str, Any]:
         "created_at": user.created_at,
         "updated_at": user.updated_at,
         "email": user.email,
+        "name_skeleton": user.name_skeleton,
     }
 
 

@@ -15,10 +15,11 @@ from websockets.asyncio.client import connect
 
 from facedown.server.addresses import ClientLimits, Rate
 from facedown.server.auth import Tokens
-from facedown.server.passwords import PasswordCost
+from facedown.server.passwords import PasswordCost, Passwords
 from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig
-from facedown.store import MemoryStore
+from facedown.server.text import name_key
+from facedown.store import MemoryStore, UserRecord
 
 from .harness import Player, RunningServer, create_table, run_server, start
 
@@ -172,6 +173,51 @@ def test_names_are_compared_folded_and_refused_when_unsafe(server: RunningServer
         assert sign_in(http, "AMÉLIE roux").status_code == 200
 
 
+def test_names_are_nfkc_with_nothing_invisible_and_never_a_lookalike(
+    server: RunningServer,
+) -> None:
+    def signup(name: str) -> httpx.Response:
+        with browser(server) as http:
+            return http.post("/api/account/signup", json={"name": name, "password": PASSWORD})
+
+    # NFKC: full-width letters and the fi ligature are written as plain ones.
+    r = signup("\uff30\uff41\uff59\ufb01eld")
+    assert r.status_code == 201, r.text
+    assert r.json()["name"] == "Payfield"
+    # Zero-width and other invisible characters: refused, wherever they are.
+    for hidden in ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u3164", "\u00ad"):
+        r = signup(f"Pay{hidden}field")
+        assert r.status_code == 422, (hidden, r.text)
+        assert "invisible" in r.text
+    # A name that looks like an existing one: Cyrillic letters, a capital I for an l, rn for m.
+    assert signup("Paypal").status_code == 201
+    assert signup("Emma").status_code == 201
+    for lookalike in ("\u0420\u0430\u0443\u0440\u0430l", "PaypaI", "Ernrna", "Payfie1d"):
+        r = signup(lookalike)
+        assert r.status_code == 409, (lookalike, r.text)
+        assert r.json()["detail"]["code"] == "name_taken"
+        assert "looks the same" in r.json()["detail"]["message"]
+    assert signup("Paypals").status_code == 201  # another name is fine
+    with browser(server) as http:  # the owner signs in with the name as it was written
+        assert sign_in(http, "\uff30\uff41\uff59\ufb01eld").status_code == 200
+
+
+def test_an_account_named_under_the_old_rules_still_signs_in(
+    server: RunningServer, store: MemoryStore
+) -> None:
+    """A name with a joiner (allowed before names refused invisible characters) and in NFC."""
+    old = "Pri\u200dya \uff21"  # a zero-width joiner, a full-width A
+    password_hash = asyncio.run(Passwords(CHEAP).hash(PASSWORD))
+    user = UserRecord("u-old", old, name_key(old), password_hash, "p-old", 1.0, 1.0)
+    asyncio.run(store.create_user(user))
+    with browser(server) as http:
+        r = sign_in(http, old)
+        assert r.status_code == 200, r.text
+        assert r.json()["name"] == old
+        r = http.post("/api/account/signup", json={"name": old, "password": PASSWORD})
+        assert r.status_code == 422  # but no new account may be named so
+
+
 def test_sessions_are_listed_and_one_can_be_ended(server: RunningServer) -> None:
     with browser(server) as laptop, browser(server, "10.0.0.2") as phone:
         sign_up(laptop)
@@ -272,22 +318,23 @@ def test_requests_from_another_site_may_not_use_the_session(server: RunningServe
         assert http.post("/api/account/signout", headers=same).status_code == 200
 
 
-def test_sign_in_is_limited_per_account_from_any_address(tmp_path: Path) -> None:
+def test_sign_in_is_limited_per_account_name_from_one_address(tmp_path: Path) -> None:
     limits = ClientLimits(signins=MANY, account_signins=Rate(1e-9, 3), signups=MANY)
     with run_server(settings(tmp_path, clients=limits), MemoryStore()) as server:
         with browser(server) as http:
             sign_up(http)
-        answers = []
-        for i in range(4):  # each from an address of its own
-            with browser(server, f"10.1.0.{i}") as http:
-                answers.append(sign_in(http, "Ann", "wrong password").status_code)
-        assert answers == [401, 401, 401, 429]
-        with browser(server, "10.1.0.99") as http:
-            r = sign_in(http)  # even the right password: the account is resting
+        with browser(server, "10.1.0.1") as http:
+            answers = [sign_in(http, "Ann", "wrong password").status_code for _ in range(4)]
+            assert answers == [401, 401, 401, 429]
+            r = sign_in(http)  # even the right password, from this address: it rests
             assert r.status_code == 429
             assert r.json()["detail"]["code"] == "rate_limited"
             # Another account is not held back, nor an unknown name (limited like a real one).
             assert sign_in(http, "Nobody", "wrong password").status_code == 401
+            unknown = [sign_in(http, "Nobody", "wrong password").status_code for _ in range(3)]
+            assert unknown == [401, 401, 429]
+        with browser(server, "10.1.0.2") as http:  # the owner, elsewhere: at once
+            assert sign_in(http).status_code == 200
 
 
 def test_sign_in_is_limited_per_address_whatever_the_name(tmp_path: Path) -> None:
@@ -362,11 +409,15 @@ def test_a_guest_who_signs_up_keeps_their_tables_and_history(server: RunningServ
         assert len(match["scores"]) == 2
         assert match["winners"]
         assert match["won"] == (0 in match["winners"])
-        # The account sits with the guest's id: a new table, and the old seat from a new device.
+        # At a new table the account sits with an id of its own, which no guest token names,
+        # and its seat token is bound to this session and that table.
         r = http.post("/api/tables", json={"preset": "kivo", "seats": 2, "name": "Ann"})
         seated = Tokens(SECRET).check(r.json()["token"])
         assert seated is not None
-        assert seated.player_id == guest.player_id
+        assert seated.player_id != guest.player_id
+        assert seated.session is not None
+        assert seated.table is not None
+        # The old seat from a new device.
     with browser(server, "10.0.0.9") as phone:
         assert sign_in(phone).status_code == 200
         r = phone.post(f"/api/tables/{code}/join", json={"name": "Ann"})

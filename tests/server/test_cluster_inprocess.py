@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
+import httpx
 import pytest
 from fastapi import FastAPI
 
@@ -26,6 +27,7 @@ from tests.store.conftest import postgres_database
 
 from .harness import (
     NO_ADDRESS_LIMITS,
+    UNLIMITED,
     RunningServer,
     applied,
     begin,
@@ -205,3 +207,32 @@ async def test_ranked_players_on_two_processes_are_matched_once_and_the_matching
                 assert matched(cy)["code"] == matched(dee)["code"]
             assert len(await matches()) == 2
             assert await matchmaker() == (_node(servers[other]), fence + 1)
+
+
+@pytest.mark.anyio
+async def test_a_stolen_account_token_dies_on_every_process_when_its_session_ends(
+    tmp_path: Path,
+) -> None:
+    """The seat token is checked against the sessions in the shared database: signed out on
+    one process, a copy of it is refused on the other (the table's owner) and relayed alike."""
+    limits = replace(NO_ADDRESS_LIMITS, signins=UNLIMITED, signups=UNLIMITED)
+    async with postgres_database() as url:
+        settings = _pair(tmp_path, url, limits)
+        with contextlib.ExitStack() as stack:
+            owner = stack.enter_context(run_server(settings("a")))
+            other = stack.enter_context(run_server(settings("b")))
+            async with httpx.AsyncClient(base_url=owner.url, timeout=30) as ann:
+                body = {"name": "Ann", "password": "correct horse"}
+                assert (await ann.post("/api/account/signup", json=body)).status_code == 201
+                r = await ann.post("/api/tables", json={"preset": "kivo", "seats": 2})
+                code, stolen = r.json()["code"], r.json()["token"]  # owned by the first
+                async with client(other) as thief:
+                    await thief.hello(code, stolen)  # relayed to the owner: it works for now
+                    assert thief.seat == 0
+                ended = await ann.post(f"{other.url}/api/account/signout-everywhere")
+                assert ended.json() == {"ended": 1}
+            for server in (other, owner):
+                async with client(server) as thief:
+                    await thief.send({"type": "hello", "table": code, "token": stolen})
+                    answer = await thief.recv()
+                    assert (answer["type"], answer.get("code")) == ("error", "bad_token")

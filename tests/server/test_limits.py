@@ -15,6 +15,7 @@ from facedown.server.addresses import (
     ClientLimits,
     Rate,
     client_address,
+    network_of,
     proxy_networks,
 )
 from facedown.server.clock import FakeClock
@@ -198,3 +199,12 @@ def test_the_defaults_are_limits() -> None:
     assert limits.connections < 100
     assert limits.creates.burst < 100
     assert not ServerSettings().behind_proxy
+
+
+def test_sign_in_counts_an_ipv6_address_as_its_64() -> None:
+    assert network_of("2001:db8:1:2:aaaa::1") == network_of("2001:db8:1:2:bbbb::9")
+    assert network_of("2001:db8:1:2::1") == "2001:db8:1:2::/64"
+    assert network_of("2001:db8:1:3::1") != network_of("2001:db8:1:2::1")
+    assert network_of("::ffff:10.0.0.7") == "10.0.0.7"  # an IPv4 client on a dual stack
+    assert network_of("10.0.0.7") == "10.0.0.7"
+    assert network_of("unknown") == "unknown"

@@ -93,7 +93,8 @@ async def test_a_guest_token_of_another_server_key_is_not_taken() -> None:
     _, ours = Tokens("k").issue("Ann", "guest-ours")
     _, theirs = Tokens("other key").issue("Ann", "guest-theirs")
     who, _ = await service.sign_up("Ann", PASSWORD, [theirs, ours], "agent", "1.1.1.1")
-    assert who.user.player_id == "guest-ours"
+    assert await store.owner_of_player("guest-ours") == who.user.id
+    assert who.user.player_id not in ("guest-ours", "guest-theirs")  # an id of its own
     assert await store.owner_of_player("guest-theirs") is None
 
 

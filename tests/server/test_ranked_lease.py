@@ -205,7 +205,7 @@ async def test_a_player_matched_between_the_reads_of_their_status_is_told_so() -
         setattr(store, "unrated_matches", matched_meanwhile)  # noqa: B010 - a method's stand-in
         ann = await store.get_user("ann")
         assert ann is not None
-        status = await one.ranked.status(ann)
+        status = await one.ranked.status(ann, session="a session")
         assert made == [1]
         assert isinstance(status, Matched)
         assert status.table_id in one.ranked.lobby.tables

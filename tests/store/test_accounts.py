@@ -65,6 +65,20 @@ async def test_a_name_key_is_one_account(store: Store) -> None:
     assert await store.find_user("bob") is None
 
 
+async def test_a_name_skeleton_is_one_account(store: Store) -> None:
+    ann = replace(user(), name_skeleton="ann")
+    await store.create_user(ann)
+    assert await store.find_lookalike("ann") == ann
+    assert await store.find_lookalike("bob") is None
+    with pytest.raises(UserExists):  # another name (and key) that looks the same
+        await store.create_user(replace(user("u2", "Ann2", "p-2"), name_skeleton="ann"))
+    assert await store.get_user("u2") is None
+    # Accounts without one (from before revision 0010) are any number.
+    await store.create_user(user("u3", "Cid", "p-3"))
+    await store.create_user(user("u4", "Dee", "p-4"))
+    assert (await store.get_user("u4")) == user("u4", "Dee", "p-4")
+
+
 async def test_a_player_id_belongs_to_one_account(store: Store) -> None:
     await store.create_user(user(), guest_ids=["g1", "g2"])
     assert await store.owner_of_player("p-ann") == "u1"
