@@ -19,7 +19,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from facedown.server.table import TableConfig
@@ -115,11 +114,8 @@ def next_move(seats: list[Client]) -> tuple[Client, dict[str, Any]]:
 
 
 # ---------------------------------------------------------------- a table of each mode
-HTTP = dict(timeout=10)
-
-
 def live_table(server: RunningServer, preset: str, extra: dict[str, Any]) -> list[str]:
-    with httpx.Client(base_url=server.url, **HTTP) as http:
+    with server.http() as http:
         body = {"preset": preset, "seats": 2, "name": "Ann", "deal": deal_for(preset), "seed": 3}
         r = http.post("/api/tables", json={**body, **extra})
         assert r.status_code == 200, r.text
@@ -130,7 +126,7 @@ def live_table(server: RunningServer, preset: str, extra: dict[str, Any]) -> lis
 
 
 def pass_and_play_table(server: RunningServer, preset: str) -> list[str]:
-    with httpx.Client(base_url=server.url, **HTTP) as http:
+    with server.http() as http:
         body = {"preset": preset, "names": ["Maya", "Bo"], "deal": deal_for(preset), "seed": 3}
         r = http.post("/api/tables/pass-and-play", json=body)
         assert r.status_code == 200, r.text
