@@ -92,7 +92,8 @@ export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string
   if (mine) {
     // A card shown to you alone is on screen for its moment (the view's "shown"), not in the
     // log: remembering it is the game, unless the table has Recollection.
-    if (ev.seen?.length && !cast.recollection) {
+    // (A log keeps no such card once the moment is over: without it, the same words.)
+    if (!cast.recollection || !ev.seen?.length) {
       const unseen = translate(cast.locale, `${key}.you.unseen`, params);
       if (unseen !== `${key}.you.unseen`) return unseen;
     }
