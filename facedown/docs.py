@@ -65,7 +65,11 @@ suite fails when this file is out of date). Version {version}.
 2. Open a WebSocket to `/ws` and send `hello` with the table's code, the token (none, or
    `spectate: true`, to watch) and `last_seq`, the last sequence number you saw (on a reconnect).
 3. The server answers `welcome` (your seat), `table` (seats and status), then either exactly the
-   `missed` events since `last_seq` followed by a `snapshot`, or only a fresh `snapshot`.
+   `missed` events since `last_seq` followed by a `snapshot`, or only a fresh `snapshot`. A
+   `missed` event is the public part of what happened: never the cards your seat was shown in
+   it (`seen`), whatever `last_seq` you claim. What you may still see is in the snapshot's view:
+   the card you hold, what you are being shown now (`shown`), and, at a turn-based table, what
+   you know (`knowledge`, Recollection).
 4. Each change of the table is one `event` message per audience: your view, your legal actions
    and what happened, as you may see it, with the table's new `seq`.
 5. Send `action` with an `id` unique for your seat in this match (a UUID does) and the `seq`
@@ -76,7 +80,12 @@ suite fails when this file is out of date). Version {version}.
    (naming the last action applied) and a fresh `snapshot`, never silence; racing TAPs are
    applied in arrival order, and the loser is told why. Opening peeks and `next_round` do not
    depend on what others did, so they are accepted whatever `seq` they carry.
-6. A connection that has not said `hello` within 15 seconds is closed (code 4001).
+6. A card shown to your seat alone (the opening look, a drawn card, a peek, a spy) is in your
+   view's `shown` for its moment only: until the table's next change, or until you send
+   `ready` (done looking), whichever comes first. After `ready` the server sends your seat's
+   devices a `snapshot` without it, and no frame after (a reload, another device, a stale
+   resync) holds it. Remembering it is the game.
+7. A connection that has not said `hello` within 15 seconds is closed (code 4001).
 
 Every message is a JSON object with a `type`. Frames over {max_frame} bytes are refused;
 malformed JSON, unknown types, wrong field types (types are strict: `"1"` is not a number),
