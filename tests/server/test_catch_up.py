@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -175,7 +177,10 @@ async def in_step(clients: list[Client], seq: int) -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_reconnect_with_any_last_seq_brings_back_no_card(tmp_path: Path, mode: str) -> None:
+async def test_a_reconnect_with_any_last_seq_brings_back_no_card(
+    tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)  # everything the server writes to its logs, kept here
     table = TableConfig(bot_delay=0.0, reveal_seconds=600.0)
     settings = ranked_settings(tmp_path, test_hooks=True, table=table)
     with run_server(settings, MemoryStore()) as server:
@@ -222,3 +227,13 @@ async def test_a_reconnect_with_any_last_seq_brings_back_no_card(tmp_path: Path,
                 for kind in ("opening_peek", "draw", "peek", "spy"):
                     assert kind in kinds, (preset, mode, kinds)
                 assert checked > MOVES * 20
+    # Nor do the server's logs (Facedown's and uvicorn's, at every level) hold a card: Boyo's
+    # names are unique ("4S"), so any is one.
+    written = "\n".join(
+        caplog.handler.format(r)
+        for r in caplog.records
+        if r.name.split(".")[0] in ("facedown", "uvicorn")
+    )
+    boyo = DEALS["boyo"]
+    for name in {n for hand in boyo["hands"] for n in hand} | set(boyo["draw"]):
+        assert not re.search(rf"\b{name}\b", written), f"{name} in the server's log"
