@@ -97,6 +97,30 @@ resyncs when it reconnects.
 Nothing sent to a seat holds a card that seat may not know; the deck order and the table's seed
 never leave the server.
 
+### No memory aid
+
+Without Recollection (Live Private, Ranked and pass-and-play tables) a card shown to a seat
+alone reaches it in its moment only, by every path:
+
+- **Events:** the `event` of the move carries it once (`seen`, and the view's `shown`).
+- **Catch-up:** a `hello` with any `last_seq` (0, 1, anything a client claims) gets the public
+  part of the missed events only; a script that reconnects before every decision learns
+  nothing it was not shown now. With Recollection (turn-based tables) the view's `knowledge` is
+  the aid, and the catch-up carries no more than that either.
+- **Reload or another device:** the snapshot shows the card while its moment lasts, and not
+  after the seat's `ready` nor after the table's next change. The seats that said `ready` are
+  kept in the table's memory, not in its log: a server restarted before the table's next change
+  shows that moment's card again (a pass-and-play device keeps it down then by its own hidden
+  seqs, `docs/pass-and-play.md`).
+- **The client's state:** the web client's log keeps no `seen` card without Recollection, and a
+  look that ends (its time, READY, Hide and pass on) drops its cards from the client's reveal
+  and view and sends `ready`.
+- **Logs:** the server's logs name tables, codes and errors, never a card.
+
+`tests/server/test_catch_up.py` (the reconnect attack with every `last_seq` after every move, in
+every preset and mode, and the server's logs) and `tests/web/test_client_state.py` (the
+client's state read from the page's console) check these.
+
 ## Error codes
 
 Every `code` the server sends, in an `error` message or in an HTTP answer's
