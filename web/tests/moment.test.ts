@@ -78,4 +78,24 @@ describe("the moment of a private card", () => {
     expect(over.view?.shown).toEqual({});
     expect(over.log[0].event.seen).toBeUndefined();
   });
+
+  it("ends on this device when the seat's other device said READY (a snapshot without it)", () => {
+    const s = reduce(initialState(), spied(null), NOW);
+    const over: ServerMessage = {
+      type: "snapshot",
+      now: 0,
+      sets: 0,
+      seq: 5,
+      view: view({ phase: "turn_end" }),
+      legal: [],
+      deadline: null,
+      rounds: [],
+    };
+    const after = reduce(s, over, NOW + 10);
+    expect(after.reveal).toBeNull();
+    expect(faces(after)).toEqual([]);
+    // A snapshot at a later seq (a reconnect after the table moved on) is not that.
+    const later = reduce(s, { ...over, seq: 6 }, NOW + 10);
+    expect(later.reveal?.cards).toEqual({ "1:2": "QS" });
+  });
 });

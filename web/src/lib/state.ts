@@ -264,14 +264,22 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
         state.seq = msg.seq;
       }
       return state;
-    case "snapshot":
+    case "snapshot": {
+      // The same seq, and what the seat was being shown is gone: its moment is over (it said
+      // READY on another device), so this one lets the cards go too.
+      const ended =
+        state.seq === msg.seq &&
+        Object.keys(state.view?.shown ?? {}).length > 0 &&
+        Object.keys(msg.view.shown).length === 0;
       if (state.seq === null || msg.seq >= state.seq || state.view === null) {
         if (msg.rounds) {
           state.rounds = Object.fromEntries(msg.rounds.map((r) => [r.round, r]));
         }
         takeView(state, msg, false, now);
       }
+      if (ended) state.reveal = null;
       return state;
+    }
     case "event": {
       const isNew = state.seq === null || msg.seq > state.seq;
       if (isNew) {
