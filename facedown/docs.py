@@ -66,8 +66,12 @@ suite fails when this file is out of date). Version {version}.
    `spectate: true`, to watch) and `last_seq`, the last sequence number you saw (on a reconnect).
 3. The server answers `welcome` (your seat), `table` (seats and status), then either exactly the
    `missed` events since `last_seq` followed by a `snapshot`, or only a fresh `snapshot`. A
-   hello without `last_seq` (a page loaded afresh) gets in its snapshot `recent`: the latest 40
-   changes as a spectator saw them, for the log (no card shown to one seat, yours included).
+   `missed` event is the public part of what happened: never the cards your seat was shown in
+   it (`seen`), whatever `last_seq` you claim. What you may still see is in the snapshot's view:
+   the card you hold, what you are being shown now (`shown`), and, at a turn-based table, what
+   you know (`knowledge`, Recollection). A hello without `last_seq` (a page loaded afresh) gets
+   in its snapshot `recent`: the latest 40 changes as a spectator saw them, for the log (no
+   card shown to one seat, yours included).
 4. Each change of the table is one `event` message per audience: your view, your legal actions
    and what happened, as you may see it, with the table's new `seq`.
 5. Send `action` with an `id` unique for your seat in this match (a UUID does) and the `seq`
@@ -78,7 +82,12 @@ suite fails when this file is out of date). Version {version}.
    (naming the last action applied) and a fresh `snapshot`, never silence; racing TAPs are
    applied in arrival order, and the loser is told why. Opening peeks and `next_round` do not
    depend on what others did, so they are accepted whatever `seq` they carry.
-6. A connection that has not said `hello` within 15 seconds is closed (code 4001).
+6. A card shown to your seat alone (the opening look, a drawn card, a peek, a spy) is in your
+   view's `shown` for its moment only: until the table's next change, or until you send
+   `ready` (done looking), whichever comes first. After `ready` the server sends your seat's
+   devices a `snapshot` without it, and no frame after (a reload, another device, a stale
+   resync) holds it. Remembering it is the game.
+7. A connection that has not said `hello` within 15 seconds is closed (code 4001).
 
 Every message is a JSON object with a `type`. Frames over {max_frame} bytes are refused;
 malformed JSON, unknown types, wrong field types (types are strict: `"1"` is not a number),
@@ -89,6 +98,30 @@ resyncs when it reconnects.
 
 Nothing sent to a seat holds a card that seat may not know; the deck order and the table's seed
 never leave the server.
+
+### No memory aid
+
+Without Recollection (Live Private, Ranked and pass-and-play tables) a card shown to a seat
+alone reaches it in its moment only, by every path:
+
+- **Events:** the `event` of the move carries it once (`seen`, and the view's `shown`).
+- **Catch-up:** a `hello` with any `last_seq` (0, 1, anything a client claims) gets the public
+  part of the missed events only; a script that reconnects before every decision learns
+  nothing it was not shown now. With Recollection (turn-based tables) the view's `knowledge` is
+  the aid, and the catch-up carries no more than that either.
+- **Reload or another device:** the snapshot shows the card while its moment lasts, and not
+  after the seat's `ready` nor after the table's next change. The seats that said `ready` are
+  kept in the table's memory, not in its log: a server restarted before the table's next change
+  shows that moment's card again (a pass-and-play device keeps it down then by its own hidden
+  seqs, `docs/pass-and-play.md`).
+- **The client's state:** the web client's log keeps no `seen` card without Recollection, and a
+  look that ends (its time, READY, Hide and pass on) drops its cards from the client's reveal
+  and view and sends `ready`.
+- **Logs:** the server's logs name tables, codes and errors, never a card.
+
+`tests/server/test_catch_up.py` (the reconnect attack with every `last_seq` after every move, in
+every preset and mode, and the server's logs) and `tests/web/test_client_state.py` (the
+client's state read from the page's console) check these.
 
 ## Error codes
 

@@ -74,7 +74,8 @@ class ActionMessage(_Message):
 
 
 class Ready(_Message):
-    """Done looking at the opening peek."""
+    """Done looking: the seat's moment is over (the opening look, a drawn card, a peek, a spy).
+    What the seat was being shown leaves its frames until the table's next change."""
 
     type: Literal["ready"]
 
@@ -300,7 +301,8 @@ class SnapshotMessage(_State):
 
 
 class Missed(_Out):
-    """On reconnection: the events of one seq you missed (a snapshot follows them)."""
+    """On reconnection: the public part of the events of one seq you missed, never the cards
+    your seat was shown in them (a snapshot follows them)."""
 
     type: Literal["missed"]
     seq: int

@@ -267,7 +267,10 @@ async def _action(state: ServerState, conn: Peer, msg: P.ActionMessage) -> None:
 
 
 async def _ready(state: ServerState, conn: Peer, msg: P.Ready) -> None:
-    conn.send({"type": "ack", "seq": _table(conn).seq})
+    table = _table(conn)
+    conn.send({"type": "ack", "seq": table.seq})
+    if conn.seat is not None:  # the seat's moment is over: its devices drop what it was shown
+        await table.moment_over(conn.seat)
 
 
 async def _add_bot(state: ServerState, conn: Peer, msg: P.AddBot) -> None:

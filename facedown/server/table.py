@@ -26,9 +26,9 @@ from ..engine import (
     Reveal,
     Ruleset,
     Timer,
-    observe,
     observe_json,
     public_json,
+    seen_event,
 )
 from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
 from ..store.base import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
@@ -87,6 +87,9 @@ class Table:
         self.misses: dict[int, int] = {}
         self.charged: dict[int, float | None] = {}
         self.notified: set[int] = set()  # seats told it is their turn, until they have moved
+        # Seats that said their moment is over (``ready``) at this seq: what they were being
+        # shown is no longer in any frame for them, until the table moves on.
+        self.hidden: set[int] = set()
 
     @property
     def bots(self) -> dict[int, Bot]:
@@ -304,6 +307,7 @@ class Table:
         window = "first_start" if match_no == 1 else "rematch"
         await self._log("start", payload, record=playing, window=window)
         self.seq += 1
+        self.hidden.clear()
         self.match_no = match_no
         self.action_ids.clear()  # ids are unique within a match
         self.misses.clear()
@@ -394,6 +398,7 @@ class Table:
             window = "round_end"
         await self._log("action", payload, record=finished, window=window)
         self.seq += 1
+        self.hidden.clear()
         self.game = after
         self.deadline = deadline
         if action_id is not None:
@@ -472,6 +477,8 @@ class Table:
         # Recollection only where the mode shows it (turn-based), whatever the ruleset says.
         knowledge = shows_recollection(self.record.settings)
         seen = observe_json(game, _viewer(seat), events or (), knowledge=knowledge, public=public)
+        if seat is not None and seat in self.hidden:
+            seen["view"]["shown"] = {}  # its moment is over: the seat said so
         message: dict[str, Any] = {
             "type": "event" if events is not None else "snapshot",
             "seq": self.seq,
@@ -553,18 +560,24 @@ class Table:
         self.hub.publish(self.record.id, messages)
 
     def catch_up(self, seat: int | None, last_seq: int | None) -> list[dict[str, Any]]:
-        """What a (re)connecting client needs: exactly what it missed, or a fresh snapshot."""
+        """What a (re)connecting client needs: the public part of what it missed, or only a
+        fresh snapshot.
+
+        A missed event never carries the cards the seat was shown in it (``seen``), whatever
+        ``last_seq`` the client claims: a private card reaches a seat in its moment only, and
+        what the seat may still know now is in the snapshot's view (the card it is being
+        shown, the card it holds, and its knowledge where the table has Recollection)."""
         out = [self.table_message(seat)]
-        if self.game is None:
+        game = self.game
+        if game is None:
             return out
         if last_seq is not None and last_seq <= self.seq:
             missed = [(seq, ev) for seq, ev in self.recent if seq > last_seq]
             if last_seq == self.seq or (missed and missed[0][0] == last_seq + 1):
+                deck = game.deck
                 for seq, events in missed:
-                    seen = observe(self.game, _viewer(seat), events).events
-                    out.append(
-                        {"type": "missed", "seq": seq, "events": [e.to_json() for e in seen]}
-                    )
+                    public = [seen_event(e, deck, SPECTATOR).to_json() for e in events]
+                    out.append({"type": "missed", "seq": seq, "events": public})
         snapshot = self.render(seat)
         if last_seq is None:  # a page loaded afresh: its log shows the latest public events
             snapshot["recent"] = self.public_recent()
@@ -573,13 +586,30 @@ class Table:
 
     def public_recent(self) -> list[dict[str, Any]]:
         """The latest published changes, as a spectator saw them (no card shown to one seat)."""
-        if self.game is None:
+        game = self.game
+        if game is None:
             return []
+        deck = game.deck
         batches = list(self.recent)[-RESTORED_BATCHES:]
         return [
-            {"seq": seq, "events": [e.to_json() for e in observe(self.game, SPECTATOR, ev).events]}
+            {"seq": seq, "events": [seen_event(e, deck, SPECTATOR).to_json() for e in ev]}
             for seq, ev in batches
         ]
+
+    async def moment_over(self, seat: int) -> None:
+        """The seat is done looking (``ready``): what it is being shown now leaves its view
+        until the table moves on, and every device of the seat is sent that view (a reload
+        or a second device shows the card no more)."""
+        async with self.lock:
+            game = self.game
+            if game is None or seat in self.hidden:
+                return
+            shown = game.shown
+            if shown is None or shown[0] != seat:
+                return  # nothing shown to this seat alone (a card shown to all stays public)
+            self.hidden.add(seat)
+            if seat in self.hub.audiences(self.record.id):
+                self.hub.publish(self.record.id, {seat: self.render(seat)})
 
     # ------------------------------------------------------------------ presence
     async def connected(self, seat: int) -> None:

@@ -1,9 +1,10 @@
 """Reconnection, resent actions, stale actions and racing TAPs, through a real server.
 
-A client that reconnects with the last seq it saw gets exactly the events it missed, then a
-snapshot; with no seq, or one too old, a fresh snapshot.  An action carries an id, so sending it
-again applies it once.  An action sent against a stale seq gets an error and a resync, never
-silence.  Out-of-turn TAPs race by arrival order, and the loser is told why.
+A client that reconnects with the last seq it saw gets the public part of exactly the events it
+missed (never the cards its seat was shown in them), then a snapshot; with no seq, or one too
+old, a fresh snapshot.  An action carries an id, so sending it again applies it once.  An action
+sent against a stale seq gets an error and a resync, never silence.  Out-of-turn TAPs race by
+arrival order, and the loser is told why.
 """
 
 from __future__ import annotations
@@ -89,8 +90,14 @@ async def test_a_reconnecting_client_gets_exactly_what_it_missed(tmp_path: Path)
             assert kinds == ["welcome", "table"] + ["missed"] * 8 + ["snapshot"]
             missed = [f for f in frames if f["type"] == "missed"]
             assert [f["seq"] for f in missed] == list(range(last_seq + 1, twin.seq + 1))
-            for frame in missed:  # the same events, as this seat saw them live
-                assert frame["events"] == live[frame["seq"]]["events"]
+            for frame in missed:  # the same events, without the cards shown to the seat alone
+                public = [
+                    {k: v for k, v in e.items() if k != "seen"}
+                    for e in live[frame["seq"]]["events"]
+                ]
+                assert frame["events"] == public
+            # The opening looks were among them: the catch-up carried none of their cards.
+            assert any(e.get("seen") for f in live.values() for e in f["events"])
             snapshot = frames[-1]
             assert snapshot["seq"] == twin.seq
             assert (snapshot["view"], snapshot["legal"]) == (twin.view, twin.legal)

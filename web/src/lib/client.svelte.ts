@@ -9,10 +9,11 @@ import { tabStore, type KeyValue } from "./session";
 import {
   SHOW_MS,
   clearError,
+  endMoment,
   heldUp,
-  hideReveal,
   initialState,
   reduce,
+  revealOver,
   showMissed,
   withPending,
   type ClientState,
@@ -99,6 +100,8 @@ export class TableClient {
     this.conn.start();
     this.ticker = setInterval(() => {
       this.now = Date.now();
+      // A look's time is up: its moment is over, and the cards leave this client's state.
+      if (revealOver(this.s, this.now)) this.momentOver();
     }, 250);
     window.addEventListener("online", this.online);
   }
@@ -150,16 +153,25 @@ export class TableClient {
 
   /** The player hides what they were shown (pass-and-play: before passing the device on). */
   hideShown(): void {
-    this.s = hideReveal(this.s);
+    this.momentOver();
     if (this.s.seat !== null && this.s.seq !== null) {
       rememberHidden(this.tab, this.code, this.s.seat, this.s.seq);
     }
   }
 
   ready(): void {
-    this.send({ type: "ready" });
-    this.s = hideReveal(this.s);
+    this.momentOver();
     keepMissed(this.tab, this.code, this.s);
+  }
+
+  /**
+   * The seat's moment is over (READY, the look's time, the player hid it): the cards it was
+   * shown leave this client's state, and the server is told (``ready``), so that no frame it
+   * sends this seat after (a reload, another device) holds them until the table moves on.
+   */
+  private momentOver(): void {
+    this.s = endMoment(this.s);
+    if (this.s.seat !== null) this.send({ type: "ready" });
   }
 
   addBot(level: BotLevel): void {

@@ -147,14 +147,30 @@ function keepRounds(state: ClientState, events: GameEvent[]): void {
   }
 }
 
+/** An event as the log keeps it: a card shown to this seat alone (``seen``) is on screen for
+ *  its moment (the view's ``shown``), never kept past it, unless the table has Recollection
+ *  (``recollection``: the server sends the seat's knowledge). */
+export function forLog(event: GameEvent, recollection: boolean): GameEvent {
+  if (recollection || event.seen === undefined) return event;
+  const { seen: _seen, ...rest } = event;
+  return rest;
+}
+
+/** Whether the table shows this seat what it has learned (Recollection): its view has it. */
+function hasRecollection(view: View | null): boolean {
+  return view !== null && view.knowledge !== null && view.knowledge !== undefined;
+}
+
 function appendLog(
   state: ClientState,
   seq: number,
-  events: GameEvent[],
+  given: GameEvent[],
   timedOut: { seat: number; action: Action } | null = null,
+  recollection = hasRecollection(state.view),
 ): void {
-  keepRounds(state, events);
-  if (!events.length) return;
+  keepRounds(state, given);
+  if (!given.length) return;
+  const events = given.map((e) => forLog(e, recollection));
   let n = state.logCount;
   const added: LogEntry[] = events.map((event, i) =>
     i === 0 && timedOut ? { seq, n: n++, event, timedOut } : { seq, n: n++, event },
@@ -248,7 +264,13 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
         state.seq = msg.seq;
       }
       return state;
-    case "snapshot":
+    case "snapshot": {
+      // The same seq, and what the seat was being shown is gone: its moment is over (it said
+      // READY on another device), so this one lets the cards go too.
+      const ended =
+        state.seq === msg.seq &&
+        Object.keys(state.view?.shown ?? {}).length > 0 &&
+        Object.keys(msg.view.shown).length === 0;
       if (state.seq === null || msg.seq >= state.seq || state.view === null) {
         if (msg.rounds) {
           state.rounds = Object.fromEntries(msg.rounds.map((r) => [r.round, r]));
@@ -259,12 +281,14 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
         }
         takeView(state, msg, false, now);
       }
+      if (ended) state.reveal = null;
       return state;
+    }
     case "event": {
       const isNew = state.seq === null || msg.seq > state.seq;
       if (isNew) {
         state.timedOut = msg.timed_out ?? null;
-        appendLog(state, msg.seq, msg.events, state.timedOut);
+        appendLog(state, msg.seq, msg.events, state.timedOut, hasRecollection(msg.view));
         state.reveal = forget(state.reveal, msg.events, state.seat);
         // Events seen live move cards; missed ones and snapshots just show where they are.
         state.motion = advance(state.motion, msg.seq, msg.events);
@@ -315,6 +339,25 @@ export function heldUp(state: ClientState): ClientState {
 /** The opening peek is over for this client: READY hides the cards. */
 export function hideReveal(state: ClientState): ClientState {
   return { ...state, reveal: null };
+}
+
+/**
+ * The seat's moment is over (its look ran out, READY, or the player hid it): the cards it was
+ * shown leave the client's state, the reveal and the view's ``shown`` alike, so nothing kept
+ * in memory holds them any longer.  (The client then tells the server, which stops sending
+ * them: lib/client.svelte.ts.)  The card the seat holds is its decision, not a moment: it stays.
+ */
+export function endMoment(state: ClientState): ClientState {
+  const view = state.view;
+  if (view === null || !Object.keys(view.shown ?? {}).length) return { ...state, reveal: null };
+  return { ...state, reveal: null, view: { ...view, shown: {} } };
+}
+
+/** Whether a reveal's time is up at ``now`` (one waiting for the player, or held up until
+ *  hidden, never is). */
+export function revealOver(state: ClientState, now: number): boolean {
+  const reveal = state.reveal;
+  return reveal !== null && !reveal.held && reveal.until !== Infinity && now >= reveal.until;
 }
 
 /** Seconds left on the table's timer at ``now`` (null when no timer runs). */

@@ -93,7 +93,7 @@ export interface Hello {
   spectate?: boolean;
 }
 
-/** On reconnection: the events of one seq you missed (a snapshot follows them). */
+/** On reconnection: the public part of the events of one seq you missed, never the cards your seat was shown in them (a snapshot follows them). */
 export interface Missed {
   type: "missed";
   seq: number;
@@ -117,7 +117,7 @@ export interface PublicBatch {
   events: SeenEvent[];
 }
 
-/** Done looking at the opening peek. */
+/** Done looking: the seat's moment is over (the opening look, a drawn card, a peek, a spy). What the seat was being shown leaves its frames until the table's next change. */
 export interface Ready {
   type: "ready";
 }

@@ -101,9 +101,10 @@ export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string
   }
   if (mine) {
     // A card shown to you alone is on screen for its moment (the view's "shown"), not in the
-    // log: remembering it is the game, unless the table has Recollection.  The public part of
-    // the event (a page loaded afresh gets the log back so) says no card either.
-    if (!ev.seen?.length || !cast.recollection) {
+    // log: remembering it is the game, unless the table has Recollection.  A log keeps no such
+    // card once the moment is over, and the public part of an event (a page loaded afresh gets
+    // its log back so) says none either: without it, the same words.
+    if (!cast.recollection || !ev.seen?.length) {
       const unseen = translate(cast.locale, `${key}.you.unseen`, params);
       if (unseen !== `${key}.you.unseen`) return unseen;
     }
