@@ -52,6 +52,7 @@ from benchmarks.serverproc import Server, free_port, start_server, stop_server, 
 from facedown.store.database import make_engine
 
 KILL, STOP = "kill -9", "SIGSTOP"
+QUIET = 5.0  # seconds without a frame before a player pings (the web client's PING_MS)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -64,7 +65,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--warmup", type=float, default=5.0, help="seconds of play first (default 5)")
     p.add_argument("--settle", type=float, default=15.0, help="seconds after each event (15)")
     p.add_argument("--lease", type=float, default=5.0, help="--lease-seconds of the servers (5)")
-    p.add_argument("--answer", type=float, default=3.0, help="client's answer timeout (3 s)")
+    p.add_argument(
+        "--answer", type=float, default=4.0, help="client's answer timeout (4 s: the web client's)"
+    )
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--postgres", default=ADMIN_URL, help=f"an admin URL (default {ADMIN_URL})")
     p.add_argument("--redis-db", type=int, default=14, help="Redis database number (default 14)")
@@ -202,6 +205,8 @@ class Player:
     acks: list[float] = field(default_factory=list)  # monotonic time of each acknowledgement
     errors: Counter[str] = field(default_factory=Counter)
     reconnections: int = 0
+    due: float | None = None  # when an answer to a frame of ours is due (monotonic)
+    rematched: int = -1  # the seq at which this player last asked for a rematch
     sent: asyncio.Event = field(default_factory=asyncio.Event)  # an action just went out
 
     async def open(self) -> None:
@@ -220,7 +225,7 @@ class Player:
                 self.at += 1
                 await asyncio.sleep(0.05)
                 continue
-            self.ws = ws
+            self.ws, self.due = ws, None
             try:
                 await self._send(
                     {"type": "hello", "table": self.code, "token": self.token, "last_seq": self.seq}
@@ -229,7 +234,9 @@ class Player:
                     msg = await self._recv(self.answer * 4)  # a hello may wait for a takeover
                     if msg["type"] == "error":
                         raise Silent(msg["code"])
-                    if msg["type"] == "snapshot":
+                    if msg["type"] == "snapshot" or (
+                        msg["type"] == "table" and msg["table"]["status"] == "lobby"
+                    ):
                         return
             except (ConnectionClosed, Silent, TimeoutError):
                 with contextlib.suppress(Exception):
@@ -244,6 +251,7 @@ class Player:
         if self.ws is not None:
             self.ws.transport.abort()  # no close handshake with a stalled peer
         self.ws = None
+        self.due = None
         self.at += 1
         await self.open()
 
@@ -251,11 +259,14 @@ class Player:
         if self.ws is None:
             raise Silent("not connected")
         await self.ws.send(json.dumps(message))
+        if self.due is None:  # some frame must come back within the answer time
+            self.due = time.monotonic() + self.answer
 
     async def _recv(self, timeout: float) -> dict[str, Any]:  # noqa: ASYNC109 - an idle limit
         if self.ws is None:
             raise Silent("not connected")
         msg: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.due = None
         if msg["type"] == "error":
             self.errors[msg["code"]] += 1
         if msg["type"] in ("event", "snapshot", "missed"):
@@ -265,16 +276,17 @@ class Player:
         return msg
 
     async def heard(self) -> dict[str, Any]:
-        """The next frame; a quiet connection is pinged, and given up when the ping is not
-        answered either."""
-        try:
-            return await self._recv(self.answer)
-        except TimeoutError:
-            await self._send({"type": "ping"})
+        """The next frame, as the web client waits for it: a frame of ours must be answered
+        within the answer time, and a server quiet for ``QUIET`` seconds is pinged."""
+        if self.due is None:
             try:
-                return await self._recv(self.answer)
+                return await self._recv(QUIET)
             except TimeoutError:
-                raise Silent("no pong") from None
+                await self._send({"type": "ping"})
+        try:
+            return await self._recv(max(0.0, (self.due or 0.0) - time.monotonic()))
+        except TimeoutError:
+            raise Silent("no answer") from None
 
     async def act(self, action: dict[str, Any]) -> None:
         """Send the action and wait for its answer; on a lost or silent connection, reconnect
@@ -305,7 +317,9 @@ class Player:
         while not stop.is_set():
             try:
                 if self.phase == "match_over":
-                    await self._send({"type": "rematch"})
+                    if self.rematched != self.seq:  # once per match's end
+                        self.rematched = self.seq
+                        await self._send({"type": "rematch"})
                     await self.heard()
                     continue
                 moves = [a for a in self.legal if a["do"] != "tap"]
@@ -330,6 +344,7 @@ class Event:
     tables: list[str]
     seconds: list[float] = field(default_factory=list)
     unanswered: int = 0
+    moved: int = 0  # of its tables, how many another process owned at the end of the event
 
 
 async def make_tables(cluster: Cluster, count: int, answer: float) -> list[Player]:
@@ -374,6 +389,7 @@ async def signal_one(
 async def run(args: argparse.Namespace, cluster: Cluster) -> int:
     rng = random.Random(args.seed)
     await cluster.start_all()
+    print(f"{args.processes} processes up; opening {args.tables} tables", flush=True)
     players = await make_tables(cluster, args.tables, args.answer)
     engine = make_engine(cluster.database_url)
     try:
@@ -417,6 +433,8 @@ async def run(args: argparse.Namespace, cluster: Cluster) -> int:
                 node.proc.wait(10)
                 cluster.start(node)
             await asyncio.sleep(args.settle)
+            owners = await cluster.owners()
+            event.moved = sum(owners.get(p.table_id) != node.pid for p in mine)
             for p in mine:
                 later = [t - at for t in p.acks if t > at]
                 if later:
@@ -443,7 +461,8 @@ def report(
         else:
             figures = "no table answered"
         print(
-            f"  {e.kind:8} ({e.moment:9}) process {e.node}: {len(e.tables):2} tables  {figures}"
+            f"  {e.kind:8} ({e.moment:9}) process {e.node}: {len(e.tables):2} tables"
+            f" ({e.moved} moved)  {figures}"
             + (f"  ({e.unanswered} with no acknowledged action since)" if e.unanswered else "")
         )
     lost = doubled = acked = 0
@@ -461,6 +480,7 @@ def report(
     reconnections = sum(p.reconnections for p in players)
     print(f"acknowledged actions: {acked}; lost {lost}; doubled {doubled}")
     print(f"reconnections: {reconnections}; errors clients saw: {dict(errors) or 'none'}")
+    print("  (stale, illegal:* and match_running: a move that raced the bot or the round's end)")
     return 1 if lost or doubled else 0
 
 

@@ -196,4 +196,18 @@ describe("Connection", () => {
     h.timers.find((t) => t.ms === 500)!.fn();
     expect(h.sockets).toHaveLength(2);
   });
+
+  it("pings a quiet server, and only a quiet one", () => {
+    const h = harness(() => null);
+    h.conn.start();
+    h.sockets[0].open();
+    h.sockets[0].receive({ type: "welcome", v: 1, seat: 0, seq: 0 });
+    const quiet = () => h.timers.filter((t) => t.ms === PING_MS);
+    expect(quiet()).toHaveLength(1);
+    h.sockets[0].receive({ type: "pong" } as ServerMessage); // a frame: the quiet time restarts
+    expect(quiet()).toHaveLength(1);
+    quiet()[0].fn(); // PING_MS without a frame
+    expect(h.sockets[0].sent.at(-1)).toEqual({ type: "ping" });
+    expect(h.timers.some((t) => t.ms === ANSWER_MS)).toBe(true); // its pong is due
+  });
 });

@@ -3,7 +3,9 @@
 //
 // A connection to a server that stopped answering (a stalled process: its socket stays open)
 // counts as dropped too: every frame the client sends (an action, a ping) must be followed by
-// some frame within ANSWER_MS, and a hello by its welcome within HELLO_MS.  Then the socket is
+// some frame within ANSWER_MS, and a hello by its welcome within HELLO_MS.  A quiet server is
+// pinged after PING_MS without a frame, so a silent one is noticed within PING_MS + ANSWER_MS
+// even by a player who is only waiting (at a busy table frames flow and no ping is needed).  Then the socket is
 // abandoned and a new one opened through the same address (behind a load balancer, most likely
 // a live process); the page resends its unanswered action with the same id after the welcome.
 
@@ -12,9 +14,10 @@ import type { ClientMessage, ServerMessage } from "./protocol";
 
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_MAX_MS = 15_000;
-export const PING_MS = 20_000;
+/** After this long without a frame from the server, the client pings it. */
+export const PING_MS = 5_000;
 /** A server that sends nothing this long after a frame of ours is taken for gone. */
-export const ANSWER_MS = 5_000;
+export const ANSWER_MS = 4_000;
 /** From opening a socket to the hello's welcome (a takeover may load the table first). */
 export const HELLO_MS = 12_000;
 
@@ -182,6 +185,7 @@ export class Connection {
   private heard(data: unknown): void {
     if (this.answer !== null) this.o.clearTimer(this.answer);
     this.answer = null;
+    if (this.ping !== null) this.startPing(); // the quiet time starts again
     this.receive(data);
   }
 
@@ -211,6 +215,7 @@ export class Connection {
     }
   }
 
+  /** Ping after PING_MS of quiet (and again after each PING_MS while it lasts). */
   private startPing(): void {
     if (this.ping !== null) this.o.clearTimer(this.ping);
     const tick = () => {
