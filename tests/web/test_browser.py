@@ -793,8 +793,8 @@ def test_an_idle_spectator_is_told_why_and_watches_again_with_one_tap(
     browser: Browser, tmp_path: Path
 ) -> None:
     """The server closes a spectator that sent nothing for spectator_idle seconds (here 3: less
-    than the 5 s of quiet after which the page pings): the page stops reconnecting, says why in words of its own, and
-    one tap on Watch again brings the table back."""
+    than the 5 s of quiet after which the page pings): the page stops reconnecting, says why in
+    words of its own, and one tap on Watch again brings the table back."""
     settings = ServerSettings(
         data_dir=tmp_path,
         secret="browser-test-secret",
