@@ -13,6 +13,7 @@ from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
@@ -27,7 +28,7 @@ from .context import TableContext, TableError
 from .crashhook import ENV as CRASH_ENV
 from .crashhook import CrashAt
 from .games import games_routes
-from .guards import BodyLimit, SecurityHeaders, invalid_request
+from .guards import BodyLimit, SecurityHeaders, invalid_request, unreadable_body
 from .history import History
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
@@ -212,6 +213,7 @@ def create_app(
         openapi_url="/openapi.json" if docs else None,
     )
     app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(StarletteHTTPException, unreadable_body)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
     app.add_middleware(SecurityHeaders)  # outermost: every answer has them
     ops_routes(app, state)
@@ -301,8 +303,21 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
     async def create_table(
         body: CreateTable, request: Request, authorization: str | None = BEARER
     ) -> Seated:
-        if not state.limits.creates.allow(_address(request)):
+        address = _address(request)
+        if not state.limits.creates.allow(address):
             raise _rate_limited("too many tables created from your address: try again later")
+        made = False
+        try:
+            seated = await _create_table(body, request, authorization)
+            made = True
+            return seated
+        finally:
+            if not made:  # a refused creation does not count against the address
+                state.limits.creates.refund(address)
+
+    async def _create_table(
+        body: CreateTable, request: Request, authorization: str | None
+    ) -> Seated:
         refuse_test_hooks(settings.test_hooks, body.seed, body.deal)
         account = await signed_in(state, request)
         if account is not None:  # a signed-in player sits with the account's player id

@@ -115,9 +115,20 @@ def passplay_routes(app: FastAPI, state: ServerState) -> None:
     @app.post("/api/tables/pass-and-play", response_model=PassPlayTable)
     async def create_pass_and_play(body: CreatePassPlay, request: Request) -> PassPlayTable:
         peer = request.client.host if request.client else None
-        if not state.limits.creates.allow(state.address(peer, request.headers)):
+        address = state.address(peer, request.headers)
+        if not state.limits.creates.allow(address):
             message = "too many tables created from your address: try again later"
             raise HTTPException(429, {"code": "rate_limited", "message": message})
+        made = False
+        try:
+            answer = await _create(body)
+            made = True
+            return answer
+        finally:
+            if not made:  # a refused creation does not count against the address
+                state.limits.creates.refund(address)
+
+    async def _create(body: CreatePassPlay) -> PassPlayTable:
         refuse_test_hooks(state.settings.test_hooks, body.seed, body.deal)
         try:
             options = one_round_options(body.options)
