@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
+from ..matches import TABLE_SEED_BITS
 from ..store.base import Store, StoreError
 from .account_routes import SIGNED_OUT_HTTP, account_routes, signed_in
 from .accounts import Accounts
@@ -103,7 +104,7 @@ class CreateTable(BaseModel):
         + f" (default {DEFAULT_DEADLINE}); peek_seconds and turn_seconds are then ignored",
     )
     seed: int | None = Field(
-        None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
+        None, ge=0, lt=2**TABLE_SEED_BITS, description="test hooks only: the table's secret seed"
     )
     deal: StackedDealSpec | None = Field(
         None, description="test hooks only: the first deal of the first match"

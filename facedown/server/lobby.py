@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..engine import Ruleset, make_ruleset
+from ..matches import new_table_seed
 from ..store.base import (
     ACTIVE_STATUSES,
     Lease,
@@ -589,7 +590,7 @@ class Lobby:
                 code=new_code(),
                 preset=preset,
                 rules=rules.to_json(),
-                seed=secrets.randbits(48) if seed is None else seed,
+                seed=new_table_seed() if seed is None else seed,
                 host_id=host_id,
                 settings=settings,
                 status="lobby",

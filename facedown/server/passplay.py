@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, HTTPException, Request
 from pydantic import BaseModel, Field, field_validator
 
+from ..matches import TABLE_SEED_BITS
 from .context import TableError
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .modes import MODE, PASS_AND_PLAY
@@ -79,7 +80,7 @@ class CreatePassPlay(BaseModel):
     )
 
     seed: int | None = Field(
-        None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
+        None, ge=0, lt=2**TABLE_SEED_BITS, description="test hooks only: the table's secret seed"
     )
     deal: StackedDealSpec | None = Field(
         None, description="test hooks only: the first deal of the first match"
