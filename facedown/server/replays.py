@@ -160,7 +160,7 @@ class Replays:
         self.cached_bytes = 0  # the estimated bytes of the replays in _built
         self._built: OrderedDict[tuple[str, int], tuple[Replay, int]] = OrderedDict()
         # Builds under way: a second request for the same match waits for the first build.
-        self._building: dict[tuple[str, int], asyncio.Future[Replay]] = {}
+        self._building: dict[tuple[str, int], asyncio.Future[Replay]] = {}  # the builds under way
         self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-build")
 
     def address(self, request: Request) -> str:
@@ -210,25 +210,25 @@ class Replays:
         if cached is not None:
             self._built.move_to_end(key)
             return cached[0]
-        pending = self._building.get(key)
-        if pending is not None:  # built for another request right now: its result
-            return await asyncio.shield(pending)
+        task = self._building.get(key)
+        if task is None:  # the first request for it: a build of its own, which a request that
+            # goes away does not stop (the others waiting for it, and the cache, get it)
+            task = asyncio.ensure_future(self._build(record, match_no))
+            self._building[key] = task
+            task.add_done_callback(lambda done: self._built_or_refused(key, done))
+        return await asyncio.shield(task)
+
+    async def _build(self, record: TableRecord, match_no: int) -> Replay:
+        entries = await self.state.lobby().store.log(record.id)
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Replay] = loop.create_future()
-        self._building[key] = future
-        try:
-            entries = await self.state.lobby().store.log(record.id)
-            built = await loop.run_in_executor(self._builder, build, record, entries, match_no)
-            future.set_result(built)
-        except BaseException as e:
-            future.set_exception(e)
-            raise
-        finally:
-            del self._building[key]
-            if future.done() and not future.cancelled():
-                future.exception()  # retrieved: nobody else may be waiting for it
-        self._keep(key, built)
+        built = await loop.run_in_executor(self._builder, build, record, entries, match_no)
+        self._keep((record.id, match_no), built)
         return built
+
+    def _built_or_refused(self, key: tuple[str, int], done: asyncio.Future[Replay]) -> None:
+        self._building.pop(key, None)
+        if not done.cancelled():
+            done.exception()  # a refusal nobody waits for any more is not an error to log
 
     def _keep(self, key: tuple[str, int], built: Replay) -> None:
         """Cache a built replay; the least recently used go while the cache is over its bytes
