@@ -5,6 +5,7 @@ nothing of its allowance."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from .harness import (
     applied,
     client,
     harmless,
+    play_to_end,
     run_server,
     seated,
     start,
@@ -90,6 +92,31 @@ async def test_a_pass_and_play_table_expires_like_a_lobby(tmp_path: Path) -> Non
         record = await store.find_by_code(late)
         assert record is not None
         assert record.status == "closed"
+
+
+@pytest.mark.anyio
+async def test_a_finished_pass_and_play_table_is_let_go_and_stays_finished(
+    tmp_path: Path,
+) -> None:
+    store, clock = MemoryStore(), FakeClock()
+    settings = replace(
+        _settings(tmp_path, TableConfig(pass_and_play_expiry=1000.0)), rate=1e6, burst=1e6
+    )
+    with run_server(settings, store, clock) as server, server.http() as http:
+        made = http.post(DEVICE_ROUTE, json={"preset": "cabo", "names": ["Maya", "Bo"]}).json()
+        tokens = [seat["token"] for seat in made["seats"]]
+        async with seated(server, made["code"], tokens) as clients:
+            await play_to_end(clients, random.Random(3))
+        code = made["code"]
+        assert http.get(f"/api/tables/{code}").json()["status"] == "finished"
+        tables = _tables(http)
+        await advance(server, clock, 1200.0)  # past its expiry, and a sweep has run
+        r = http.get(f"/api/tables/{code}")
+        assert (r.status_code, r.json()["detail"]["code"]) == (410, "table_closed")
+        assert _tables(http) == tables - 1  # no longer held in memory
+        record = await store.find_by_code(code)
+        assert record is not None
+        assert record.status == "finished"  # as it ended: its match is still in the history
 
 
 # ---------------------------------------------------------------- a forfeited seat
