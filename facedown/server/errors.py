@@ -17,7 +17,7 @@ ILLEGAL = "illegal:"  # the prefix of the engine's refusals: illegal:<the engine
 SERVER_CODES: dict[str, str] = {
     # the WebSocket's frames
     "frame_too_large": "a frame longer than the protocol allows",
-    "malformed_json": "a frame that is not JSON, or nested too deeply",
+    "malformed_json": "a frame (or an HTTP request body) that is not JSON, or nested too deeply",
     "malformed_message": "a frame that is not a JSON object",
     "unknown_type": "a message of a type the protocol does not have",
     "invalid_message": "a message whose fields do not fit its type",

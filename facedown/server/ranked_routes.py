@@ -12,6 +12,7 @@ from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
+from ..matches import TABLE_SEED_BITS
 from ..store.base import UserRecord
 from . import ratings
 from .account_routes import signed_in
@@ -29,7 +30,7 @@ class JoinQueue(BaseModel):
     seed: int | None = Field(
         default=None,
         ge=0,
-        lt=2**48,
+        lt=2**TABLE_SEED_BITS,
         description="test hooks only: the seed of the next match's table",
     )
     deal: dict[str, Any] | None = Field(

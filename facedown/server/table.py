@@ -479,12 +479,14 @@ class Table:
         seen = observe_json(game, _viewer(seat), events or (), knowledge=knowledge, public=public)
         if seat is not None and seat in self.hidden:
             seen["view"]["shown"] = {}  # its moment is over: the seat said so
+        # A forfeited seat's bot plays it to the end of the match: its player may do nothing.
+        forfeited = seat is not None and seat in self.presence.forfeited
         message: dict[str, Any] = {
             "type": "event" if events is not None else "snapshot",
             "seq": self.seq,
             "view": seen["view"],
-            "legal": seen["legal"],
-            "sets": seen["sets"],
+            "legal": [] if forfeited else seen["legal"],
+            "sets": 0 if forfeited else seen["sets"],
             "deadline": self.deadline,
             "now": self.now(),
         }

@@ -130,6 +130,7 @@ async def test_sqlite_table_updates_write_the_rows_sqlalchemy_writes(
         {"status": "playing", "deadline": 12.5, "deadline_kind": "turn", "updated_at": 3.25},
         {"seats": seats, "settings": {"turn_seconds": 30, "names": ["a", "é"]}, "deadline": None},
         {"seats": seats[1:], "rules": {"preset": "kivo", "tap": False}, "seed": -(2**63)},
+        {"seed": 2**128 - 1},  # a 128-bit seed, as decimal text
         {"status": "broken", "damage": "why \u2014 it broke", "host_id": "x", "preset": "cabo"},
         # The same seat numbers, only a name, a player or a bot's level changed.
         {"seats": (SeatRecord(0, "human", "Bea", "h"),), "deadline": 12, "updated_at": 7},
