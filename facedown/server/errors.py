@@ -49,7 +49,8 @@ SERVER_CODES: dict[str, str] = {
     "not_playing": "no match is being played",
     "stale": "the table moved on before the action arrived: a snapshot follows",
     "bad_action": "an action the engine cannot read",
-    "seat_forfeited": "the seat was forfeited after three missed deadlines: a bot plays it",
+    "seat_forfeited": "the seat was forfeited (three missed deadlines at a turn-based table, or "
+    "a ranked match left past its grace period): a bot plays it",
     "no_seat": "the signed-in account holds no seat at this table",
     # creating a table
     "bad_rules": "a ruleset option that is unknown or out of bounds",

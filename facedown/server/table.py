@@ -341,8 +341,8 @@ class Table:
             if seat in self.presence.forfeited:
                 raise TableError(
                     "seat_forfeited",
-                    "your seat was forfeited after three missed deadlines: a bot plays it "
-                    "to the end of this match",
+                    "your seat was forfeited (three missed deadlines, or a ranked match left "
+                    "past its grace period): a bot plays it to the end of this match",
                 )
             try:
                 action = Action.from_json(data, player=seat)
@@ -642,6 +642,8 @@ class Table:
             early = self.game is not None and not self.game.history
             changed = ranked_mode.with_forfeit(settings, seat, early)
             await self._save(replace(self.record, settings=changed, updated_at=self.now()))
+            # For good here too, not only after a restart: the player, back, may do nothing.
+            self.presence.forfeit(seat, self.game)
         self.publish_table()
 
     async def close(self) -> None:
