@@ -18,7 +18,9 @@ from typing import Annotated, Any
 from fastapi import FastAPI, HTTPException, Request
 from pydantic import BaseModel, Field, field_validator
 
+from . import examples
 from .context import TableError
+from .examples import body as body_of
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .modes import MODE, PASS_AND_PLAY
 from .state import ServerState
@@ -113,7 +115,9 @@ def passplay_routes(app: FastAPI, state: ServerState) -> None:
     token."""
 
     @app.post("/api/tables/pass-and-play", response_model=PassPlayTable)
-    async def create_pass_and_play(body: CreatePassPlay, request: Request) -> PassPlayTable:
+    async def create_pass_and_play(
+        body: Annotated[CreatePassPlay, body_of(examples.CREATE_PASS_PLAY)], request: Request
+    ) -> PassPlayTable:
         peer = request.client.host if request.client else None
         if not state.limits.creates.allow(state.address(peer, request.headers)):
             message = "too many tables created from your address: try again later"
