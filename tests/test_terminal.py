@@ -544,11 +544,11 @@ def test_the_clear_never_interrupts_your_own_turn_and_keeps_the_public_log() -> 
 
 
 def test_you_are_you_and_the_rounds_are_counted_with_totals_between() -> None:
-    from facedown.engine import SeenEvent
+    from facedown.engine import EventKind, SeenEvent
     from facedown.terminal import describe
 
     game = Game(find_preset("cabo"), 2, 1)
-    swap = SeenEvent(type="swapped", by=1, slots=(0,), target=0, target_slot=2)
+    swap = SeenEvent(type=EventKind.SWAPPED, by=1, slots=(0,), target=0, target_slot=2)
     assert describe(game, swap, 0) == "Seat 1 swapped their card 1 with your card 3, unseen."
     read, lines = _scripted(_first)
     play("kivo", players=2, seed=5, bots="easy", read=read, write=lines.append)
