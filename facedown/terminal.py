@@ -3,10 +3,12 @@
 A card face shown to you alone (your opening look, a card you draw, a peek, a spy) is on the
 screen only for its moment, as at a real table: once the table moves on, you are asked to press
 Enter, the screen and its scrollback are cleared and the board is drawn again without it, under
-the round's public log so far.  Remembering is the game.  A face that went public meanwhile (the
-card you drew, now on the discard pile) is cleared without asking, so your own turn goes on
-uninterrupted.  With Recollection (``recollection=True``, ``facedown play --recollection``)
-nothing is cleared and the board marks every card you know with ``*``.
+the round's public log so far.  Remembering is the game.  Enter is asked for only when a face
+came and went without a prompt in between (your opening look, the card a peek showed you as your
+turn ended): a face you had in front of you while you chose your move (the card you drew, then
+put in place of one of yours), or one that went public, is cleared without asking, so your own
+turn goes on uninterrupted.  With Recollection (``recollection=True``, ``facedown play
+--recollection``) nothing is cleared and the board marks every card you know with ``*``.
 
 ``q`` asks before it leaves.  While a bot plays, each new discard offers you a TAP (Boyo):
 Enter lets play go on, ``a`` lets it go on without further offers until your turn.
@@ -60,6 +62,8 @@ CLEAR = "\x1b[H\x1b[2J\x1b[3J"
 ACK_PROMPT = "Press Enter once you have it in mind (the screen is then cleared) > "
 LEAVE_PROMPT = "Leave the match? y (or q again) leaves, Enter plays on > "
 UNTIL_YOUR_TURN = "a"  # let play go on, offering no TAP, until your turn
+# The lines that print a face shown to the seat alone (the others print none, whatever they hold).
+SHOWS_SEEN = ("opening_peeked", "drew", "peeked", "spied")
 LOG_SHOWN = 12  # lines of the round's public log written again after a clear
 
 
@@ -108,7 +112,7 @@ def describe(game: Game, event: SeenEvent, seat: int) -> RenderableType | None:
 def secrets(event: SeenEvent, seat: int) -> set[str]:
     """The places (``"owner:slot"``, or ``"held"``) whose faces a line about ``event`` shows
     ``seat`` alone."""
-    if event.by != seat or not event.seen:
+    if event.by != seat or not event.seen or event.type not in SHOWS_SEEN:
         return set()
     if event.type == "drew":
         return {"held"}
@@ -159,6 +163,7 @@ class Session:
     reveal_shown: bool = False  # the round's reveal is on the screen (not cleared away)
     log: list[str] = field(default_factory=list)  # this round's lines, no private face in them
     public: set[str] = field(default_factory=set)  # private places whose face went public
+    prompted: set[str] = field(default_factory=set)  # private places on screen at a prompt
     passing: bool = False  # the player passes every TAP offer until their turn
 
     def run(self) -> int:
@@ -219,6 +224,7 @@ class Session:
         self.write("What will you do?")
         for entry in entries:
             self.write(entry.line())
+        self.prompted |= self.on_screen  # the player has these in front of them as they choose
         return self._read(entries, wait, sets)
 
     def _read(self, entries: list[Entry], wait: str, sets: int) -> Action | None:
@@ -277,7 +283,7 @@ class Session:
         stale = self.on_screen - private_now(self.game, YOU)
         if self.game.rules.recollection or not stale:
             return True
-        if not stale <= self.public:
+        if stale - self.public - self.prompted:  # shown and gone with no prompt between
             try:
                 answer = self.read(ACK_PROMPT).strip()
             except EOFError:
@@ -287,6 +293,7 @@ class Session:
         self.clear()
         self.on_screen = set()
         self.public = set()
+        self.prompted = set()
         self.reveal_shown = False
         self.write(self.header)
         self.write("(The screen was cleared: what you saw is yours to remember.)")
@@ -320,7 +327,7 @@ def play(
     game = Game(rules, players, seed)
     others = {s: make_bot(bots, seed + s) for s in range(1, players)}
     memory = ", Recollection on" if recollection else ""
-    seats = "seat 1" if players == 2 else f"seats 1 to {players - 1}"
+    seats = {2: "seat 1", 3: "seats 1 and 2"}.get(players, f"seats 1 to {players - 1}")
     match = f"{rules.rounds} rounds" if rules.rounds else f"to {rules.score_limit} points"
     header = (
         f"Facedown: {preset}, {match}: you against {players - 1} {bots} "

@@ -556,3 +556,26 @@ def test_you_are_you_and_the_rounds_are_counted_with_totals_between() -> None:
     assert text[0].startswith("Facedown: kivo, 3 rounds: you against 1 easy bot (seat 1;")
     assert any(re.match(r"^Round 2 of 3 starts\. Totals: you \d+, seat 1 \d+\.$", x) for x in text)
     assert not any("seat 0" in x.lower() for x in text)
+
+
+def test_a_drawn_card_put_in_your_hand_does_not_stop_your_turn() -> None:
+    # Boyo, seed 3: the opening look (Enter: those faces came and went with no prompt between),
+    # then draw and put the card in place of card 2.  The turn goes on (end it, call, or TAP):
+    # its menu comes next, with no Enter asked in between, and the drawn face is gone.
+    script = iter(["l 1 2", "", "1", "r 2", "q", "y"])
+    prompts: list[str] = []
+    screen: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(script)
+
+    play(
+        "boyo", players=2, seed=3, bots="medium", read=read, write=screen.append, clear=screen.clear
+    )
+    assert prompts == ["> ", ACK_PROMPT, "> ", "> ", "> ", LEAVE_PROMPT]
+    lines = _lines(screen)
+    assert "  You replaced card 2; the J♠ went onto the discard pile." in lines
+    assert "  You drew." in lines  # the log, written again, without the face
+    assert not any(line.startswith("You drew ") for line in lines)
+    assert _menu(screen)[0] == ("1", "end your turn")
