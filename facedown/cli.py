@@ -728,7 +728,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(sub, "play")
     p.add_argument("--preset", default="cabo", choices=PRESET_NAMES, help="the game: %(choices)s")
     p.add_argument("--players", type=_seats, default=3, help="seats, you included (2 to 8)")
-    p.add_argument("--seed", type=int, default=None, help="the deal's seed (none: a random one)")
+    p.add_argument("--seed", type=int, default=None, help="the deal's seed (default: a random one)")
     p.add_argument(
         "--bots",
         default="medium",
@@ -941,9 +941,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _command(sub, "scoreboard")
     p.add_argument("--preset", default="cabo", choices=PRESET_NAMES, help="the game: %(choices)s")
-    p.add_argument("--players", default=None, help="the names in seating order: Ana,Bo,Cy")
     p.add_argument(
-        "--rounds", type=_count(1, 100), default=None, help="rounds in the match (none: the game's)"
+        "--players",
+        default=None,
+        help="the names in seating order: Ana,Bo,Cy (needed unless --resume)",
+    )
+    p.add_argument(
+        "--rounds",
+        type=_count(1, 100),
+        default=None,
+        help="rounds in the match (default: the game's own)",
     )
     p.add_argument("--sudden-death", action="store_true", help="one more round on a tie")
     p.add_argument("--placement", default=None, help="placement points for 1st, 2nd, ...: 5,3,1")
