@@ -20,6 +20,7 @@ from ..bots import Bot, make_bot
 from ..engine import PRESETS
 from ..matches import TABLE_SEED_BITS
 from ..store.base import Store, StoreError
+from . import examples
 from .account_routes import SIGNED_OUT_HTTP, account_routes, signed_in
 from .accounts import Accounts, SignedIn
 from .apidocs import api_docs_page
@@ -29,6 +30,7 @@ from .cluster import Node
 from .context import TableContext, TableError
 from .crashhook import ENV as CRASH_ENV
 from .crashhook import CrashAt
+from .examples import body as body_of
 from .games import games_routes
 from .guards import (
     BodyLimit,
@@ -321,7 +323,9 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
 
     @app.post("/api/tables", response_model=Seated)
     async def create_table(
-        body: CreateTable, request: Request, authorization: str | None = BEARER
+        body: Annotated[CreateTable, body_of(examples.CREATE_TABLE)],
+        request: Request,
+        authorization: str | None = BEARER,
     ) -> Seated:
         address = _address(request)
         if not state.limits.creates.allow(address):
@@ -374,7 +378,10 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
 
     @app.post("/api/tables/{code}/join", response_model=Seated)
     async def join_table(
-        code: TableCode, body: JoinTable, request: Request, authorization: str | None = BEARER
+        code: TableCode,
+        body: Annotated[JoinTable, body_of(examples.JOIN_TABLE)],
+        request: Request,
+        authorization: str | None = BEARER,
     ) -> Seated:
         address = _address(request)
         if not state.limits.joins.allow(address):

@@ -19,7 +19,9 @@ from fastapi import FastAPI, HTTPException, Request
 from pydantic import BaseModel, Field, field_validator
 
 from ..matches import TABLE_SEED_BITS
+from . import examples
 from .context import TableError
+from .examples import body as body_of
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .modes import MODE, PASS_AND_PLAY
 from .state import ServerState
@@ -114,7 +116,9 @@ def passplay_routes(app: FastAPI, state: ServerState) -> None:
     token."""
 
     @app.post("/api/tables/pass-and-play", response_model=PassPlayTable)
-    async def create_pass_and_play(body: CreatePassPlay, request: Request) -> PassPlayTable:
+    async def create_pass_and_play(
+        body: Annotated[CreatePassPlay, body_of(examples.CREATE_PASS_PLAY)], request: Request
+    ) -> PassPlayTable:
         peer = request.client.host if request.client else None
         address = state.address(peer, request.headers)
         if not state.limits.creates.allow(address):

@@ -14,8 +14,9 @@ from pydantic import BaseModel, Field
 
 from ..matches import TABLE_SEED_BITS
 from ..store.base import UserRecord
-from . import ratings
+from . import examples, ratings
 from .account_routes import signed_in
+from .examples import body as body_of
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .ranked import Matched, RankedError, Status, Waiting
 from .state import ServerState
@@ -148,7 +149,9 @@ def ranked_routes(app: FastAPI, state: ServerState) -> None:
         return _status(await state.ranked_().status(user, session=session))
 
     @app.post("/api/ranked/queue", response_model=QueueStatus)
-    async def join(body: JoinQueue, request: Request) -> QueueStatus:
+    async def join(
+        body: Annotated[JoinQueue, body_of(examples.JOIN_QUEUE)], request: Request
+    ) -> QueueStatus:
         """Wait in a queue (leaving any other).  Signed-in accounts only."""
         user, session = await _user(request)
         hooks = {"seed": body.seed, "deal": body.deal}

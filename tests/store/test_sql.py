@@ -292,7 +292,7 @@ def test_db_upgrade_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     assert main(["db", "upgrade", "--url", url]) == 0
     assert main(["db", "upgrade", "--url", url]) == 0  # already at the newest revision
-    assert main(["db", "upgrade", "--url", "mysql://x/y"]) == 1
+    assert main(["db", "upgrade", "--url", "mysql://x/y"]) == 2  # a URL it cannot use: bad input
     assert "unsupported database" in capsys.readouterr().err
 
 
