@@ -38,6 +38,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -344,7 +345,8 @@ class Event:
     tables: list[str]
     seconds: list[float] = field(default_factory=list)
     unanswered: int = 0
-    moved: int = 0  # of its tables, how many another process owned at the end of the event
+    stuck: list[str] = field(default_factory=list)  # what the unanswered tables' players saw
+    moved: int = 0  # of its tables, how many another process (or its restart) owned after
 
 
 async def make_tables(cluster: Cluster, count: int, answer: float) -> list[Player]:
@@ -371,7 +373,8 @@ async def signal_one(
 ) -> tuple[Node, list[Player], float]:
     owners = await cluster.owners()
     live = [n for n in cluster.nodes if n.server is not None and n.server.proc.poll() is None]
-    node = rng.choice(live)
+    owning = [n for n in live if n.pid in owners.values()]
+    node = rng.choice(owning or live)  # one that owns tables, for the event to measure anything
     mine = [p for p in players if owners.get(p.table_id) == node.pid]
     if moment == "mid-write" and mine:
         for p in mine:
@@ -386,7 +389,16 @@ async def signal_one(
     return node, mine, time.monotonic()
 
 
-async def run(args: argparse.Namespace, cluster: Cluster) -> int:
+@dataclass
+class Outcome:
+    events: list[Event]
+    acked: int
+    lost: int
+    doubled: int
+    errors: Counter[str]
+
+
+async def run(args: argparse.Namespace, cluster: Cluster) -> Outcome:
     rng = random.Random(args.seed)
     await cluster.start_all()
     print(f"{args.processes} processes up; opening {args.tables} tables", flush=True)
@@ -421,6 +433,7 @@ async def run(args: argparse.Namespace, cluster: Cluster) -> int:
                 await asyncio.sleep(rng.uniform(0, args.think * 2))
             node, mine, at = await signal_one(cluster, players, kind, moment, rng)
             event = Event(kind, moment, node.index, [p.code for p in mine])
+            signalled = node.pid  # a killed process is started again, with another pid
             events.append(event)
             print(
                 f"{kind} of process {node.index} ({moment}): {len(mine)} tables it owned",
@@ -433,26 +446,45 @@ async def run(args: argparse.Namespace, cluster: Cluster) -> int:
                 node.proc.wait(10)
                 cluster.start(node)
             await asyncio.sleep(args.settle)
-            owners = await cluster.owners()
-            event.moved = sum(owners.get(p.table_id) != node.pid for p in mine)
-            for p in mine:
-                later = [t - at for t in p.acks if t > at]
-                if later:
-                    event.seconds.append(later[0])
-                else:
-                    event.unanswered += 1
+            tally(event, mine, at, signalled, await cluster.owners())
     finally:
         stop.set()
         await asyncio.sleep(args.answer * 2 + 1)
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await close(players, tasks)
     return report(events, players, await cluster.logs())
+
+
+def tally(
+    event: Event, mine: list[Player], at: float, signalled: int, owners: dict[str, int]
+) -> None:
+    """What became of the tables the signalled process owned (``at``: the signal's time)."""
+    event.moved = sum(owners.get(p.table_id) != signalled for p in mine)
+    for p in mine:
+        later = [t - at for t in p.acks if t > at]
+        if later:
+            event.seconds.append(later[0])
+        else:
+            event.unanswered += 1
+            event.stuck.append(
+                f"{p.code}: phase {p.phase}, {len(p.legal)} legal, seq {p.seq},"
+                f" errors {dict(p.errors)}, reconnections {p.reconnections}"
+            )
+
+
+async def close(players: list[Player], tasks: Sequence[asyncio.Future[None]]) -> None:
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for p in players:
+        if p.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(p.ws.close(), 2)
+            p.ws.transport.abort()
 
 
 def report(
     events: list[Event], players: list[Player], logs: dict[str, list[tuple[int, dict[str, Any]]]]
-) -> int:
+) -> Outcome:
     print("\nper event: seconds from the signal to each affected table's next acknowledged action")
     for e in events:
         if e.seconds:
@@ -465,6 +497,8 @@ def report(
             f" ({e.moved} moved)  {figures}"
             + (f"  ({e.unanswered} with no acknowledged action since)" if e.unanswered else "")
         )
+        for line in e.stuck:
+            print(f"      {line}")
     lost = doubled = acked = 0
     for p in players:
         log = logs.get(p.code, [])
@@ -481,11 +515,11 @@ def report(
     print(f"acknowledged actions: {acked}; lost {lost}; doubled {doubled}")
     print(f"reconnections: {reconnections}; errors clients saw: {dict(errors) or 'none'}")
     print("  (stale, illegal:* and match_running: a move that raced the bot or the round's end)")
-    return 1 if lost or doubled else 0
+    return Outcome(events, acked, lost, doubled, errors)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+def measure(args: argparse.Namespace) -> Outcome:
+    """One run on a database and a Redis number of its own, both removed at the end."""
     url = create_database(args.postgres)
     try:
         with tempfile.TemporaryDirectory(prefix="facedown-failover-") as tmp:
@@ -500,6 +534,11 @@ def main(argv: list[str] | None = None) -> int:
             import redis
 
             redis.Redis.from_url(f"redis://127.0.0.1:6379/{args.redis_db}").flushdb()
+
+
+def main(argv: list[str] | None = None) -> int:
+    outcome = measure(parse_args(argv))
+    return 1 if outcome.lost or outcome.doubled else 0
 
 
 if __name__ == "__main__":

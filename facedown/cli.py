@@ -13,11 +13,138 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from .matches import MatchLog
+    from .paperboard import Board
     from .server.settings import ServerSettings
+
+
+USAGE = "Facedown: the face-down memory card games Boyo, Cabo, Kivo and Kaboom."
+
+# What each command is for, and one example of it (facedown --help, facedown COMMAND --help).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "play": (
+        "play a match in the terminal against bots",
+        "facedown play --preset kivo --players 3",
+    ),
+    "scoreboard": (
+        "score a game played with paper cards, round by round",
+        "facedown scoreboard --preset cabo --players Ana,Bo,Cy",
+    ),
+    "serve": ("run the game server and the web client", "facedown serve --port 8000"),
+    "sim": (
+        "a bot tournament: win rates with 95%% intervals",
+        "facedown sim --players 4 --bots hard,random --games 500",
+    ),
+    "replay": (
+        "print a finished match step by step (face up, or as one seat saw it)",
+        "facedown replay TABLE_ID/1 --seat 0",
+    ),
+    "backup": (
+        "copy the server's live SQLite database to a new file",
+        "facedown backup backups/facedown-monday.db --data data",
+    ),
+    "db": ("manage the server's database", "facedown db upgrade --url sqlite:///data/facedown.db"),
+    "scenario": (
+        "check a rule: run scenario files (or folders of them)",
+        "facedown scenario scenarios/cabo",
+    ),
+    "docs": (
+        "regenerate the generated documents (for developers of Facedown)",
+        "facedown docs --check",
+    ),
+}
+EXIT_STATUS = (
+    "Exit status: 0 done, 1 a failure (a scenario, a damaged database), 2 bad input (one line "
+    "says why), 130 interrupted with Ctrl-C."
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """A parser whose refusal is one line (not the usage, then the error)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """Help that shows every option's default (unless its text already speaks of it)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (
+            not action.option_strings
+            or action.required
+            or action.default is argparse.SUPPRESS
+            or "default" in text
+        ):
+            return text
+        if action.default is None:
+            shown = "none"
+        elif action.default is False:
+            shown = "off"
+        else:
+            shown = "%(default)s"
+        return f"{text} (default: {shown})"
+
+
+def _port(text: str) -> int:
+    """An argparse type: a TCP port, 1 to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port: ports are 1 to 65535")
+    return value
+
+
+def _host(text: str) -> str:
+    """An argparse type: an address or a host name this machine can resolve."""
+    import ipaddress
+    import socket
+
+    try:
+        ipaddress.ip_address(text)
+        return text
+    except ValueError:
+        pass
+    if not text or len(text) > 253 or any(c.isspace() or c in "/:@" for c in text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an address or a host name")
+    try:
+        socket.getaddrinfo(text, None)
+    except (OSError, UnicodeError):
+        raise argparse.ArgumentTypeError(f"{text!r}: no such host") from None
+    return text
+
+
+def _check_listen(host: str, port: int) -> None:
+    """The server can listen at host:port: refused now, in one line, rather than by uvicorn."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        raise CommandError(f"cannot listen on {host}: {e.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as e:
+            raise CommandError(f"cannot listen on {host} port {port}: {e.strerror}") from None
+
+
+def _existing_folder(path: Path, what: str) -> None:
+    """Refuse a path whose folder does not exist (nothing is made on the way)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise CommandError(f"cannot write {what} {path}: there is no folder {folder}")
+
+
+PRESET_NAMES = ["boyo", "cabo", "kivo", "kaboom"]
 
 
 class CommandError(Exception):
@@ -69,9 +196,14 @@ def _writable(path: Path) -> None:
 
 
 def _check_serve(data: Path, database_url: str | None) -> None:
-    """The data folder can be made and the database URL names a database we can open."""
+    """The data folder exists or can be made in a folder that does (only its last level is
+    made), and the database URL names a database we can open in a folder that exists."""
+    if not data.is_dir() and not data.parent.is_dir():
+        raise CommandError(
+            f"cannot use {data} as the data folder: there is no folder {data.parent} to make it in"
+        )
     try:
-        data.mkdir(parents=True, exist_ok=True)
+        data.mkdir(exist_ok=True)
     except OSError as e:
         raise CommandError(f"cannot use {data} as the data folder: {e.strerror}") from None
     if not os.access(data, os.W_OK):
@@ -84,6 +216,20 @@ def _check_serve(data: Path, database_url: str | None) -> None:
             make_url(database_url).get_dialect()
         except (ArgumentError, NoSuchModuleError, ValueError) as e:
             raise CommandError(f"cannot use the database URL {database_url!r}: {e}") from None
+        _sqlite_folder(database_url)
+
+
+def _sqlite_folder(url: str) -> None:
+    """A SQLite URL's file lies in a folder that exists (none is made for it)."""
+    from .store.base import StoreError
+    from .store.database import sqlite_file
+
+    try:
+        path = sqlite_file(url)
+    except StoreError as e:
+        raise CommandError(f"cannot use the database URL {url!r}: {e}") from None
+    if path is not None and not path.parent.is_dir():
+        raise CommandError(f"cannot use the database URL {url!r}: there is no folder {path.parent}")
 
 
 def _scenario_files(paths: Sequence[str]) -> list[Path]:
@@ -249,6 +395,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except StoreError as e:
         print(f"facedown serve: {e}", file=sys.stderr)
         return 1
+    _check_listen(args.host, args.port)  # refused in one line, not by uvicorn once started
     try:
         app = create_app(settings)
     except ValueError as e:  # FACEDOWN_CRASH_AT without --test-hooks, or not a window
@@ -374,13 +521,13 @@ def _points(text: str) -> list[int]:
         raise CommandError(f"--placement {text!r} is not whole numbers split by commas") from None
 
 
-def cmd_scoreboard(args: argparse.Namespace) -> int:
+def _new_board(args: argparse.Namespace) -> tuple[Board, dict[str, Any]]:
+    """A new evening's board from the arguments, and its ruleset options."""
     from .engine import RulesetError, TallyError
     from .paperboard import Board
-    from .scoresheet import run
 
     names = _names(args.players)
-    options: dict[str, object] = {}
+    options: dict[str, Any] = {}
     if args.rounds is not None:
         options["rounds"] = args.rounds
     if args.sudden_death:
@@ -388,15 +535,42 @@ def cmd_scoreboard(args: argparse.Namespace) -> int:
     placement: dict[str, object] | None = None
     if args.placement is not None:
         placement = {"points": _points(args.placement), "rounds": args.placement_rounds}
+    try:
+        return Board.make(names, args.preset, options, placement), options
+    except (RulesetError, TallyError) as e:
+        raise CommandError(str(e)) from None
+
+
+def cmd_scoreboard(args: argparse.Namespace) -> int:
+    from .scoresheet import default_save_path, load_evening, run, unfinished
+
+    save = Path(args.save) if args.save else default_save_path()
     if args.csv is not None:
         if not args.csv.endswith(".csv"):
             raise CommandError(f"cannot write {args.csv}: the board is written as .csv")
         _writable(Path(args.csv))
-    try:
-        Board.make(names, args.preset, options, placement)
-    except (RulesetError, TallyError) as e:
-        raise CommandError(str(e)) from None
-    return run(args.preset, names, options, placement, Path(args.csv) if args.csv else None)
+    if args.resume:
+        if args.players is not None:
+            raise CommandError("--resume carries on the saved evening: give no --players")
+        try:
+            board, saved_options = load_evening(save)
+        except ValueError as e:
+            raise CommandError(str(e)) from None
+        return run(board, saved_options, Path(args.csv) if args.csv else None, save)
+    if args.players is None:
+        raise CommandError("give --players (the names in seating order), or --resume")
+    board, options = _new_board(args)
+    saved = unfinished(save)
+    if saved is not None:
+        raise CommandError(
+            f"an unfinished evening ({saved}) is saved in {save}: carry on with --resume, "
+            "give --save FILE for a new one, or delete that file"
+        )
+    if save.parent == default_save_path().parent:
+        save.parent.mkdir(parents=True, exist_ok=True)  # our own state folder
+    else:
+        _existing_folder(save, "the evening")
+    return run(board, options, Path(args.csv) if args.csv else None, save)
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
@@ -405,11 +579,11 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
     from .store.base import StoreError
     from .store.migrate import upgrade
 
+    _sqlite_folder(args.url)
     try:
         asyncio.run(upgrade(args.url))
-    except StoreError as e:
-        print(f"facedown db upgrade: {e}", file=sys.stderr)
-        return 1
+    except StoreError as e:  # a URL it cannot use: bad, unreachable, or not a database
+        raise CommandError(str(e)) from None
     return 0
 
 
@@ -418,6 +592,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
     from .store.backup import backup_sqlite
     from .store.base import StoreError
 
+    _existing_folder(Path(args.dest), "the copy")
     settings = ServerSettings(data_dir=Path(args.data), database_url=args.database_url)
     try:
         source = backup_sqlite(settings.resolved_database_url(), Path(args.dest))
@@ -518,19 +693,42 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="facedown", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+def _command(sub: argparse._SubParsersAction, name: str) -> argparse.ArgumentParser:  # type: ignore[type-arg]
+    """The parser of command ``name``: what it is for, and its example."""
+    words, example = COMMANDS[name]
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=words,
+        description=f"{words[0].upper()}{words[1:]}.",
+        epilog=f"Example:\n  {example}",
+        formatter_class=_Help,
+    )
+    return parser
 
-    p = sub.add_parser("scenario", help="run scenario files (or folders of them)")
-    p.add_argument("files", nargs="+")
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    examples = "\n".join(f"  {example}" for _, example in COMMANDS.values())
+    parser = _Parser(
+        prog="facedown",
+        description=USAGE,
+        epilog=f"Examples:\n{examples}\n\nfacedown COMMAND --help: that command's options. "
+        f"{EXIT_STATUS}",
+        formatter_class=_Help,
+    )
+    parser.add_argument("--version", action="version", version=f"facedown {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
+
+    p = _command(sub, "scenario")
+    p.add_argument("files", nargs="+", help="scenario files (.json) or folders of them")
     p.add_argument("--json", action="store_true", help="print what actually happened")
     p.set_defaults(func=cmd_scenario)
 
-    p = sub.add_parser("play", help="play in the terminal against bots")
-    p.add_argument("--preset", default="cabo", choices=["boyo", "cabo", "kivo", "kaboom"])
+    p = _command(sub, "play")
+    p.add_argument("--preset", default="cabo", choices=PRESET_NAMES, help="the game: %(choices)s")
     p.add_argument("--players", type=_seats, default=3, help="seats, you included (2 to 8)")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=int, default=None, help="the deal's seed (default: a random one)")
     p.add_argument(
         "--bots",
         default="medium",
@@ -545,9 +743,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser("serve", help="run the game server and web client")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p = _command(sub, "serve")
+    p.add_argument(
+        "--host", type=_host, default="127.0.0.1", help="the address to listen on (0.0.0.0: all)"
+    )
+    p.add_argument("--port", type=_port, default=8000, help="the port to listen on (1 to 65535)")
     p.add_argument("--data", default="data", help="folder for the SQLite database and the key")
     p.add_argument(
         "--database-url",
@@ -677,7 +877,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="an SMTP server for turn e-mails to players who gave an address (default: none)",
     )
-    p.add_argument("--smtp-port", type=int, default=25, help="the SMTP server's port (25)")
+    p.add_argument("--smtp-port", type=_port, default=25, help="the SMTP server's port")
     p.add_argument(
         "--smtp-sender",
         default="facedown@localhost",
@@ -698,14 +898,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("backup", help="copy the live SQLite database to a new file")
-    p.add_argument("dest", help="the new file")
+    p = _command(sub, "backup")
+    p.add_argument("dest", help="the new file, in a folder that exists")
     p.add_argument("--data", default="data", help="the server's data folder")
     p.add_argument("--database-url", default=None, help="sqlite:///path/to/facedown.db")
     p.set_defaults(func=cmd_backup)
 
-    p = sub.add_parser("sim", help="a bot tournament: win rates with 95%% intervals")
-    p.add_argument("--preset", default="cabo", choices=["boyo", "cabo", "kivo", "kaboom"])
+    p = _command(sub, "sim")
+    p.add_argument("--preset", default="cabo", choices=PRESET_NAMES, help="the game: %(choices)s")
     p.add_argument("--players", type=_seats, default=4, help="seats (2 to 8)")
     p.add_argument(
         "--bots",
@@ -714,10 +914,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(random, easy, medium, hard, expert) with options in brackets if wanted, e.g. "
         "'expert(budget_ms=20)', module:Class, or cmd:COMMAND",
     )
-    p.add_argument("--games", type=_count(1), default=100)
+    p.add_argument("--games", type=_count(1), default=100, help="matches (or rounds) to play")
     p.add_argument("--jobs", type=_count(1), default=1, help="processes to play on")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--unit", choices=["match", "round"], default="match")
+    p.add_argument("--seed", type=int, default=0, help="the first game's seed")
+    p.add_argument(
+        "--unit", choices=["match", "round"], default="match", help="a game is a match or a round"
+    )
     p.add_argument("--options", default=None, help="ruleset options as a JSON object")
     p.add_argument(
         "--duplicate",
@@ -737,26 +939,50 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_sim)
 
-    p = sub.add_parser("scoreboard", help="score a paper game round by round in the terminal")
-    p.add_argument("--preset", default="cabo", choices=["boyo", "cabo", "kivo", "kaboom"])
-    p.add_argument("--players", required=True, help="the names in seating order: Ana,Bo,Cy")
-    p.add_argument("--rounds", type=_count(1, 100), default=None, help="rounds in the match")
+    p = _command(sub, "scoreboard")
+    p.add_argument("--preset", default="cabo", choices=PRESET_NAMES, help="the game: %(choices)s")
+    p.add_argument(
+        "--players",
+        default=None,
+        help="the names in seating order: Ana,Bo,Cy (needed unless --resume)",
+    )
+    p.add_argument(
+        "--rounds",
+        type=_count(1, 100),
+        default=None,
+        help="rounds in the match (default: the game's own)",
+    )
     p.add_argument("--sudden-death", action="store_true", help="one more round on a tie")
     p.add_argument("--placement", default=None, help="placement points for 1st, 2nd, ...: 5,3,1")
     p.add_argument(
         "--placement-rounds", type=_count(1, 100), default=5, help="rounds of a placement match"
     )
     p.add_argument("--csv", default=None, help="write the board to this .csv file at the end")
+    p.add_argument(
+        "--save",
+        default=None,
+        metavar="FILE",
+        help="the evening is saved here after every round (default: "
+        "$XDG_STATE_HOME/facedown/scoreboard.json, or ~/.local/state/...)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="carry on the evening saved in the --save file (after quit, Ctrl-C or a closed "
+        "terminal): its players and scoring, its rounds so far",
+    )
     p.set_defaults(func=cmd_scoreboard)
 
-    p = sub.add_parser(
-        "docs", help="regenerate docs/rulesets.md, protocol.md, openapi.json, web/src/lib/wire.ts"
+    p = _command(sub, "docs")
+    p.epilog = (
+        f"{p.epilog}\n\nIt writes docs/rulesets.md, docs/protocol.md, docs/openapi.json and "
+        "web/src/lib/wire.ts."
     )
     p.add_argument("--root", default=".", help="the project's folder")
     p.add_argument("--check", action="store_true", help="fail when the file is out of date")
     p.set_defaults(func=cmd_docs)
 
-    p = sub.add_parser("replay", help="print a finished match step by step (face up or a seat's)")
+    p = _command(sub, "replay")
     p.add_argument("match", help="a match id <table_id>/<match_no>, or an exported replay file")
     p.add_argument("--seat", type=_count(0), default=None, help="through this seat's eyes")
     p.add_argument("--knowledge", action="store_true", help="with --seat: every card it knew")
@@ -767,21 +993,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--database-url", default=None, help="the server's database URL")
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("db", help="manage the database")
-    db = p.add_subparsers(dest="db_command", required=True)
-    p = db.add_parser("upgrade", help="migrate the database to the newest schema")
+    p = _command(sub, "db")
+    db = p.add_subparsers(dest="db_command", required=True, metavar="ACTION", title="actions")
+    p = db.add_parser(
+        "upgrade",
+        help="migrate the database to the newest schema",
+        description="Migrate the database to the newest schema. A URL it cannot use (not a "
+        "database, unreachable, a SQLite file in a folder that does not exist) is refused in "
+        "one line with exit status 2.",
+        epilog=f"Example:\n  {COMMANDS['db'][1]}",
+        formatter_class=_Help,
+    )
     p.add_argument("--url", required=True, help="sqlite:///path/to/facedown.db or postgresql://...")
     p.set_defaults(func=cmd_db_upgrade)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         code: int = args.func(args)
     except CommandError as e:
-        print(f"facedown {args.command}: {e}", file=sys.stderr)
+        command = " ".join(filter(None, [args.command, getattr(args, "db_command", None)]))
+        print(f"facedown {command}: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: leave quietly, as a shell expects (128 + SIGINT)
+        print(file=sys.stderr)
+        return 130
     return code
 
 

@@ -5,13 +5,17 @@ same log entries with these functions, so a replay is dealt exactly what was pla
 
 Each match's seed is derived from the table's secret seed one way (SHA-256), so a finished
 match's seed, which an exported replay carries, tells nothing about the table's other matches.
-Start entries written before that (no ``seeding`` key) used ``seed * 1000 + match``; those
-matches are rebuilt as they were, and their seed is never exported.
+It is 128 bits wide (``seeding`` 3): from the cards a seat sees, a search of every possible seed
+for the one that deals them is out of reach.  Start entries of ``seeding`` 2 took 48 bits of the
+digest (a space a GPU searches in hours); those written before any one-way derivation (no
+``seeding`` key) used ``seed * 1000 + match``.  Both are rebuilt as they were; the oldest are
+never exported.
 """
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -20,13 +24,30 @@ from .engine import Action, Game, Ruleset, StackedDeal
 
 DEAL = "deal"  # the settings key (and start-entry key) of a stacked deal
 SEEDING = "seeding"  # the start-entry key naming how the match seed was derived
-ONE_WAY = 2  # its value for the one-way derivation
+ONE_WAY = 3  # its value for the one-way derivation of :func:`match_seed` (128 bits)
+NARROW = 2  # its value for the earlier one-way derivation (48 bits: :func:`narrow_match_seed`)
+MATCH_SEED_BYTES = 16  # 128 bits of the digest
+TABLE_SEED_BITS = 128  # a table's secret seed: this many bits of the system's randomness
+
+
+def new_table_seed() -> int:
+    """A new table's secret seed, drawn from the operating system's randomness."""
+    return secrets.randbits(TABLE_SEED_BITS)
+
+
+def _digest(seed: int, match_no: int) -> bytes:
+    return hashlib.sha256(f"facedown-match:{seed}:{match_no}".encode()).digest()
 
 
 def match_seed(seed: int, match_no: int) -> int:
-    """The seed of a table's match ``match_no``: one way from the table's secret ``seed``."""
-    digest = hashlib.sha256(f"facedown-match:{seed}:{match_no}".encode()).digest()
-    return int.from_bytes(digest[:6], "big")
+    """The seed of a table's match ``match_no``: one way from the table's secret ``seed``, 128
+    bits wide."""
+    return int.from_bytes(_digest(seed, match_no)[:MATCH_SEED_BYTES], "big")
+
+
+def narrow_match_seed(seed: int, match_no: int) -> int:
+    """How match seeds were derived by start entries of ``seeding`` 2: 48 bits of the digest."""
+    return int.from_bytes(_digest(seed, match_no)[:6], "big")
 
 
 def legacy_match_seed(seed: int, match_no: int) -> int:
@@ -37,8 +58,11 @@ def legacy_match_seed(seed: int, match_no: int) -> int:
 def start_seed(seed: int, payload: Mapping[str, Any]) -> int:
     """The seed of the match a start entry began."""
     match_no = int(payload["match"])
-    if payload.get(SEEDING) == ONE_WAY:
+    seeding = payload.get(SEEDING)
+    if seeding == ONE_WAY:
         return match_seed(seed, match_no)
+    if seeding == NARROW:
+        return narrow_match_seed(seed, match_no)
     return legacy_match_seed(seed, match_no)
 
 
@@ -140,7 +164,7 @@ def split_log(
                 deal=payload.get(DEAL),
                 actions=(),
                 names=tuple(names),
-                exportable=payload.get(SEEDING) == ONE_WAY,
+                exportable=payload.get(SEEDING) in (ONE_WAY, NARROW),
             )
         elif entry.kind == "action":
             if current is None:

@@ -5,18 +5,25 @@ preset has it, who shot the moon; the engine scores it (:mod:`facedown.paperboar
 of every round and the totals is printed.  At the hand-totals prompt ``undo`` takes the last
 round back, ``edit N`` enters round N again and ``quit`` ends the evening.  A round the rules
 refuse is explained in one line and asked again.
+
+The evening is saved after every change (:func:`save_evening`, written whole then renamed into
+place), so neither ``quit`` nor Ctrl-C loses a round: ``facedown scoreboard --resume`` carries on
+(:func:`load_evening`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.prompt import Prompt
 from rich.table import Table
 
-from .engine import PaperRound, TallyError
+from .engine import PaperRound, RulesetError, TallyError
 from .paperboard import MAX_ROUNDS, Board
 
 Ask = Callable[[str], str]
@@ -24,6 +31,54 @@ Ask = Callable[[str], str]
 
 class Quit(Exception):
     """The user ended the evening (``quit`` or the end of the input)."""
+
+
+def default_save_path() -> Path:
+    """Where an evening is saved unless ``--save`` says otherwise: the user's state folder."""
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state) / "facedown" / "scoreboard.json"
+
+
+def save_evening(path: Path, board: Board, options: Mapping[str, object]) -> None:
+    """Write the evening to ``path``: whole, or not at all (a temporary file renamed)."""
+    data = {
+        "names": list(board.names),
+        "preset": board.preset,
+        "options": dict(options),
+        "placement": board.placement_json(),
+        "rounds": board.rounds_json(),
+        "over": board.tally().over,
+    }
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+
+
+def load_evening(path: Path) -> tuple[Board, dict[str, Any]]:
+    """The evening saved at ``path`` and its ruleset options; ValueError when it cannot be
+    read or does not score."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        options = dict(data.get("options") or {})
+        board = Board.make(
+            data["names"], data["preset"], options, data.get("placement"), data["rounds"]
+        )
+    except FileNotFoundError:
+        raise ValueError(f"no evening is saved in {path}") from None
+    except (OSError, KeyError, TypeError, RulesetError, TallyError, ValueError) as e:
+        raise ValueError(f"{path} is not a saved evening: {e}") from None
+    return board, options
+
+
+def unfinished(path: Path) -> str | None:
+    """Who plays the unfinished evening saved at ``path`` (None: no unfinished evening)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("over"):
+            return None
+        return f"{', '.join(data['names'])}, {len(data['rounds'])} round(s)"
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def board_table(board: Board) -> Table:
@@ -124,8 +179,15 @@ def _step(board: Board, ask: Ask, console: Console) -> Board:
     return board.with_rounds(rounds)
 
 
-def play_evening(board: Board, console: Console, ask: Ask, csv_path: Path | None = None) -> Board:
-    """Ask for rounds until the match is over or the user quits; the board at the end."""
+def play_evening(
+    board: Board,
+    console: Console,
+    ask: Ask,
+    csv_path: Path | None = None,
+    save: Callable[[Board], None] | None = None,
+) -> Board:
+    """Ask for rounds until the match is over or the user quits; the board at the end.
+    ``save`` is called with the board after every change."""
     while not board.tally().over:
         try:
             board = _step(board, ask, console)
@@ -134,6 +196,8 @@ def play_evening(board: Board, console: Console, ask: Ask, csv_path: Path | None
         except (ValueError, TallyError) as e:  # a TallyError is a ValueError too
             console.print(f"[red]{e}[/red]")
             continue
+        if save is not None:
+            save(board)
         console.print(board_table(board))
         console.print(_status(board))
     if csv_path is not None:
@@ -142,17 +206,21 @@ def play_evening(board: Board, console: Console, ask: Ask, csv_path: Path | None
     return board
 
 
-def run(
-    preset: str,
-    names: Sequence[str],
-    options: dict[str, object],
-    placement: dict[str, object] | None,
-    csv_path: Path | None,
-) -> int:
-    """The command: a board from the arguments (already checked), then the evening."""
-    board = Board.make(names, preset, options, placement)
+def run(board: Board, options: Mapping[str, object], csv_path: Path | None, save_path: Path) -> int:
+    """The command: the evening on ``board`` (new, or resumed with its rounds), saved to
+    ``save_path`` after every round.  Ctrl-C leaves with exit status 130, the evening saved."""
     console = Console(highlight=False)
-    console.print(f"Scoring a paper game of {preset} for {', '.join(names)}.")
+    names = ", ".join(board.names)
+    if board.rounds:
+        console.print(f"Carrying on a paper game of {board.preset} for {names}.")
+        console.print(board_table(board))
+        console.print(_status(board))
+    else:
+        console.print(f"Scoring a paper game of {board.preset} for {names}.")
+    save_evening(save_path, board, options)
+    resume = f"the evening is saved in {save_path}: facedown scoreboard --resume carries on"
+    if str(save_path) != str(default_save_path()):
+        resume += f" (with --save {save_path})"
 
     def ask(text: str) -> str:
         try:
@@ -160,5 +228,13 @@ def run(
         except EOFError:
             raise Quit from None
 
-    play_evening(board, console, ask, csv_path)
+    try:
+        board = play_evening(
+            board, console, ask, csv_path, lambda b: save_evening(save_path, b, options)
+        )
+    except KeyboardInterrupt:
+        console.print(f"\nStopped: {resume}.")
+        return 130
+    if not board.tally().over:
+        console.print(f"The match is not over: {resume}.")
     return 0

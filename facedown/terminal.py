@@ -1,10 +1,17 @@
-"""A terminal game: you at seat 0 against bots.
+"""A terminal game: you (seat 0 to the engine, "you" on the screen) against bots.
 
 A card face shown to you alone (your opening look, a card you draw, a peek, a spy) is on the
 screen only for its moment, as at a real table: once the table moves on, you are asked to press
-Enter, the screen and its scrollback are cleared and the board is drawn again without it.
-Remembering is the game.  With Recollection (``recollection=True``, ``facedown play
+Enter, the screen and its scrollback are cleared and the board is drawn again without it, under
+the round's public log so far.  Remembering is the game.  Enter is asked for only when a face
+came and went without a prompt in between (your opening look, the card a peek showed you as your
+turn ended): a face you had in front of you while you chose your move (the card you drew, then
+put in place of one of yours), or one that went public, is cleared without asking, so your own
+turn goes on uninterrupted.  With Recollection (``recollection=True``, ``facedown play
 --recollection``) nothing is cleared and the board marks every card you know with ``*``.
+
+``q`` asks before it leaves.  While a bot plays, each new discard offers you a TAP (Boyo):
+Enter lets play go on, ``a`` lets it go on without further offers until your turn.
 
 The board and the reveal are Rich tables (:mod:`facedown.terminal_board`); the menu groups the
 actions that name cards into one line each (:mod:`facedown.terminal_menu`).
@@ -18,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rich.console import RenderableType
 
@@ -33,8 +40,18 @@ from .engine import (
     observe,
     seen_event,
 )
-from .terminal_board import board, cards_at, face, reveal, slot_name, to_text, winners_line
-from .terminal_menu import menu, read_answer
+from .terminal_board import (
+    board,
+    cards_at,
+    face,
+    reveal,
+    round_name,
+    slot_name,
+    to_text,
+    totals_line,
+    winners_line,
+)
+from .terminal_menu import Entry, menu, read_answer
 
 Reader = Callable[[str], str]
 Writer = Callable[[str], None]
@@ -43,6 +60,11 @@ YOU = 0
 # gone from the terminal, not just scrolled away.
 CLEAR = "\x1b[H\x1b[2J\x1b[3J"
 ACK_PROMPT = "Press Enter once you have it in mind (the screen is then cleared) > "
+LEAVE_PROMPT = "Leave the match? y (or q again) leaves, Enter plays on > "
+UNTIL_YOUR_TURN = "a"  # let play go on, offering no TAP, until your turn
+# The lines that print a face shown to the seat alone (the others print none, whatever they hold).
+SHOWS_SEEN = ("opening_peeked", "drew", "peeked", "spied")
+LOG_SHOWN = 12  # lines of the round's public log written again after a clear
 
 
 def describe(game: Game, event: SeenEvent, seat: int) -> RenderableType | None:
@@ -55,9 +77,14 @@ def describe(game: Game, event: SeenEvent, seat: int) -> RenderableType | None:
     cards = ", ".join(face(c) for c in event.cards)
     seen = ", ".join(face(c) for c in event.seen)
     slots = cards_at(event.slots)
-    their = f"seat {event.target}'s card {slot_name(event.target_slot or 0)}"
+    owner = "your" if event.target == seat else f"seat {event.target}'s"
+    their = f"{owner} card {slot_name(event.target_slot or 0)}"
+    own = "your" if event.by == seat else "their"
+    started = f"{round_name(event.round or 1, game.rules)} starts."
+    if (event.round or 1) > 1:
+        started += " " + totals_line(observe(game, seat).view.totals, game.rules, seat)
     lines: dict[str, RenderableType | None] = {
-        "round_started": f"Round {event.round} starts.",
+        "round_started": started,
         "opening_peeked": f"{who} looked at {slots}" + (f": {seen}." if seen else "."),
         "play_started": f"Play starts with {'you' if event.by == seat else f'seat {event.by}'}.",
         "turn_started": "Your turn." if event.by == seat else None,
@@ -70,7 +97,7 @@ def describe(game: Game, event: SeenEvent, seat: int) -> RenderableType | None:
         "discarded": f"{who} discarded the {cards}.",
         "peeked": f"{who} peeked at {slots}" + (f": {seen}." if seen else "."),
         "spied": f"{who} spied on {their}" + (f": {seen}." if seen else "."),
-        "swapped": f"{who} swapped {slots} with {their}, unseen.",
+        "swapped": f"{who} swapped {own} {slots} with {their}, unseen.",
         "skipped": f"{who} skipped the power.",
         "called": f"{who} called {game.rules.call_name}!",
         "tap_hit": f"{who} tapped the {cards}: a match.",
@@ -85,13 +112,29 @@ def describe(game: Game, event: SeenEvent, seat: int) -> RenderableType | None:
 def secrets(event: SeenEvent, seat: int) -> set[str]:
     """The places (``"owner:slot"``, or ``"held"``) whose faces a line about ``event`` shows
     ``seat`` alone."""
-    if event.by != seat or not event.seen:
+    if event.by != seat or not event.seen or event.type not in SHOWS_SEEN:
         return set()
     if event.type == "drew":
         return {"held"}
     if event.type == "spied":
         return {f"{event.target}:{event.target_slot}"}
     return {f"{seat}:{s}" for s in event.slots}
+
+
+def public_line(game: Game, event: SeenEvent, seat: int) -> str | None:
+    """The line about ``event`` without any face shown to ``seat`` alone (for the log that is
+    written again after a clear)."""
+    if secrets(event, seat):
+        event = replace(event, seen=())
+    line = describe(game, event, seat)
+    return line if isinstance(line, str) else None
+
+
+def went_public(event: SeenEvent, seat: int) -> set[str]:
+    """The places whose private face ``event`` made public: the card you drew, discarded."""
+    if event.by == seat and event.type in ("discarded", "undid"):
+        return {"held"}
+    return set()
 
 
 def private_now(game: Game, seat: int) -> set[str]:
@@ -118,12 +161,16 @@ class Session:
     on_screen: set[str] = field(default_factory=set)  # private places shown since the clear
     offered: int = -1  # the discard pile's top card when you were last offered a tap
     reveal_shown: bool = False  # the round's reveal is on the screen (not cleared away)
+    log: list[str] = field(default_factory=list)  # this round's lines, no private face in them
+    public: set[str] = field(default_factory=set)  # private places whose face went public
+    prompted: set[str] = field(default_factory=set)  # private places on screen at a prompt
+    passing: bool = False  # the player passes every TAP offer until their turn
 
     def run(self) -> int:
         self.write(self.header)
         self.write(
             "Type what a line of the menu starts with (a number, or a letter and card "
-            "numbers), or q to quit."
+            "numbers), or q to leave."
         )
         while not self.game.is_match_over:
             answer = self._next()
@@ -144,11 +191,12 @@ class Session:
         game = self.game
         waiting = game.awaiting()
         if waiting.must(YOU):  # at the reveal any seat may deal on: you, once you have read it
+            self.passing = False
             return self._ask(list(game.legal_actions(YOU)))
         bot_seat = waiting.first
         if bot_seat is None:  # never: the match is not over, so someone must act
             raise RuntimeError("no seat may act")
-        if YOU in waiting.may_tap and game.top_discard != self.offered:
+        if YOU in waiting.may_tap and game.top_discard != self.offered and not self.passing:
             self.offered = game.top_discard
             answer = self._ask(list(game.legal_actions(YOU)), wait=f"let seat {bot_seat} play on")
             if answer is not None:
@@ -169,17 +217,32 @@ class Session:
         sets = game.set_size(YOU)
         held = view.held if view.holding else None
         entries = menu(game, legal, held=held, sets=sets, held_powers=view.held_powers, wait=wait)
+        if wait:
+            entries.insert(
+                1, Entry(UNTIL_YOUR_TURN, "let play go on until your turn, no TAP offers")
+            )
         self.write("What will you do?")
         for entry in entries:
             self.write(entry.line())
+        self.prompted |= self.on_screen  # the player has these in front of them as they choose
+        return self._read(entries, wait, sets)
+
+    def _read(self, entries: list[Entry], wait: str, sets: int) -> Action | None:
+        """Read answers to the menu ``entries`` until one is an action (or None: play on)."""
         while True:
             try:
                 answer = self.read("> ").strip()
             except EOFError:
                 return _QUIT
             if answer.lower() in ("q", "quit"):
-                return _QUIT
-            chosen = read_answer(game, entries, answer, YOU, sets)
+                if self._leave():
+                    return _QUIT
+                self.write("Playing on: type one of the choices above.")
+                continue
+            if wait and answer.lower() == UNTIL_YOUR_TURN:
+                self.passing = True
+                return None
+            chosen = read_answer(self.game, entries, answer, YOU, sets)
             if not isinstance(chosen, str):
                 return chosen
             self.write(chosen)
@@ -196,26 +259,48 @@ class Session:
             line = describe(game, seen, YOU)
             if seen.type in ("round_over", "round_started"):
                 self.reveal_shown = seen.type == "round_over"
+                self.log = []
             if line:
                 self.show(line)
                 self.on_screen |= secrets(seen, YOU)
+            self.public |= went_public(seen, YOU) & self.on_screen
+            logged = public_line(game, seen, YOU)
+            if logged:
+                self.log.append(logged)
+
+    def _leave(self) -> bool:
+        """Whether the player, having typed q, confirms they leave the match."""
+        try:
+            answer = self.read(LEAVE_PROMPT).strip().lower()
+        except EOFError:
+            return True
+        return answer in ("y", "yes", "q", "quit")
 
     def _forget(self) -> bool:
         """Once a private face's moment is over, the player says so and the screen is cleared
-        (never with Recollection).  False: the player quit instead."""
-        if self.game.rules.recollection or not self.on_screen - private_now(self.game, YOU):
+        (never with Recollection); faces that went public meanwhile are cleared without asking.
+        False: the player quit instead."""
+        stale = self.on_screen - private_now(self.game, YOU)
+        if self.game.rules.recollection or not stale:
             return True
-        try:
-            answer = self.read(ACK_PROMPT).strip()
-        except EOFError:
-            return False
-        if answer in ("q", "quit"):
-            return False
+        if stale - self.public - self.prompted:  # shown and gone with no prompt between
+            try:
+                answer = self.read(ACK_PROMPT).strip()
+            except EOFError:
+                return False
+            if answer in ("q", "quit") and self._leave():
+                return False
         self.clear()
         self.on_screen = set()
+        self.public = set()
+        self.prompted = set()
         self.reveal_shown = False
         self.write(self.header)
         self.write("(The screen was cleared: what you saw is yours to remember.)")
+        if self.log:
+            self.write("This round so far:")
+            for line in self.log[-LOG_SHOWN:]:
+                self.write(f"  {line}")
         return True  # the board is drawn again when you are next asked
 
 
@@ -242,9 +327,11 @@ def play(
     game = Game(rules, players, seed)
     others = {s: make_bot(bots, seed + s) for s in range(1, players)}
     memory = ", Recollection on" if recollection else ""
+    seats = {2: "seat 1", 3: "seats 1 and 2"}.get(players, f"seats 1 to {players - 1}")
+    match = f"{rules.rounds} rounds" if rules.rounds else f"to {rules.score_limit} points"
     header = (
-        f"Facedown: {preset}, {players} players, you are seat 0 "
-        f"(bots: {bots}; seed {seed}{memory})."
+        f"Facedown: {preset}, {match}: you against {players - 1} {bots} "
+        f"bot{'s' if players > 2 else ''} ({seats}; seed {seed}{memory})."
     )
     wipe = clear if clear is not None else (lambda: write(CLEAR))
     session = Session(game, others, read, write, wipe, header, width=width, color=color)

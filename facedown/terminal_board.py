@@ -111,7 +111,22 @@ def holding_lines(view: View, rules: Ruleset, me: int) -> list[str]:
     return lines
 
 
-def _status(view: View, me: int, call_name: str) -> str:
+def round_name(number: int, rules: Ruleset) -> str:
+    """``Round 2 of 3`` where the match has a fixed number of rounds, else ``Round 2``."""
+    return f"Round {number} of {rules.rounds}" if rules.rounds else f"Round {number}"
+
+
+def totals_line(totals: tuple[int, ...], rules: Ruleset, me: int) -> str:
+    """The match totals so far, yours first: ``Totals: you 7, seat 1 12.``, with the score
+    that ends the match where there is one."""
+    order = [me, *(s for s in range(len(totals)) if s != me)]
+    line = "Totals: " + ", ".join(f"{seat_name(s, me)} {totals[s]}" for s in order) + "."
+    if rules.score_limit:
+        line += f" The match ends when someone reaches {rules.score_limit}."
+    return line
+
+
+def _status(view: View, me: int, call_name: str, rules: Ruleset | None = None) -> str:
     phase = view.phase
     if phase is Phase.OPENING:
         status = "the opening look: everyone looks at their own cards"
@@ -129,7 +144,8 @@ def _status(view: View, me: int, call_name: str) -> str:
             f"; {seat_name(view.caller, me)} called {call_name}: "
             f"{plural(view.final_turns_left, 'final turn', 'final turns')} left"
         )
-    return f"Round {view.round}: {status}"
+    label = round_name(view.round, rules) if rules is not None else f"Round {view.round}"
+    return f"{label}: {status}"
 
 
 def _cell(view: View, owner: int, slot: int, filled: bool, color: bool) -> Text:
@@ -163,7 +179,7 @@ def board(
         cells += [Text("")] * (places - len(hand))
         style = "bold" if color and owner == me else ""
         grid.add_row(Text(label, style=style), *cells, str(view.totals[owner]))
-    status = Text(_status(view, me, rules.call_name), style="bold" if color else "")
+    status = Text(_status(view, me, rules.call_name, rules), style="bold" if color else "")
     lines: list[RenderableType] = [status, grid]
     top = face(view.top_discard) if view.top_discard else "empty"
     lines.append(
@@ -181,7 +197,9 @@ def board(
 def reveal(result: Reveal, rules: Ruleset, me: int, *, color: bool = False) -> RenderableType:
     """A round's reveal: every hand face up, its worth, the round's score and why, the totals;
     then who had the round's lowest score."""
-    title = Text(f"Round {result.round} is over. The cards:", style="bold" if color else "")
+    title = Text(
+        f"{round_name(result.round, rules)} is over. The cards:", style="bold" if color else ""
+    )
     grid = Table(box=box.SQUARE, header_style="bold" if color else "")
     for name, justify in (("seat", "left"), ("cards", "left"), ("worth", "right")):
         grid.add_column(name, justify=justify)  # type: ignore[arg-type]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +16,8 @@ import pytest
 from facedown.cli import main
 from facedown.server.context import TableConfig
 from facedown.server.ownership import Rebalance
+
+from .server.harness import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,7 +67,7 @@ def test_play_help_lists_every_bot_level(capsys: pytest.CaptureFixture[str]) -> 
         (["sim", "--jobs", "0"], "0 is not at least 1"),
         (["sim", "--games", "0"], "0 is not at least 1"),
         (["sim", "--players", "9"], "9 is not from 2 to 8"),
-        (["sim", "--out", "/nonexistent/x.csv", "--games", "1"], "there is no folder"),
+        (["sim", "--out", "{missing}/x.csv", "--games", "1"], "there is no folder"),
         (["sim", "--out", "results.txt", "--games", "1"], "as .csv or .json"),
         (["sim", "--bots", "genius"], "genius"),
         (["sim", "--options", "{not json"], "--options is not JSON"),
@@ -81,18 +86,42 @@ def test_play_help_lists_every_bot_level(capsys: pytest.CaptureFixture[str]) -> 
         (["scoreboard", "--players", "Ana,Bo", "--rounds", "0"], "0 is not from 1 to 100"),
         (["scoreboard", "--players", "Ana,Bo", "--placement", "5,x"], "not whole numbers"),
         (["scoreboard", "--players", "Ana,Bo", "--placement", "5,3,1"], "points for each of the 2"),
-        (["scoreboard", "--players", "Ana,Bo", "--csv", "/nonexistent/x.csv"], "no folder"),
+        (["scoreboard", "--players", "Ana,Bo", "--csv", "{missing}/x.csv"], "no folder"),
+        (["scoreboard"], "give --players"),
+        (["scoreboard", "--resume", "--save", "{missing}/e.json"], "no evening is saved"),
+        (["scoreboard", "--players", "Ana,Bo", "--save", "{missing}/e.json"], "no folder"),
+        (["serve", "--port", "99999"], "99999 is not a port: ports are 1 to 65535"),
+        (["serve", "--port", "-1"], "-1 is not a port"),
+        (["serve", "--port", "0"], "0 is not a port"),
+        (["serve", "--port", "eighty"], "'eighty' is not a port number"),
+        (["serve", "--smtp-port", "70000"], "70000 is not a port"),
+        (["serve", "--host", "999.1.1.1"], "no such host"),
+        (["serve", "--host", "no-such-host.invalid"], "no such host"),
+        (["serve", "--host", "http://example.org"], "is not an address or a host name"),
+        (["serve", "--host", "192.0.2.1"], "cannot listen on 192.0.2.1 port"),
+        (["serve", "--data", "{missing}/data"], "there is no folder"),
+        (["serve", "--database-url", "sqlite:///{missing}/x.db"], "there is no folder"),
+        (["backup", "{missing}/copy.db"], "there is no folder"),
+        (["db", "upgrade", "--url", "nonsense://x"], "unsupported database 'nonsense'"),
+        (["db", "upgrade", "--url", "sqlite:///{missing}/x.db"], "there is no folder"),
+        (["db", "upgrade", "--url", "postgresql://nobody@127.0.0.1:1/x"], "unreachable"),
+        (["bogus"], "invalid choice: 'bogus'"),
         (["scoreboard", "--players", "Ana,Bo", "--csv", "board.txt"], "written as .csv"),
     ],
 )
 def test_bad_input_gets_one_line_and_status_2(
-    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    code, err = run(args, capsys)
+    # A folder that does not exist, made up under this test's own folder: nothing the command
+    # does (nor any other test) can have made it.
+    missing = tmp_path / "missing"
+    code, err = run([a.replace("{missing}", str(missing)) for a in args], capsys)
     assert code == 2
     assert said in err
     assert "Traceback" not in err
-    assert len(err.strip().splitlines()[-1]) < 300
+    assert len(err.strip().splitlines()) == 1
+    assert len(err.strip()) < 300
+    assert not missing.exists()  # refused, and no folder made on the way
 
 
 def test_serve_bot_delay_reaches_the_tables(
@@ -119,12 +148,13 @@ def test_serve_bot_delay_reaches_the_tables(
     monkeypatch.setattr(gc, "freeze", lambda: None)  # the test process keeps its own GC
     monkeypatch.setattr(gc, "set_threshold", lambda *a: None)
     callbacks = list(gc.callbacks)
-    assert main(["serve", "--data", str(tmp_path), "--bot-delay", "0.05"]) == 0
+    port = ["--port", str(free_port())]  # serve checks it can listen there
+    assert main(["serve", "--data", str(tmp_path), "--bot-delay", "0.05", *port]) == 0
     assert gc.callbacks == callbacks  # serve's slow-collection log goes when serve returns
-    assert main(["serve", "--data", str(tmp_path)]) == 0
+    assert main(["serve", "--data", str(tmp_path), *port]) == 0
     assert [s.table.bot_delay for s in made] == [0.05, TableConfig().bot_delay]
     rebalance = ["--rebalance", "all", "--rebalance-every", "30", "--rebalance-margin", "4"]
-    assert main(["serve", "--data", str(tmp_path), *rebalance]) == 0
+    assert main(["serve", "--data", str(tmp_path), *rebalance, *port]) == 0
     assert made[-1].rebalance == Rebalance("all", 30.0, 4)
     assert made[0].rebalance == Rebalance()  # by default: idle tables, every 5 s, margin 2
 
@@ -168,6 +198,11 @@ def test_bad_scenario_files_are_reported_and_the_rest_run(
     assert "1 passed, 3 failed" in out
 
 
+def _env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a command run by a test: unbuffered, its state under ``tmp_path``."""
+    return {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_STATE_HOME": str(tmp_path / "state")}
+
+
 def test_a_paper_evening_in_the_terminal(tmp_path: Path) -> None:
     # Kivo, two rounds: Ana calls and is lowest (7), then calls and is not (9 + 10 penalty).
     # A line with the wrong number of totals is explained and asked again.
@@ -183,6 +218,7 @@ def test_a_paper_evening_in_the_terminal(tmp_path: Path) -> None:
         text=True,
         check=False,
         timeout=60,
+        env=_env(tmp_path),
     )
     assert done.returncode == 0, done.stderr
     assert "give 2 hand totals, in the order Ana, Bo" in done.stdout
@@ -192,3 +228,126 @@ def test_a_paper_evening_in_the_terminal(tmp_path: Path) -> None:
     assert rows[1] == "1,Ana,,7,7,7,12,12,12"
     assert rows[2] == "2,Ana,,9,19,26,5,5,17"
     assert rows[3] == "total,,,,,26,,,17,Bo"
+
+
+def _commands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, Any]:
+    """Every command's parser, by name (``db upgrade`` too)."""
+    found: dict[str, Any] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                found[prefix + name] = command
+                found.update(_commands(command, f"{prefix}{name} "))
+    return found
+
+
+def test_help_says_what_each_command_is_for_with_defaults_and_examples(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from facedown import __version__
+    from facedown.cli import COMMANDS, build_parser
+
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.strip() == f"facedown {__version__}"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "``" not in out
+    assert ":class:" not in out
+    assert ":mod:" not in out
+    for words, example in COMMANDS.values():
+        assert example in out
+        assert words.replace("%%", "%")[:30] in " ".join(out.split())
+    # Every option of every command says what it is for and, unless it must be given, its
+    # default.
+    commands = _commands(build_parser())
+    assert {"play", "serve", "db", "db upgrade"} <= set(commands)
+    for name, command in commands.items():
+        text = " ".join(command.format_help().split())
+        assert "Example:" in text, name
+        for action in command._actions:
+            if not action.option_strings or action.dest == "help" or action.required:
+                continue
+            assert action.help, f"{name} {action.option_strings[0]} has no help"
+            shown = command._get_formatter()._get_help_string(action)  # type: ignore[attr-defined]
+            assert "default" in (shown or ""), f"{name} {action.option_strings[0]}"
+
+
+def _start(args: list[str], tmp_path: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "facedown", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+    )
+
+
+def _read_until(proc: subprocess.Popen[str], marker: str) -> str:
+    """What the command printed, up to and including the first line holding ``marker``."""
+    assert proc.stdout is not None
+    seen = ""
+    while marker not in seen:
+        chunk = proc.stdout.readline()
+        assert chunk, f"the command ended before {marker!r}: {seen[-500:]}"
+        seen += chunk
+    return seen
+
+
+def test_ctrl_c_in_play_leaves_quietly_with_130(tmp_path: Path) -> None:
+    proc = _start(["play", "--preset", "cabo", "--players", "2", "--seed", "3"], tmp_path)
+    _read_until(proc, "What will you do?")
+    proc.send_signal(signal.SIGINT)  # as Ctrl-C in a terminal does
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "KeyboardInterrupt" not in err
+    assert "Traceback" not in out
+
+
+def test_ctrl_c_in_scoreboard_keeps_the_evening_and_resume_carries_on(tmp_path: Path) -> None:
+    # Kivo, two rounds.  Round 1 is entered, then Ctrl-C at the prompt of round 2.
+    args = ["scoreboard", "--preset", "kivo", "--rounds", "2", "--players", "Ana,Bo"]
+    proc = _start(args, tmp_path)
+    assert proc.stdin is not None
+    proc.stdin.write("7 12\nAna\n")
+    proc.stdin.flush()
+    _read_until(proc, "Round 2 next.")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err + out
+    assert "KeyboardInterrupt" not in err
+    assert "facedown scoreboard --resume carries on" in out
+    saved = tmp_path / "state" / "facedown" / "scoreboard.json"
+    assert json.loads(saved.read_text(encoding="utf-8"))["rounds"] == [
+        {"hand_totals": [7, 12], "caller": 0, "moon": -1}
+    ]
+    # A new evening does not overwrite the unfinished one.
+    done = subprocess.run(
+        [sys.executable, "-m", "facedown", *args],
+        input="",
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env=_env(tmp_path),
+    )
+    assert done.returncode == 2
+    assert "an unfinished evening (Ana, Bo, 1 round(s))" in done.stderr
+    # --resume carries on with round 2: the totals count round 1.
+    done = subprocess.run(
+        [sys.executable, "-m", "facedown", "scoreboard", "--resume"],
+        input="9 5\n1\n",
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env=_env(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Carrying on a paper game of kivo for Ana, Bo." in done.stdout
+    assert "The match is over: Bo wins." in done.stdout
+    assert json.loads(saved.read_text(encoding="utf-8"))["over"] is True

@@ -17,7 +17,7 @@ from facedown.store import LogEntry, SeatRecord, TableRecord
 from facedown.store.sql import open_store
 
 TABLE_ID = "ab12cd34ef56ab12cd34ef56ab12cd34"
-SEED = 4242
+SEED = 4243  # its match 1 runs to three rounds (the --round test asks for round 2)
 
 
 def _database(data: Path, *, finish: bool = True) -> Game:

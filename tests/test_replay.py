@@ -8,7 +8,15 @@ import random
 import pytest
 
 from facedown.engine import EVERYONE, Action, Game, make_ruleset, observe
-from facedown.matches import ONE_WAY, SEEDING, legacy_match_seed, match_seed, split_log
+from facedown.matches import (
+    NARROW,
+    ONE_WAY,
+    SEEDING,
+    legacy_match_seed,
+    match_seed,
+    narrow_match_seed,
+    split_log,
+)
 from facedown.replay import Replay, ReplayError, export, load_export, parse_match_id
 from facedown.store import LogEntry
 
@@ -183,8 +191,27 @@ def test_match_ids() -> None:
 def test_a_log_with_two_matches_splits_in_two() -> None:
     rules = make_ruleset("cabo")
     entries = _log(_played("cabo", 2, 1, {}), 2)
-    entries.append(LogEntry(len(entries) + 1, "start", {"match": 2, "players": 2, SEEDING: 2}))
+    second_start = {"match": 2, "players": 2, SEEDING: ONE_WAY}
+    entries.append(LogEntry(len(entries) + 1, "start", second_start))
     first, second = split_log("t1", rules, TABLE_SEED, entries)
     assert (first.match_no, second.match_no) == (1, 2)
     assert second.actions == ()
     assert second.seed == match_seed(TABLE_SEED, 2) != first.seed
+
+
+def test_match_seeds_are_128_bits_and_a_48_bit_one_of_an_older_log_still_rebuilds() -> None:
+    seeds = [match_seed(TABLE_SEED, n) for n in range(1, 65)]
+    assert all(0 <= s < 2**128 for s in seeds)
+    assert max(s.bit_length() for s in seeds) > 120  # not a narrower number in a wide type
+    assert len(set(seeds)) == len(seeds)
+    # A start entry of seeding 2 (the 48-bit derivation) is dealt as it was, and exportable.
+    rules = make_ruleset("cabo")
+    start = LogEntry(1, "start", {"match": 1, "players": 2, SEEDING: NARROW})
+    (narrow,) = split_log("t1", rules, TABLE_SEED, [start])
+    assert narrow.seed == narrow_match_seed(TABLE_SEED, 1) < 2**48
+    assert narrow.seed != match_seed(TABLE_SEED, 1)
+    assert narrow.exportable
+    # A match seeded from 128 bits deals as the engine deals that seed, and its file says so.
+    replay, _ = _replay("cabo", 2)
+    assert replay.match.seed == match_seed(TABLE_SEED, 1)
+    assert load_export(json.loads(json.dumps(export(replay.match)))).seed == replay.match.seed

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from facedown.engine import Action, Game, StackedDeal, find_preset, observe
-from facedown.terminal import ACK_PROMPT, CLEAR, play
+from facedown.terminal import ACK_PROMPT, CLEAR, LEAVE_PROMPT, play
 from facedown.terminal_board import board, face, reveal, to_text, winners_line
 from facedown.terminal_menu import menu, read_answer, typed
 
@@ -65,6 +65,8 @@ def _scripted(
         prompts += 1
         if prompt == ACK_PROMPT:
             return ""
+        if prompt == LEAVE_PROMPT:
+            return "y"
         return "q" if prompts > limit else pick(screen)
 
     return read, screen
@@ -81,7 +83,7 @@ def test_a_whole_terminal_match_against_bots() -> None:
 
 
 def test_a_bad_answer_is_asked_again_with_a_line_saying_why() -> None:
-    answers = iter(["x", "99", "l 1", "l 1 9", "l 1 2 3", "q"])
+    answers = iter(["x", "99", "l 1", "l 1 9", "l 1 2 3", "q", "y"])
     lines: list[str] = []
     play("cabo", players=2, seed=1, read=lambda _p: next(answers), write=lines.append)
     said = lines[lines.index("What will you do?") + 2 :]
@@ -189,7 +191,7 @@ def test_the_board_is_a_table_of_seats_by_card_places() -> None:
     game = _dealt("kivo", [["1", "2", "3", "4"], ["5", "6", "7", "8"]], "9", ["12"])
     text = to_text(board(observe(game, 0).view, game.rules, 0))
     lines = text.splitlines()
-    assert lines[0] == "Round 1: your turn"
+    assert lines[0] == "Round 1 of 3: your turn"
     assert _cells(text) == [
         ["seat", "card 1", "card 2", "card 3", "card 4", "total"],
         ["> you", "??", "??", "??", "??", "0"],
@@ -306,7 +308,7 @@ def _board(screen: list[str]) -> tuple[dict[str, dict[int, str]], str | None]:
     """The last board on the screen: each seat's faces by card number (from 1), and the card
     held."""
     lines = _lines(screen)
-    starts = [i for i, line in enumerate(lines) if re.match(r"^Round \d+: ", line)]
+    starts = [i for i, line in enumerate(lines) if re.match(r"^Round \d+( of \d+)?: ", line)]
     rows: dict[str, dict[int, str]] = {}
     held = None
     if not starts:
@@ -362,6 +364,8 @@ def _random_answer(rng: random.Random, screen: list[str]) -> str:
     if rng.random() < 0.5 and (example := _EXAMPLE.search(words)):
         return example.group(1)
     letter, *names = form.split()
+    if not names:  # a: let play go on until your turn
+        return letter
     if names[-1] == "...":
         names = ["N", "M"]
     return " ".join([letter, *(str(rng.randint(1, 4)) for _ in names)])
@@ -383,6 +387,8 @@ def test_a_private_face_is_on_the_screen_only_for_its_moment(preset: str) -> Non
         if prompt == ACK_PROMPT:
             acks += 1
             return ""
+        if prompt == LEAVE_PROMPT:
+            return "y"
         stale, count = _stale(screen)
         assert stale == [], (stale, _lines(screen)[-40:])
         private += count
@@ -392,7 +398,9 @@ def test_a_private_face_is_on_the_screen_only_for_its_moment(preset: str) -> Non
     play(preset, players=2, seed=11, bots="medium", read=read, write=screen.append, clear=clear)
     assert private > 0  # faces were shown ...
     assert acks > 0  # ... the player said when they had them in mind ...
-    assert clears == acks  # ... and each time the screen was cleared
+    # ... and each time the screen was cleared (and more: a face that went public is cleared
+    # without asking).
+    assert clears >= acks
 
 
 def test_the_no_memory_check_sees_a_stale_face() -> None:
@@ -459,3 +467,115 @@ def test_the_terminal_clears_its_scrollback_by_default() -> None:
     assert any(line.startswith("You looked at cards 1 and 2: ") for line in lines)
     after = lines[lines.index(CLEAR) + 1 :]
     assert not any(line.startswith("You looked at cards") for line in after)
+
+
+def test_q_asks_before_it_leaves() -> None:
+    # q, then Enter: play goes on (the same menu's answers still work); q, then y: it leaves.
+    answers = iter(["q", "", "l 1 2", "q", "y"])
+    asked: list[str] = []
+
+    def read(prompt: str) -> str:
+        asked.append(prompt)
+        return next(answers)
+
+    lines: list[str] = []
+    assert play("cabo", players=2, seed=1, read=read, write=lines.append) == 0
+    assert asked.count(LEAVE_PROMPT) == 2
+    assert "Playing on: type one of the choices above." in lines
+    assert any(line.startswith("You looked at cards 1 and 2") for line in _lines(lines))
+
+
+def test_one_key_passes_every_tap_offer_until_your_turn() -> None:
+    # Boyo offers a TAP at each new discard while a bot plays; "a" lets play go on with no
+    # further offer until the player's own turn comes round again.
+    offers_since_turn = most = turns = 0
+
+    def pick(screen: list[str]) -> str:
+        nonlocal offers_since_turn, most, turns
+        entries = dict(_menu(screen))
+        if "0" in entries:
+            assert entries["a"] == "let play go on until your turn, no TAP offers"
+            offers_since_turn += 1
+            most = max(most, offers_since_turn)
+            return "a"
+        offers_since_turn = 0
+        turns += 1
+        return _first(screen)
+
+    read, lines = _scripted(pick, limit=20_000)
+    play("boyo", players=3, seed=3, bots="medium", read=read, write=lines.append)
+    assert turns > 10
+    assert most == 1  # one key, once between two of your turns
+
+
+def test_the_clear_never_interrupts_your_own_turn_and_keeps_the_public_log() -> None:
+    # A drawn card discarded for its power went public: the screen is cleared without an Enter
+    # between the discard and the power's question.  After each clear the round's public log is
+    # written again, with no private face in it.
+    screen: list[str] = []
+    asked_after_power = 0
+    chose_power = False
+    logs = 0
+
+    def clear() -> None:
+        screen.clear()
+
+    def read(prompt: str) -> str:
+        nonlocal asked_after_power, chose_power, logs
+        if prompt == ACK_PROMPT:
+            asked_after_power += chose_power
+            return ""
+        if prompt == LEAVE_PROMPT:
+            return "y"
+        lines = _lines(screen)
+        if "This round so far:" in lines:
+            logs += 1
+            log = lines[lines.index("This round so far:") + 1 :]
+            log = log[: next(i for i, x in enumerate(log) if not x.startswith("  "))]
+            assert not any(re.search(r"(looked at|drew|peeked at|spied on).*: ", x) for x in log)
+        entries = _menu(screen)
+        power = next((f for f, w in entries if "and use its power" in w), None)
+        chose_power = power is not None
+        return power or _first(screen)
+
+    play("cabo", players=2, seed=4, bots="medium", read=read, write=screen.append, clear=clear)
+    assert asked_after_power == 0
+    assert logs > 0
+
+
+def test_you_are_you_and_the_rounds_are_counted_with_totals_between() -> None:
+    from facedown.engine import EventKind, SeenEvent
+    from facedown.terminal import describe
+
+    game = Game(find_preset("cabo"), 2, 1)
+    swap = SeenEvent(type=EventKind.SWAPPED, by=1, slots=(0,), target=0, target_slot=2)
+    assert describe(game, swap, 0) == "Seat 1 swapped their card 1 with your card 3, unseen."
+    read, lines = _scripted(_first)
+    play("kivo", players=2, seed=5, bots="easy", read=read, write=lines.append)
+    text = _lines(lines)
+    assert text[0].startswith("Facedown: kivo, 3 rounds: you against 1 easy bot (seat 1;")
+    assert any(re.match(r"^Round 2 of 3 starts\. Totals: you \d+, seat 1 \d+\.$", x) for x in text)
+    assert not any("seat 0" in x.lower() for x in text)
+
+
+def test_a_drawn_card_put_in_your_hand_does_not_stop_your_turn() -> None:
+    # Boyo, seed 3: the opening look (Enter: those faces came and went with no prompt between),
+    # then draw and put the card in place of card 2.  The turn goes on (end it, call, or TAP):
+    # its menu comes next, with no Enter asked in between, and the drawn face is gone.
+    script = iter(["l 1 2", "", "1", "r 2", "q", "y"])
+    prompts: list[str] = []
+    screen: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(script)
+
+    play(
+        "boyo", players=2, seed=3, bots="medium", read=read, write=screen.append, clear=screen.clear
+    )
+    assert prompts == ["> ", ACK_PROMPT, "> ", "> ", "> ", LEAVE_PROMPT]
+    lines = _lines(screen)
+    assert "  You replaced card 2; the J♠ went onto the discard pile." in lines
+    assert "  You drew." in lines  # the log, written again, without the face
+    assert not any(line.startswith("You drew ") for line in lines)
+    assert _menu(screen)[0] == ("1", "end your turn")

@@ -170,6 +170,7 @@ def rules_vector(rules: Ruleset, players: int) -> IntArray:
         R.HAS_LIMIT: rules.score_limit is not None,
         R.SUDDEN: rules.sudden_death,
         R.FIRST_WINNER: rules.first_player == "round_winner",
+        R.ROUND_ACTION_LIMIT: rules.round_action_limit,
     }
     for field, value in values.items():
         out[field] = int(value)
@@ -261,6 +262,7 @@ class Batch:
     finals = property(lambda self: self._z(layout.FINALS))
     passes = property(lambda self: self._z(layout.PASSES))
     reshuffles = property(lambda self: self._z(layout.RESHUFFLES))
+    round_actions = property(lambda self: self._z(layout.ROUND_ACTIONS))
     round_no = property(lambda self: self._z(layout.ROUND))
     held = property(lambda self: self._z(layout.HELD))
     ndraw = property(lambda self: self._z(layout.NDRAW))

@@ -82,6 +82,8 @@ from .layout import (
     RESHUFFLES,
     RETURN_TAKEN,
     ROUND,
+    ROUND_ACTION_LIMIT,
+    ROUND_ACTIONS,
     ROUND_CALLER,
     ROUND_ENDED,
     ROUND_OVER,
@@ -191,6 +193,7 @@ def _deal(
     Z[g, FINALS] = 0
     Z[g, PASSES] = 0
     Z[g, RESHUFFLES] = 0
+    Z[g, ROUND_ACTIONS] = 0
     public[g] = 0
     Z[g, TURN] = first
     if R[OPENING_PEEK] == 0:
@@ -764,8 +767,28 @@ def step_one(
         Z[g, WINDOW] = window_offset(Z, S, hands, R, g) + 1
         return
     p = actor_of(Z, S, hands, R, g)
+    counted = TURN_START <= Z[g, PHASE] <= TURN_END  # an action of the round's play
+    played = Z[g, PLAYED]
     then = _act(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, p, a)
     _follow(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, then)
+    # The round's bound (the engine's end_at_limit); a round that this action ended (the next
+    # one is already dealt here) is not counted.
+    if counted and Z[g, PLAYED] == played:
+        Z[g, ROUND_ACTIONS] += 1
+        if Z[g, ROUND_ACTIONS] >= R[ROUND_ACTION_LIMIT]:
+            card = Z[g, HELD]  # back where it came from, as the engine puts it
+            if card >= 0:
+                if Z[g, HELD_DISC]:
+                    _push(disc, Z, g, card)
+                else:
+                    draw[g, Z[g, NDRAW]] = card
+                    Z[g, NDRAW] += 1
+                    public[g] &= ~_bit(card)
+                    for q in range(R[N]):
+                        known[g, q] &= ~_bit(card)
+                Z[g, HELD] = -1
+                Z[g, HELD_DISC] = 0
+            _end_round(Z, S, hands, draw, disc, known, public, keys, R, D, g)
     Z[g, WINDOW] = 1 if R[TAP] else R[N]  # the table changed: a new window
 
 

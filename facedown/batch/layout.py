@@ -66,8 +66,9 @@ K_PASS = -1
     NEED_DEAL_KEYS,  # the deal keys were used: refill them for the next round
     SHUFFLE_FOR,  # the (round, reshuffle) the shuffle keys are for: round << 20 | reshuffle
     ERROR,  # a kernel met what cannot happen (a bug): the batch refuses to go on
-) = range(23)
-Z_FIELDS = 23
+    ROUND_ACTIONS,  # actions of the round's play so far (the ruleset's round_action_limit)
+) = range(24)
+Z_FIELDS = 24
 
 # ---------------------------------------------------------------- S: per game and seat
 PLACES, PEEKED, TOTALS, HUNDRED_USED, WINNERS, ROUND_SCORES, HAND_TOTALS = range(7)
@@ -105,8 +106,9 @@ S_FIELDS = 7
     HAS_LIMIT,
     SUDDEN,
     FIRST_WINNER,  # 1: the round's winner starts the next round; 0: rotate
-) = range(30)
-R_FIELDS = 30
+    ROUND_ACTION_LIMIT,  # the action of the round's play that ends it, at the latest
+) = range(31)
+R_FIELDS = 31
 
 # ---------------------------------------------------------------- the deck table's rows
 VALUE, RANK, POWER = range(3)

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from ..engine import Action, Game, RoundResult
 from .base import Bot, Reactive, seat_info
 
-MAX_ROUND_ACTIONS = 20_000  # a round of bots that never call ends here with an error
+# A round of bots longer than this ends with an error; the engine ends every round sooner
+# (round_action_limit, at most 10,000 actions of play), so this guards only a broken engine.
+MAX_ROUND_ACTIONS = 20_000
 
 
 class RoundTooLong(RuntimeError):

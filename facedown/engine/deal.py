@@ -91,6 +91,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.finals_left = 0
     state.passes = 0
     state.reshuffles = 0
+    state.round_actions = 0
     state.peeked = [False] * n
     state.known = [0] * n
     state.public = 0

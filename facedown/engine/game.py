@@ -19,10 +19,11 @@ from .deal import StackedDeal, deal_round, new_rng
 from .errors import InvalidTarget
 from .events import Event
 from .interning import tables_for
+from .phases import PLAY_PHASES
 from .rules import Ruleset
 from .scoring import next_first
 from .state import MAX_PLAYERS, MIN_PLAYERS, State
-from .transitions import HANDLERS
+from .transitions import HANDLERS, end_at_limit
 
 
 class Game(State):
@@ -96,6 +97,7 @@ class Game(State):
         other.players = self.players
         other.public = self.public
         other.reshuffles = self.reshuffles
+        other.round_actions = self.round_actions
         other.round_no = self.round_no
         other.rules = self.rules
         other.seed = self.seed
@@ -149,7 +151,12 @@ class Game(State):
         events: list[Event] = []
         self._events = events
         self._showing = None
+        counted = self.phase in PLAY_PHASES  # an action of the round's play (its bound)
         HANDLERS[action.kind](self, action)
+        if counted and self.phase in PLAY_PHASES:  # (an action that ended the round: no matter)
+            self.round_actions += 1
+            if self.round_actions >= self.rules.round_action_limit:
+                end_at_limit(self)
         self.version += 1
         self._legal_cache = {}  # a new cache: the opening's may be shared (legality)
         return events
@@ -166,7 +173,12 @@ class Game(State):
         events: list[Event] = []
         self._events = events
         self._showing = None
+        counted = self.phase in PLAY_PHASES  # an action of the round's play (its bound)
         HANDLERS[action.kind](self, action)
+        if counted and self.phase in PLAY_PHASES:  # (an action that ended the round: no matter)
+            self.round_actions += 1
+            if self.round_actions >= self.rules.round_action_limit:
+                end_at_limit(self)
         self.version += 1
         self._legal_cache = {}  # a new cache: the opening's may be shared (legality)
         return events

@@ -31,6 +31,9 @@ FIRST_PLAYERS = ("rotate", "round_winner")
 
 MAX_HAND_LIMIT = 24  # the most places any hand may have: bounds every frame and legal list
 MAX_PENALTY_CARDS = 4
+# The round's bound (round_action_limit): its least and greatest settings.  Even the least is
+# far above a real round; the greatest still bounds a replay's round.
+ROUND_ACTION_LIMITS = (100, 10_000)
 
 
 class RulesetError(ValueError):
@@ -151,6 +154,15 @@ class Ruleset:
     recollection: bool = _doc(
         "Memory aid: each player's view lists what they have legitimately learned.", False
     )
+    round_action_limit: int = _doc(
+        "The most actions a round's play may take (every action after the opening look that "
+        "leaves the round in play: draws, takes, replaces, discards, powers, skips, END TURNs, "
+        "calls, TAPs, undos). The action that reaches it ends the round as a table of passes "
+        "does: every hand is scored as it lies (a call already made stands). Every round ends, "
+        "whatever its players do. "
+        f"{ROUND_ACTION_LIMITS[0]} to {ROUND_ACTION_LIMITS[1]}.",
+        2000,
+    )
 
     # ------------------------------------------------------------------
     @functools.cached_property
@@ -227,6 +239,9 @@ class Ruleset:
 
     def _check_play(self) -> None:
         """TAPs, calls, the match's length and the turn's options."""
+        low, high = ROUND_ACTION_LIMITS
+        if not low <= self.round_action_limit <= high:
+            raise RulesetError(f"round_action_limit must be between {low} and {high}")
         if not 0 <= self.tap_penalty_cards <= MAX_PENALTY_CARDS:
             raise RulesetError(f"tap_penalty_cards must be between 0 and {MAX_PENALTY_CARDS}")
         if self.call_after_action and not self.explicit_end_turn:

@@ -40,6 +40,7 @@ def snapshot(g: State) -> dict[str, Any]:
         "known": list(g.known),
         "public": g.public,
         "reshuffles": g.reshuffles,
+        "round_actions": g.round_actions,
         "totals": list(g.totals),
         "hundred_used": list(g.hundred_used),
         "history": [r.to_data() for r in g.history],
@@ -78,6 +79,7 @@ def restore(cls: type[S], data: dict[str, Any]) -> S:
     g.known = [int(x) for x in data["known"]]
     g.public = int(data["public"])
     g.reshuffles = int(data["reshuffles"])
+    g.round_actions = int(data.get("round_actions", 0))  # 0: a snapshot from before the bound
     g.totals = [int(x) for x in data["totals"]]
     g.hundred_used = [bool(x) for x in data["hundred_used"]]
     g.history = [RoundResult.from_data(r) for r in data["history"]]

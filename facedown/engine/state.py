@@ -62,6 +62,7 @@ class State:
         "players",
         "public",
         "reshuffles",
+        "round_actions",
         "round_no",
         "rules",
         "seed",
@@ -94,6 +95,7 @@ class State:
     known: list[int]  # per seat, a bit mask of the card ids it has learned where they lie now
     public: int  # a bit mask of the card ids shown to everyone where they lie now
     reshuffles: int
+    round_actions: int  # actions of the round's play so far (rules.round_action_limit)
     totals: list[int]
     hundred_used: list[bool]
     history: list[RoundResult]

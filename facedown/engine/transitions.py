@@ -13,7 +13,15 @@ from . import actions as A
 from . import events as E
 from .actions import Action
 from .deal import deal_round, reseeded, shuffle
-from .phases import HOLDING, MATCH_OVER, POWERS, ROUND_OVER, TAKEN, TURN_END, TURN_START
+from .phases import (
+    HOLDING,
+    MATCH_OVER,
+    POWERS,
+    ROUND_OVER,
+    TAKEN,
+    TURN_END,
+    TURN_START,
+)
 from .scoring import match_winners, next_first, score_round
 from .state import EMPTY, State
 
@@ -315,6 +323,25 @@ def _end_round(g: State) -> None:
     g.is_match_over = True
     g.winners = winners
     g._events.append(E.match_over(winners))
+
+
+def end_at_limit(g: State) -> None:
+    """The action just made was the round's ``round_action_limit``-th of its play, and left it
+    in play: the round ends here, scored as a table of passes ends it (a call already made
+    stands).  A card in hand goes back where it came from first: a taken discard onto the
+    discard pile, a drawn card onto the draw pile, where nobody knows it any more."""
+    card = g.held
+    if card != EMPTY:
+        if g.held_from_discard:
+            g.discard_pile.append(card)
+        else:
+            g.draw_pile.append(card)
+            mask = ~(1 << card)
+            g.public &= mask
+            g.known = [k & mask for k in g.known]
+        g.held = EMPTY
+        g.held_from_discard = False
+    _end_round(g)
 
 
 def _next_round(g: State, a: Action) -> None:

@@ -19,8 +19,9 @@ from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
-from . import ratings
+from . import examples, ratings
 from .accounts import SIGNED_OUT, AccountError, Accounts, SignedIn, clean_email
+from .examples import body as body_of
 from .history import History
 from .postbox import MailLimited, Postbox
 from .state import ServerState
@@ -227,12 +228,16 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         return await _with_mail(state, who)
 
     @app.post("/api/account/signup", response_model=AccountInfo, status_code=201)
-    async def sign_up(body: SignUp, request: Request, response: Response) -> AccountInfo:
+    async def sign_up(
+        body: Annotated[SignUp, body_of(examples.SIGN_UP)], request: Request, response: Response
+    ) -> AccountInfo:
         """Make an account and sign in (the session is set as a cookie)."""
         return await _enter(_account(state).sign_up, body, request, response)
 
     @app.post("/api/account/signin", response_model=AccountInfo)
-    async def sign_in(body: SignIn, request: Request, response: Response) -> AccountInfo:
+    async def sign_in(
+        body: Annotated[SignIn, body_of(examples.SIGN_IN)], request: Request, response: Response
+    ) -> AccountInfo:
         """Sign in: a wrong password and an unknown name get the same 401 ``bad_credentials``."""
         return await _enter(_account(state).sign_in, body, request, response)
 
@@ -309,7 +314,11 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         return Ended(ended=1)
 
     @app.post("/api/account/password", response_model=Ended)
-    async def change_password(body: ChangePassword, request: Request, response: Response) -> Ended:
+    async def change_password(
+        body: Annotated[ChangePassword, body_of(examples.CHANGE_PASSWORD)],
+        request: Request,
+        response: Response,
+    ) -> Ended:
         """Change the password; every other session of the account ends, and this one is
         replaced by a new session (a new cookie): the seat tokens every old session obtained
         stop working.  ``ended`` counts the other sessions."""
@@ -325,7 +334,9 @@ def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - on
         return Ended(ended=max(before - 1, 0))
 
     @app.put("/api/account/email", response_model=EmailInfo)
-    async def set_email(body: SetEmail, request: Request) -> EmailInfo:
+    async def set_email(
+        body: Annotated[SetEmail, body_of(examples.SET_EMAIL)], request: Request
+    ) -> EmailInfo:
         """Give the account an e-mail address for turn e-mails (or remove it with null), and
         their language.  A new address gets a confirmation mail, and nothing else until it is
         confirmed; 429 ``mail_limit`` (and nothing changed) past the hourly caps."""

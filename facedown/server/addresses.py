@@ -156,6 +156,12 @@ class AddressLimiter:
         bucket = self._bucket(address)
         bucket.tokens = max(0.0, bucket.tokens - 1.0)
 
+    def refund(self, address: str) -> None:
+        """Give back a token :meth:`allow` took for something that was then refused (up to the
+        burst): only what is done counts against the address."""
+        bucket = self._bucket(address)
+        bucket.tokens = min(self.rate.burst, bucket.tokens + 1.0)
+
     def _prune(self, now: float) -> None:
         self._checks = 0
         rate, burst = self.rate.per_second, self.rate.burst

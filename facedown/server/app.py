@@ -14,10 +14,13 @@ from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
+from ..matches import TABLE_SEED_BITS
 from ..store.base import Store, StoreError
+from . import examples
 from .account_routes import SIGNED_OUT_HTTP, account_routes, signed_in
 from .accounts import Accounts, SignedIn
 from .apidocs import api_docs_page
@@ -27,8 +30,15 @@ from .cluster import Node
 from .context import TableContext, TableError
 from .crashhook import ENV as CRASH_ENV
 from .crashhook import CrashAt
+from .examples import body as body_of
 from .games import games_routes
-from .guards import BodyLimit, ForwardedHeaders, SecurityHeaders, invalid_request
+from .guards import (
+    BodyLimit,
+    ForwardedHeaders,
+    SecurityHeaders,
+    invalid_request,
+    unreadable_body,
+)
 from .history import History
 from .hub import Hub, LocalHub
 from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
@@ -105,7 +115,7 @@ class CreateTable(BaseModel):
         + f" (default {DEFAULT_DEADLINE}); peek_seconds and turn_seconds are then ignored",
     )
     seed: int | None = Field(
-        None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
+        None, ge=0, lt=2**TABLE_SEED_BITS, description="test hooks only: the table's secret seed"
     )
     deal: StackedDealSpec | None = Field(
         None, description="test hooks only: the first deal of the first match"
@@ -222,6 +232,7 @@ def create_app(
         openapi_url="/openapi.json" if docs else None,
     )
     app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(StarletteHTTPException, unreadable_body)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
     app.add_middleware(SecurityHeaders, hsts=settings.public_url.startswith("https://"))
     # Outermost: no route sees a forwarded header that no trusted proxy sent.
@@ -312,10 +323,25 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
 
     @app.post("/api/tables", response_model=Seated)
     async def create_table(
-        body: CreateTable, request: Request, authorization: str | None = BEARER
+        body: Annotated[CreateTable, body_of(examples.CREATE_TABLE)],
+        request: Request,
+        authorization: str | None = BEARER,
     ) -> Seated:
-        if not state.limits.creates.allow(_address(request)):
+        address = _address(request)
+        if not state.limits.creates.allow(address):
             raise _rate_limited("too many tables created from your address: try again later")
+        made = False
+        try:
+            seated = await _create_table(body, request, authorization)
+            made = True
+            return seated
+        finally:
+            if not made:  # a refused creation does not count against the address
+                state.limits.creates.refund(address)
+
+    async def _create_table(
+        body: CreateTable, request: Request, authorization: str | None
+    ) -> Seated:
         refuse_test_hooks(settings.test_hooks, body.seed, body.deal)
         account = await signed_in(state, request)
         if account is not None:  # a signed-in player sits with the account's player id
@@ -352,7 +378,10 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
 
     @app.post("/api/tables/{code}/join", response_model=Seated)
     async def join_table(
-        code: TableCode, body: JoinTable, request: Request, authorization: str | None = BEARER
+        code: TableCode,
+        body: Annotated[JoinTable, body_of(examples.JOIN_TABLE)],
+        request: Request,
+        authorization: str | None = BEARER,
     ) -> Seated:
         address = _address(request)
         if not state.limits.joins.allow(address):

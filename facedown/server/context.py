@@ -43,6 +43,9 @@ class TableConfig:
     lobby_expiry: float = 86400.0  # seconds after its creation a table that never started closes
     # The same for a turn-based table, whose players join over days: a week.
     turn_based_lobby_expiry: float = 7 * 86400.0
+    # A pass-and-play table starts when it is made and is played at one device in one sitting:
+    # this long after its creation it closes, whatever its state (playing or finished).
+    pass_and_play_expiry: float = 86400.0
 
 
 @dataclass

@@ -17,7 +17,7 @@ ILLEGAL = "illegal:"  # the prefix of the engine's refusals: illegal:<the engine
 SERVER_CODES: dict[str, str] = {
     # the WebSocket's frames
     "frame_too_large": "a frame longer than the protocol allows",
-    "malformed_json": "a frame that is not JSON, or nested too deeply",
+    "malformed_json": "a frame (or an HTTP request body) that is not JSON, or nested too deeply",
     "malformed_message": "a frame that is not a JSON object",
     "unknown_type": "a message of a type the protocol does not have",
     "invalid_message": "a message whose fields do not fit its type",
@@ -49,7 +49,8 @@ SERVER_CODES: dict[str, str] = {
     "not_playing": "no match is being played",
     "stale": "the table moved on before the action arrived: a snapshot follows",
     "bad_action": "an action the engine cannot read",
-    "seat_forfeited": "the seat was forfeited after three missed deadlines: a bot plays it",
+    "seat_forfeited": "the seat was forfeited (three missed deadlines at a turn-based table, or "
+    "a ranked match left past its grace period): a bot plays it",
     "no_seat": "the signed-in account holds no seat at this table",
     # creating a table
     "bad_rules": "a ruleset option that is unknown or out of bounds",

@@ -8,9 +8,11 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from fastapi import HTTPException, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .addresses import Network, from_trusted_proxy
@@ -52,6 +54,19 @@ async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
     errors = exc.errors() if isinstance(exc, RequestValidationError) else []
     detail = {"code": "invalid_request", "message": describe(errors)}
     return JSONResponse({"detail": detail}, status_code=422)
+
+
+async def unreadable_body(request: Request, exc: Exception) -> Response:
+    """FastAPI's own 400 for a body it could not parse (JSON nested deeper than the decoder's
+    stack) with a code like every other refusal: ``malformed_json``.  Other HTTP errors are
+    answered as FastAPI answers them."""
+    if not isinstance(exc, StarletteHTTPException):  # never: registered for these only
+        raise exc
+    if exc.status_code == 400 and isinstance(exc.detail, str):
+        message = "the body could not be read as JSON (nested too deeply?)"
+        detail = {"code": "malformed_json", "message": message}
+        return JSONResponse({"detail": detail}, status_code=400)
+    return await http_exception_handler(request, exc)
 
 
 class BodyLimit:

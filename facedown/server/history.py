@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import Action, Game, Ruleset
+from ..matches import start_seed
 from ..store.base import LogEntry, Store, TableRecord
-from .table import match_seed
 from .testhooks import DEAL, new_match
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def finished_matches(record: TableRecord, entries: list[LogEntry]) -> list[Finis
         payload = entry.payload
         if entry.kind == "start":
             match_no = int(payload["match"])
-            seed = match_seed(record.seed, match_no)
+            seed = start_seed(record.seed, payload)
             game = new_match(rules, int(payload["players"]), seed, payload.get(DEAL))
         elif entry.kind == "action" and game is not None and not game.is_match_over:
             game.apply(Action.from_json(payload["action"]))

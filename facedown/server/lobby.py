@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..engine import Ruleset, make_ruleset
+from ..matches import new_table_seed
 from ..store.base import (
     ACTIVE_STATUSES,
     Lease,
@@ -30,13 +31,16 @@ from . import seating
 from .clock import Alarm
 from .context import TableContext, TableError
 from .limits import check_bot_level, check_options, check_players
-from .modes import is_turn_based, shows_recollection
+from .modes import is_pass_and_play, is_turn_based, shows_recollection
 from .ownership import Rebalance, share, surplus
 from .table import Table
 from .testhooks import DEAL, stacked_deal
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 CODE_LENGTH = 6
+# The states a pass-and-play table expires from: closed when it was not over, and a finished one
+# stays finished in the store but is no longer served (its replay still is).
+PASS_AND_PLAY_EXPIRING = ("lobby", "playing", "finished")
 MAX_DAMAGE = 1000  # characters of a rebuild's error kept with a broken table
 SCAN_EVERY = 1.0  # seconds between a cluster process's looks for tables nobody owns
 SCAN_LIMIT = 256  # unowned tables looked at per look
@@ -233,11 +237,18 @@ class Lobby:
     # ------------------------------------------------------------------ expiry
     def _expired(self, record: TableRecord) -> bool:
         config = self.ctx.config
+        if is_pass_and_play(record.settings):  # started at once, one sitting: closed all the same
+            return (
+                record.status in PASS_AND_PLAY_EXPIRING
+                and record.created_at + config.pass_and_play_expiry <= self.ctx.clock.now()
+            )
         turn_based = is_turn_based(record.settings)
         expiry = config.turn_based_lobby_expiry if turn_based else config.lobby_expiry
         return record.status == "lobby" and record.created_at + expiry <= self.ctx.clock.now()
 
     async def _close_expired(self, record: TableRecord, lease: Lease | None = None) -> None:
+        if record.status == "finished":  # an expired pass-and-play table: kept as it ended
+            return
         closed = replace(record, status="closed", updated_at=self.ctx.clock.now())
         try:
             await self.store.update_table(closed, lease=lease)
@@ -245,20 +256,24 @@ class Lobby:
             log.error("expired table %s could not be closed: %s", record.id, e)
 
     def _arm_sweep(self) -> None:
-        """Look for expired lobby tables every so often (a tenth of the expiry, at most hourly)."""
-        every = min(self.ctx.config.lobby_expiry / 10, 3600.0)
+        """Look for expired tables every so often (a tenth of the shorter expiry, at most
+        hourly)."""
+        config = self.ctx.config
+        every = min(config.lobby_expiry / 10, config.pass_and_play_expiry / 10, 3600.0)
         self._sweep = self.ctx.clock.call_at(self.ctx.clock.now() + every, self.sweep)
 
     async def sweep(self) -> None:
-        """Close the loaded lobby tables that expired: they are dropped, and not served again."""
+        """Close the loaded tables that expired (lobbies, pass-and-play tables): they are dropped,
+        and not served again."""
         try:
             for table in list(self.tables.values()):
                 async with table.lock:
                     if not self._expired(table.record):
                         continue
-                    await self._close_expired(table.record, table.lease)
-                    table.record = replace(table.record, status="closed")
-                    table.publish_table()  # whoever waits there sees it closed
+                    if table.record.status != "finished":
+                        await self._close_expired(table.record, table.lease)
+                        table.record = replace(table.record, status="closed")
+                        table.publish_table()  # whoever waits there sees it closed
                 await table.close()
                 async with self._loading:
                     self.tables.pop(table.record.id, None)
@@ -584,7 +599,7 @@ class Lobby:
                 code=new_code(),
                 preset=preset,
                 rules=rules.to_json(),
-                seed=secrets.randbits(48) if seed is None else seed,
+                seed=new_table_seed() if seed is None else seed,
                 host_id=host_id,
                 settings=settings,
                 status="lobby",

@@ -18,7 +18,10 @@ from typing import Annotated, Any
 from fastapi import FastAPI, HTTPException, Request
 from pydantic import BaseModel, Field, field_validator
 
+from ..matches import TABLE_SEED_BITS
+from . import examples
 from .context import TableError
+from .examples import body as body_of
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .modes import MODE, PASS_AND_PLAY
 from .state import ServerState
@@ -79,7 +82,7 @@ class CreatePassPlay(BaseModel):
     )
 
     seed: int | None = Field(
-        None, ge=0, lt=2**48, description="test hooks only: the table's secret seed"
+        None, ge=0, lt=2**TABLE_SEED_BITS, description="test hooks only: the table's secret seed"
     )
     deal: StackedDealSpec | None = Field(
         None, description="test hooks only: the first deal of the first match"
@@ -113,11 +116,24 @@ def passplay_routes(app: FastAPI, state: ServerState) -> None:
     token."""
 
     @app.post("/api/tables/pass-and-play", response_model=PassPlayTable)
-    async def create_pass_and_play(body: CreatePassPlay, request: Request) -> PassPlayTable:
+    async def create_pass_and_play(
+        body: Annotated[CreatePassPlay, body_of(examples.CREATE_PASS_PLAY)], request: Request
+    ) -> PassPlayTable:
         peer = request.client.host if request.client else None
-        if not state.limits.creates.allow(state.address(peer, request.headers)):
+        address = state.address(peer, request.headers)
+        if not state.limits.creates.allow(address):
             message = "too many tables created from your address: try again later"
             raise HTTPException(429, {"code": "rate_limited", "message": message})
+        made = False
+        try:
+            answer = await _create(body)
+            made = True
+            return answer
+        finally:
+            if not made:  # a refused creation does not count against the address
+                state.limits.creates.refund(address)
+
+    async def _create(body: CreatePassPlay) -> PassPlayTable:
         refuse_test_hooks(state.settings.test_hooks, body.seed, body.deal)
         try:
             options = one_round_options(body.options)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from ..engine import PRESETS, make_ruleset
+from ..matches import new_table_seed
 from ..store.base import (
     Lease,
     LeaseLost,
@@ -364,7 +365,7 @@ class Ranked:
                 code=new_code(),
                 preset=queue.preset,
                 rules=rules.to_json(),
-                seed=seed if seed is not None else secrets.randbits(48),
+                seed=seed if seed is not None else new_table_seed(),
                 host_id=ranked_mode.RANKED_HOST,
                 settings=settings,
                 status="lobby",

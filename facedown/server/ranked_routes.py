@@ -12,9 +12,11 @@ from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
+from ..matches import TABLE_SEED_BITS
 from ..store.base import UserRecord
-from . import ratings
+from . import examples, ratings
 from .account_routes import signed_in
+from .examples import body as body_of
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .ranked import Matched, RankedError, Status, Waiting
 from .state import ServerState
@@ -29,7 +31,7 @@ class JoinQueue(BaseModel):
     seed: int | None = Field(
         default=None,
         ge=0,
-        lt=2**48,
+        lt=2**TABLE_SEED_BITS,
         description="test hooks only: the seed of the next match's table",
     )
     deal: dict[str, Any] | None = Field(
@@ -147,7 +149,9 @@ def ranked_routes(app: FastAPI, state: ServerState) -> None:
         return _status(await state.ranked_().status(user, session=session))
 
     @app.post("/api/ranked/queue", response_model=QueueStatus)
-    async def join(body: JoinQueue, request: Request) -> QueueStatus:
+    async def join(
+        body: Annotated[JoinQueue, body_of(examples.JOIN_QUEUE)], request: Request
+    ) -> QueueStatus:
         """Wait in a queue (leaving any other).  Signed-in accounts only."""
         user, session = await _user(request)
         hooks = {"seed": body.seed, "deal": body.deal}

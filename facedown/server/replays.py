@@ -12,11 +12,21 @@ Nothing is served for a match that is still being played: not its steps (face up
 any seat's eyes), not its file, not a link.  The replay is built from the table's action log
 (:mod:`facedown.replay`), the same log the server rebuilds tables from.  Requests count against
 the address's replay rate, and lookups of table ids that name nothing against its lookups.
+
+A replay keeps a copy of the table at every step: building one is the engine playing the whole
+match again, and it holds memory in proportion to the match's length.  So it is built off the
+event loop (one builder thread: the tables' actions go on meanwhile, and one replay at a time is
+being built), a match of more than :data:`MAX_STEPS_BUILT` steps is refused (413
+``replay_too_large``) before anything is built, and the built replays kept are bounded by their
+estimated bytes (:data:`CACHE_BYTES`), not by their number.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, HTTPException, Query, Request
@@ -26,7 +36,7 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from pydantic import BaseModel, Field
 
 from ..engine import Reveal, Ruleset, SeenEvent, View
-from ..matches import split_log
+from ..matches import Logged, split_log
 from ..replay import Replay, ReplayError, export
 from ..store.base import TableRecord
 from .account_routes import signed_in
@@ -42,7 +52,11 @@ _FIND_STATUS = {
     "table_closed": 410,
 }
 MAX_STEPS = 200  # steps in one page
-CACHED = 32  # finished replays kept built (they never change)
+# The longest match the server builds a replay of, in steps (the deal and each action): each
+# step keeps a copy of the table, about 1.8 to 2.4 KB (2 to 8 seats: benchmarks/replay_build.py),
+# so a replay of 20,000 steps keeps about 50 MB.
+MAX_STEPS_BUILT = 20_000
+CACHE_BYTES = 128 * 2**20  # the finished replays kept built (they never change), by their size
 TABLE_ID = r"^[A-Za-z0-9]{1,64}$"
 KEY_PATTERN = r"^[A-Za-z0-9_.\-]{1,200}$"
 
@@ -139,10 +153,15 @@ def _refuse(status: int, code: str, message: str) -> HTTPException:
 class Replays:
     """Finds, checks and builds the replays the routes serve."""
 
-    def __init__(self, state: ServerState) -> None:
+    def __init__(self, state: ServerState, cache_bytes: int = CACHE_BYTES) -> None:
         self.state = state
         self.keys = ReplayKeys(state.settings.resolved_secret())
-        self._built: OrderedDict[tuple[str, int], tuple[TableRecord, Replay]] = OrderedDict()
+        self.cache_bytes = cache_bytes
+        self.cached_bytes = 0  # the estimated bytes of the replays in _built
+        self._built: OrderedDict[tuple[str, int], tuple[Replay, int]] = OrderedDict()
+        # Builds under way: a second request for the same match waits for the first build.
+        self._building: dict[tuple[str, int], asyncio.Future[Replay]] = {}  # the builds under way
+        self._builder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-build")
 
     def address(self, request: Request) -> str:
         address = self.state.address(
@@ -184,36 +203,44 @@ class Replays:
             raise _refuse(403, "not_a_player", "only the players of a match can open it")
 
     async def replay(self, record: TableRecord, match_no: int) -> Replay:
-        """The finished match ``match_no`` of the table; refused while it is being played."""
-        cached = self._built.get((record.id, match_no))
+        """The finished match ``match_no`` of the table; refused while it is being played, and
+        when it is longer than the server builds."""
+        key = (record.id, match_no)
+        cached = self._built.get(key)
         if cached is not None:
-            self._built.move_to_end((record.id, match_no))
-            return cached[1]
+            self._built.move_to_end(key)
+            return cached[0]
+        task = self._building.get(key)
+        if task is None:  # the first request for it: a build of its own, which a request that
+            # goes away does not stop (the others waiting for it, and the cache, get it)
+            task = asyncio.ensure_future(self._build(record, match_no))
+            self._building[key] = task
+            task.add_done_callback(lambda done: self._built_or_refused(key, done))
+        return await asyncio.shield(task)
+
+    async def _build(self, record: TableRecord, match_no: int) -> Replay:
         entries = await self.state.lobby().store.log(record.id)
-        names = [s.name for s in record.seats]
-        try:
-            matches = split_log(
-                record.id, Ruleset.from_json(record.rules), record.seed, entries, names
-            )
-        except ValueError as e:
-            raise _refuse(409, "unreadable", f"the table's log cannot be read: {e}") from None
-        found = [m for m in matches if m.match_no == match_no]
-        if not found:
-            raise _refuse(404, "unknown_match", f"the table has no match {match_no} (yet)")
-        try:
-            built = Replay(found[0])
-        except ReplayError as e:
-            raise _refuse(409, "unreadable", str(e)) from None
-        if not built.finished:
-            raise _refuse(
-                409,
-                "match_running",
-                "this match is still being played: its replay opens when it is over",
-            )
-        self._built[record.id, match_no] = (record, built)
-        while len(self._built) > CACHED:
-            self._built.popitem(last=False)
+        loop = asyncio.get_running_loop()
+        built = await loop.run_in_executor(self._builder, build, record, entries, match_no)
+        self._keep((record.id, match_no), built)
         return built
+
+    def _built_or_refused(self, key: tuple[str, int], done: asyncio.Future[Replay]) -> None:
+        self._building.pop(key, None)
+        if not done.cancelled():
+            done.exception()  # a refusal nobody waits for any more is not an error to log
+
+    def _keep(self, key: tuple[str, int], built: Replay) -> None:
+        """Cache a built replay; the least recently used go while the cache is over its bytes
+        (one larger than the whole cache is not kept)."""
+        size = replay_bytes(built)
+        if size > self.cache_bytes:
+            return
+        self._built[key] = (built, size)
+        self.cached_bytes += size
+        while self.cached_bytes > self.cache_bytes:
+            _, (_, dropped) = self._built.popitem(last=False)
+            self.cached_bytes -= dropped
 
     async def open(
         self,
@@ -236,6 +263,53 @@ class Replays:
         key = self.keys.key(table_id, match_no)
         url = f"{self.state.settings.public_url}/#/replay/shared/{key}"
         return ShareLink(match=f"{table_id}/{match_no}", key=key, url=url)
+
+
+# A step's copy of the table: its fixed part (the Game object, its lists and numbers) and a
+# part per card and per seat, in bytes (CPython 3.11, 64 bits).  An estimate above what the
+# build keeps: benchmarks/replay_build.py prints both (1.2 to 1.6 times the kept bytes).
+STEP_BYTES = 1400
+CARD_BYTES = 10
+SEAT_BYTES = 250
+
+
+def replay_bytes(replay: Replay) -> int:
+    """The estimated memory of a built replay: its steps times the size of one step's copy."""
+    cards = len(replay.rules.deck_cards)
+    per_step = STEP_BYTES + CARD_BYTES * cards + SEAT_BYTES * replay.players
+    return len(replay) * per_step
+
+
+def build(record: TableRecord, entries: Sequence[Logged], match_no: int) -> Replay:
+    """The replay of a table's finished match ``match_no``, from the table's log (run in the
+    builder thread: the engine plays the match again).  Raises the refusals the routes send."""
+    names = [s.name for s in record.seats]
+    try:
+        matches = split_log(record.id, Ruleset.from_json(record.rules), record.seed, entries, names)
+    except ValueError as e:
+        raise _refuse(409, "unreadable", f"the table's log cannot be read: {e}") from None
+    found = [m for m in matches if m.match_no == match_no]
+    if not found:
+        raise _refuse(404, "unknown_match", f"the table has no match {match_no} (yet)")
+    match = found[0]
+    steps = len(match.actions) + 1
+    if steps > MAX_STEPS_BUILT:
+        raise _refuse(
+            413,
+            "replay_too_large",
+            f"this match has {steps} steps: the server builds replays of at most {MAX_STEPS_BUILT}",
+        )
+    try:
+        built = Replay(match)
+    except ReplayError as e:
+        raise _refuse(409, "unreadable", str(e)) from None
+    if not built.finished:
+        raise _refuse(
+            409,
+            "match_running",
+            "this match is still being played: its replay opens when it is over",
+        )
+    return built
 
 
 def info(replay: Replay) -> ReplayInfo:
@@ -271,6 +345,7 @@ def page(
 def replay_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat: one small handler per route
     """The replay routes (see the module docstring)."""
     replays = Replays(state)
+    app.state.replays = replays  # its cache, for operators and tests
 
     @app.get("/api/replays/shared/{key}", response_model=ReplayInfo)
     async def shared(

@@ -27,6 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, PRESETS, PaperRound, RulesetError, TallyError
 from ..paperboard import MAX_ROUNDS, Board
 from ..store.base import RevisionConflict, ScoreboardRecord, ScoreboardStore, StoreError
+from . import examples
+from .examples import body as body_of
 from .state import ServerState
 from .text import Name
 
@@ -159,7 +161,9 @@ def scoreboard_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 -
         return answer(changed, board, edit_key)
 
     @app.post("/api/scoreboards", status_code=201)
-    async def create_board(body: CreateBoard, request: Request) -> dict[str, Any]:
+    async def create_board(
+        body: Annotated[CreateBoard, body_of(examples.CREATE_BOARD)], request: Request
+    ) -> dict[str, Any]:
         if not limits.boards.allow(address(request)):
             raise _refused(429, "rate_limited", "too many scoreboards from your address: try later")
         if body.preset not in PRESETS:
@@ -199,7 +203,9 @@ def scoreboard_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 -
         return answer(record, _board(record), edit_key)
 
     @app.post("/api/scoreboards/{edit_key}/rounds")
-    async def add_round(edit_key: BoardKey, body: RoundIn, request: Request) -> dict[str, Any]:
+    async def add_round(
+        edit_key: BoardKey, body: Annotated[RoundIn, body_of(examples.ADD_ROUND)], request: Request
+    ) -> dict[str, Any]:
         def change(rounds: list[PaperRound]) -> None:
             if len(rounds) >= MAX_ROUNDS:
                 raise _refused(422, "bad_round", f"a board keeps at most {MAX_ROUNDS} rounds")
@@ -209,7 +215,10 @@ def scoreboard_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 -
 
     @app.put("/api/scoreboards/{edit_key}/rounds/{number}")
     async def edit_round(
-        edit_key: BoardKey, number: RoundNumber, body: RoundIn, request: Request
+        edit_key: BoardKey,
+        number: RoundNumber,
+        body: Annotated[RoundIn, body_of(examples.ADD_ROUND)],
+        request: Request,
     ) -> dict[str, Any]:
         def change(rounds: list[PaperRound]) -> None:
             _check_number(number, rounds)

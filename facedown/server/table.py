@@ -346,8 +346,8 @@ class Table:
             if seat in self.presence.forfeited:
                 raise TableError(
                     "seat_forfeited",
-                    "your seat was forfeited after three missed deadlines: a bot plays it "
-                    "to the end of this match",
+                    "your seat was forfeited (three missed deadlines, or a ranked match left "
+                    "past its grace period): a bot plays it to the end of this match",
                 )
             try:
                 action = Action.from_json(data, player=seat)
@@ -484,12 +484,14 @@ class Table:
         seen = observe_json(game, _viewer(seat), events or (), knowledge=knowledge, public=public)
         if seat is not None and seat in self.hidden:
             seen["view"]["shown"] = {}  # its moment is over: the seat said so
+        # A forfeited seat's bot plays it to the end of the match: its player may do nothing.
+        forfeited = seat is not None and seat in self.presence.forfeited
         message: dict[str, Any] = {
             "type": "event" if events is not None else "snapshot",
             "seq": self.seq,
             "view": seen["view"],
-            "legal": seen["legal"],
-            "sets": seen["sets"],
+            "legal": [] if forfeited else seen["legal"],
+            "sets": 0 if forfeited else seen["sets"],
             "deadline": self.deadline,
             "now": self.now(),
         }
@@ -650,6 +652,8 @@ class Table:
             early = self.game is not None and not self.game.history
             changed = ranked_mode.with_forfeit(settings, seat, early)
             await self._save(replace(self.record, settings=changed, updated_at=self.now()))
+            # For good here too, not only after a restart: the player, back, may do nothing.
+            self.presence.forfeit(seat, self.game)
         self.publish_table()
 
     async def close(self) -> None:

@@ -64,8 +64,13 @@ def _name(text: str) -> str:
 NAME_LENGTH = 32
 
 # The raw length is bounded first (a 2 MB name is refused before it is looked at), a little
-# above the limit since normalising may shorten a text.
-Name = Annotated[str, Field(min_length=1, max_length=NAME_LENGTH * 4), AfterValidator(_name)]
+# above the limit since normalising may shorten a text.  The published schema says the limit
+# the server enforces (NAME_LENGTH), not that raw bound.
+Name = Annotated[
+    str,
+    Field(min_length=1, max_length=NAME_LENGTH * 4, json_schema_extra={"maxLength": NAME_LENGTH}),
+    AfterValidator(_name),
+]
 """A display name: at most NAME_LENGTH characters of user text (see :func:`clean`)."""
 
 # Machine strings (table codes, action ids, session tokens): visible ASCII only.
@@ -158,7 +163,13 @@ def _sign_in_name(text: str) -> str:
 
 
 UserName = Annotated[
-    str, Field(min_length=1, max_length=USER_NAME_LENGTH * 4), AfterValidator(_user_name)
+    str,
+    Field(
+        min_length=1,
+        max_length=USER_NAME_LENGTH * 4,
+        json_schema_extra={"minLength": USER_NAME_MIN, "maxLength": USER_NAME_LENGTH},
+    ),
+    AfterValidator(_user_name),
 ]
 """A new account's name (see :func:`_user_name`: NFKC, nothing invisible, single spaces)."""
 SignInName = Annotated[

@@ -21,7 +21,8 @@ from .database import SQLITE_BUSY_TIMEOUT_MS, check_sqlite_integrity, database_u
 def backup_sqlite(url: str, dest: Path) -> Path:
     """Copy the SQLite database at ``url`` to the new file ``dest``; returns the source file.
 
-    Raise StoreError when the database is not a SQLite file, ``dest`` exists, or the copy fails.
+    Raise StoreError when the database is not a SQLite file, ``dest`` exists or its folder does
+    not, or the copy fails.
     """
     source = sqlite_file(url)
     if source is None:
@@ -34,9 +35,10 @@ def backup_sqlite(url: str, dest: Path) -> Path:
         raise StoreError(f"there is no database at {source}")
     if dest.exists():
         raise StoreError(f"{dest} exists: back up to a new file")
+    if not dest.parent.is_dir():  # no folder is made: a mistyped path is not a new folder
+        raise StoreError(f"there is no folder {dest.parent} for {dest}")
     partial = dest.with_name(dest.name + ".partial")
     try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
         with closing(sqlite3.connect(source, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000)) as live:
             check_sqlite_integrity(live, source)  # a damaged database makes a damaged copy
             with closing(sqlite3.connect(partial)) as copy:

@@ -250,8 +250,8 @@ class Store(Protocol):
     """Async persistence of tables and their logs. Every method is atomic and durable on return.
 
     Rules, settings and payloads must be JSON (no NaN or infinity) and come back as a JSON round
-    trip returns them (tuples as lists, keys as strings); the seed must fit in a signed 64-bit
-    integer and seq be 1 to 2**31 - 1.  Anything refused, and any database failure, raises
+    trip returns them (tuples as lists, keys as strings); the seed must be -2**63 to
+    2**128 - 1 and seq be 1 to 2**31 - 1.  Anything refused, and any database failure, raises
     StoreError and changes nothing.  Implementations: ``sql.SqlStore`` (SQLite, PostgreSQL)
     and ``memory.MemoryStore`` (tests).
     """

@@ -7,7 +7,10 @@ from typing import Any
 
 from .base import LogEntry, ScoreboardRecord, StoreError, TableRecord
 
-SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1  # a BIGINT column
+# A table's seed: 128 bits (a text column, models.SeedText); the negative seeds a BIGINT column
+# held before are still taken.
+SEED_MIN, SEED_MAX = -(2**63), 2**128 - 1
+BIGINT_MAX = 2**63 - 1  # a BIGINT column (token floors)
 SEQ_MAX = 2**31 - 1  # an INTEGER column
 
 
@@ -30,7 +33,7 @@ def check_table(record: TableRecord) -> tuple[str, str]:
     if not record.id or not record.code:
         raise StoreError("a table needs an id and a code")
     if not SEED_MIN <= record.seed <= SEED_MAX:
-        raise StoreError(f"seed {record.seed} does not fit in 64 bits")
+        raise StoreError(f"seed {record.seed} does not fit in 128 bits")
     numbers = [seat.seat for seat in record.seats]
     if len(set(numbers)) != len(numbers):
         raise StoreError(f"table {record.id!r} has a seat number twice: {sorted(numbers)}")
@@ -47,8 +50,8 @@ def check_entry(entry: LogEntry) -> str:
 def check_floor(player_id: str, valid_from: int) -> None:
     if not player_id:
         raise StoreError("a token floor needs a player id")
-    if not 0 <= valid_from <= SEED_MAX:
-        raise StoreError(f"token floor {valid_from} is out of range (0 to {SEED_MAX})")
+    if not 0 <= valid_from <= BIGINT_MAX:
+        raise StoreError(f"token floor {valid_from} is out of range (0 to {BIGINT_MAX})")
 
 
 def check_scoreboard(record: ScoreboardRecord) -> None:

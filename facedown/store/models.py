@@ -23,8 +23,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Float, ForeignKey, Index, Integer, MetaData, String
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
 
 # Explicit constraint names, so migrations and every backend agree on them.
 NAMING_CONVENTION = {
@@ -39,6 +50,20 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
+class SeedText(TypeDecorator[int]):
+    """A table's seed as decimal text: 128 bits, which no integer column of SQLite or
+    PostgreSQL holds (BIGINT stops at 64).  Python sees an int."""
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: int | None, dialect: Dialect) -> str | None:
+        return None if value is None else str(int(value))
+
+    def process_result_value(self, value: object, dialect: Dialect) -> int | None:
+        return None if value is None else int(str(value))
+
+
 class TableRow(Base):
     """One game table. ``code`` is stored upper-case; ``seed`` is secret."""
 
@@ -48,7 +73,7 @@ class TableRow(Base):
     code: Mapped[str] = mapped_column(String, unique=True)
     preset: Mapped[str] = mapped_column(String)
     rules: Mapped[dict[str, Any]] = mapped_column(JSON)
-    seed: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(SeedText)  # decimal text (0012): 128 bits
     host_id: Mapped[str] = mapped_column(String)
     settings: Mapped[dict[str, Any]] = mapped_column(JSON)
     status: Mapped[str] = mapped_column(String, index=True)

@@ -834,6 +834,7 @@ def _sqlite_update_table(
     fields["rules"], fields["settings"] = rules, settings
     # As the Float columns do: a time given as another kind of number is stored as a float.
     fields["updated_at"] = float(record.updated_at)
+    fields["seed"] = str(record.seed)  # as SeedText writes it: decimal text
     if record.deadline is not None:
         fields["deadline"] = float(record.deadline)
     values = [fields[name] for name in _MUTABLE]

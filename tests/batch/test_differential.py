@@ -45,6 +45,7 @@ def state_of(batch: Batch, g: int) -> dict[str, Any]:
         "known": [bits(batch.known[g, p]) for p in range(n)],
         "public": bits(batch.public[g]),
         "reshuffles": int(batch.reshuffles[g]),
+        "round_actions": int(batch.round_actions[g]),
         "totals": batch.totals[g].tolist(),
         "hundred_used": batch.hundred_used[g].tolist(),
         "winners": [p for p in range(n) if batch.winners[g, p]],
@@ -72,6 +73,7 @@ KEYS = (
     "known",
     "public",
     "reshuffles",
+    "round_actions",
     "totals",
     "hundred_used",
     "winners",
@@ -122,6 +124,7 @@ def play_both(
     compiled: bool = False,
     steps: int = 3000,
     observations: bool = False,
+    call: float = 0.08,
 ) -> tuple[int, int]:
     """Play a batch and the engine side by side; returns the steps and the rounds played."""
     batch = Batch(rules, players, len(seeds), seeds=seeds)
@@ -134,7 +137,7 @@ def play_both(
     for step in range(steps):
         if batch.over.all():
             return step, int(batch.rounds_played.sum())
-        actions = choose(batch, rng, player, easy=easy, compiled=compiled)
+        actions = choose(batch, rng, player, easy=easy, compiled=compiled, call=call)
         actor, in_window = batch.actor, batch.in_window
         mask = batch.legal_mask()
         for g, game in enumerate(games):
@@ -159,7 +162,13 @@ def play_both(
 
 
 def choose(
-    batch: Batch, rng: np.random.Generator, player: RandomPlayer, *, easy: bool, compiled: bool
+    batch: Batch,
+    rng: np.random.Generator,
+    player: RandomPlayer,
+    *,
+    easy: bool,
+    compiled: bool,
+    call: float = 0.08,
 ) -> np.ndarray:
     """The actions of the policy a test plays: easy, the compiled random player, or the
     mask's random play."""
@@ -167,7 +176,7 @@ def choose(
         return easy_actions(batch, rng)
     if compiled:
         return player(rng)
-    return random_actions(batch, rng, call=0.08)
+    return random_actions(batch, rng, call=call)
 
 
 def engine_step(game: Game, window: Window, action: Action | None) -> None:
@@ -217,6 +226,15 @@ def test_presets_play_as_the_engine_does(preset: str, players: int) -> None:
     steps, rounds = play_both(rules, players, [7, 8, 9, 10], policy_seed=players)
     # Whole matches, or (boyo: a TAP window after every change) several whole rounds.
     assert steps < 3000 or (rules.tap and rounds >= 8)
+
+
+@pytest.mark.parametrize("preset", ["boyo", "cabo", "kivo", "kaboom"])
+def test_rounds_nobody_calls_end_at_the_bound_as_the_engine_ends_them(preset: str) -> None:
+    """Nobody calls: every round ends at round_action_limit, in the batch as in the engine
+    (play_both compares every step, the count of the round's actions included)."""
+    rules = make_ruleset(preset, {"round_action_limit": 100, "rounds": 2, "score_limit": None})
+    _, rounds = play_both(rules, 3, [21, 22], policy_seed=3, call=0.0, steps=1500)
+    assert rounds >= 4  # two matches of two rounds: every round ended, none by a call
 
 
 @pytest.mark.parametrize("preset", ["boyo", "cabo", "kivo", "kaboom"])
@@ -284,6 +302,7 @@ def rulesets(draw: st.DrawFn) -> tuple[Ruleset, int]:
         else draw(st.none() | st.integers(10, 100)),
         "sudden_death": draw(st.booleans()),
         "first_player": draw(st.sampled_from(["rotate", "round_winner"])),
+        "round_action_limit": draw(st.sampled_from([100, 120, 2000])),
     }
     if standard:
         options["jokers"] = draw(st.booleans())

@@ -107,6 +107,7 @@ def tables(draw: st.DrawFn, max_rounds: int = 2) -> Table:
     opts["call_after_action"] = after
     opts["call_at_turn_start"] = draw(st.booleans()) if after else True
     opts["recollection"] = draw(st.booleans())
+    opts["round_action_limit"] = draw(st.sampled_from([2000, 2000, 100, 150]))
     return Table(
         preset=preset,
         options=opts,
@@ -206,6 +207,36 @@ def test_cards_are_conserved_and_every_round_ends(table: Table) -> None:
         if step.game.is_round_over:
             rounds_ended += int(any(e.kind == "round_over" for e in step.events))
     assert rounds_ended >= 1
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(tables(max_rounds=2), st.integers(0, 2**32))
+def test_every_round_ends_at_its_bound_though_nobody_calls(table: Table, policy: int) -> None:
+    """A table that never calls, and TAPs (mostly missing) whenever it can: each round still
+    ends, after at most round_action_limit actions of its play, counted as the rules count them
+    (each action made in play that leaves the round in play)."""
+    limit = random.Random(policy).choice([100, 150])  # low bounds: rounds reach them soon
+    rules = make_ruleset(table.preset, {**table.options, "round_action_limit": limit})
+    game = Game(rules, table.players, table.seed)
+    rng = random.Random(policy)
+    counted, rounds = 0, 0
+    while not game.is_match_over and rounds < table.max_rounds:
+        if game.phase == ROUND_OVER:
+            rounds += 1
+            counted = 0
+            game.apply(Action(rng.randrange(game.players), A.NEXT_ROUND))
+            continue
+        legal = [a for a in game.all_legal_actions() if a.kind != A.CALL]
+        taps = [a for a in legal if a.kind == A.TAP]
+        action = rng.choice(taps if taps and rng.random() < 0.7 else legal)
+        playing = game.phase.in_play
+        game.apply(action)
+        if playing and game.phase.in_play:
+            counted += 1
+        assert game.round_actions == (counted if game.phase.in_play else game.round_actions)
+        assert counted < rules.round_action_limit
+        check_cards_conserved(game)
+    assert rounds >= 1 or game.is_match_over
 
 
 # -------------------------------------------------------------------------------- refusals

@@ -47,6 +47,7 @@ def test_a_backup_of_a_live_database_resumes_every_game_exactly(
 ) -> None:
     live, restored = tmp_path / "live", tmp_path / "restored"
     copy = tmp_path / "copies" / "facedown-backup.db"
+    copy.parent.mkdir()  # backup makes no folder (tests/test_cli.py: a missing one is refused)
     with run_server(_settings(live)) as server:
         tables = []
         for preset, seats, actions in (("kivo", 2, 5), ("cabo", 3, 9), ("boyo", 2, 0)):

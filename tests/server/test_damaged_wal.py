@@ -90,7 +90,16 @@ def _page_size(data: Path) -> int:
 def _serve_refuses(data: Path) -> str:
     """``facedown serve`` on ``data`` exits 1 with one line: the line."""
     done = subprocess.run(
-        [sys.executable, "-m", "facedown", "serve", "--data", str(data), "--port", "0"],
+        [
+            sys.executable,
+            "-m",
+            "facedown",
+            "serve",
+            "--data",
+            str(data),
+            "--port",
+            str(free_port()),
+        ],
         env={"FACEDOWN_SECRET": SECRET, "PATH": "/usr/bin:/bin"},
         capture_output=True,
         text=True,

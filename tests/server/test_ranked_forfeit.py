@@ -106,6 +106,14 @@ def test_a_player_gone_past_the_grace_period_forfeits_and_is_ranked_last(
                 info = table_info(ann, code)
                 assert info["seats"][cy_seat]["bot_standin"] is True
                 assert info["settings"]["forfeits"] == [cy_seat]
+                # Cyd comes back: the seat stays the stand-in's to the end, and Cyd may do
+                # nothing there (no legal action offered, any action refused).
+                async with client(server) as cyd_again:
+                    frames = await cyd_again.hello(code, status["Cyd"]["token"])
+                    assert frames[-1]["legal"] == []
+                    answer = await cyd_again.act({"do": "draw"})
+                    assert (answer["type"], answer.get("code")) == ("error", "seat_forfeited")
+                assert table_info(ann, code)["seats"][cy_seat]["bot_standin"] is True
                 # Bob leaves for a moment and is back within the grace period: no forfeit.
                 bob_client = stayers[1]
                 await bob_client.ws.close()

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from facedown.bots.driver import RoundTooLong, play_round
 from facedown.cli import main
+from facedown.engine import Game, make_ruleset
 from facedown.sim import (
     CSV_FIELDS,
     GameResult,
@@ -25,6 +27,8 @@ from facedown.sim import (
     wilson,
     write_results,
 )
+
+from .sample_bots import FirstLegal
 
 FIRST = "tests.sim.sample_bots:FirstLegal"
 
@@ -255,15 +259,20 @@ def test_bot_lists_split_at_commas_outside_brackets() -> None:
         split_bots("hard)")
 
 
-def test_bots_that_never_end_a_round_stop_the_tournament_with_an_error(
+def test_bots_that_never_call_end_their_rounds_at_the_bound(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # Two players that only ever take the first legal action never call.
-    with pytest.raises(SimError, match=r"game 0 \(deal seed \d+\): the round did not end"):
-        run(config(players=2, bots=(FIRST,), games=1, unit="round"))
+    # Two players that only ever take the first legal action never call: each round ends at the
+    # ruleset's round_action_limit (docs/engine.md), and the tournament goes on.
+    run(config(players=2, bots=(FIRST,), games=1, unit="round"))
     argv = ["sim", "--players", "2", "--bots", FIRST, "--games", "1", "--quiet"]
-    assert main(argv) == 2
-    assert "the round did not end" in capsys.readouterr().err
+    assert main(argv) == 0
+    assert "the round did not end" not in capsys.readouterr().err
+    # The driver's own bound (a ruleset's round_action_limit is at most 10,000) still stops
+    # bots whose round would outlast it.
+    game = Game(make_ruleset("cabo"), 2, 1)
+    with pytest.raises(RoundTooLong, match="did not end within 50 actions"):
+        play_round(game, [FirstLegal(0), FirstLegal(1)], max_actions=50)
 
 
 def test_cli_plays_duplicate_deals(capsys: pytest.CaptureFixture[str]) -> None:

@@ -73,7 +73,7 @@ async def test_a_name_skeleton_is_one_account(store: Store) -> None:
     with pytest.raises(UserExists):  # another name (and key) that looks the same
         await store.create_user(replace(user("u2", "Ann2", "p-2"), name_skeleton="ann"))
     assert await store.get_user("u2") is None
-    # Accounts without one (from before revision 0010) are any number.
+    # Accounts without one (from before revision 0011) are any number.
     await store.create_user(user("u3", "Cid", "p-3"))
     await store.create_user(user("u4", "Dee", "p-4"))
     assert (await store.get_user("u4")) == user("u4", "Dee", "p-4")

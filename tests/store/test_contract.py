@@ -241,16 +241,26 @@ async def test_values_json_cannot_hold_are_refused(store: Store) -> None:
     assert await store.log("t1") == []
 
 
-async def test_seeds_use_the_whole_signed_64_bit_range(store: Store) -> None:
+async def test_seeds_hold_128_bits_and_the_old_signed_64_bit_range(store: Store) -> None:
     await store.create_table(table("lo", "LO", seed=-(2**63)))
     await store.create_table(table("hi", "HI", seed=2**63 - 1))
+    await store.create_table(table("wide", "WIDE", seed=2**128 - 1))
     lo, hi = await store.get_table("lo"), await store.get_table("hi")
+    wide = await store.get_table("wide")
     assert lo is not None
     assert lo.seed == -(2**63)
     assert hi is not None
     assert hi.seed == 2**63 - 1
-    with pytest.raises(StoreError, match="64 bits"):
-        await store.create_table(table("big", "BIG", seed=2**64))
+    assert wide is not None
+    assert wide.seed == 2**128 - 1
+    await store.update_table(replace(wide, seed=2**127 + 3))  # an update writes it whole too
+    wide = await store.get_table("wide")
+    assert wide is not None
+    assert wide.seed == 2**127 + 3
+    with pytest.raises(StoreError, match="128 bits"):
+        await store.create_table(table("big", "BIG", seed=2**128))
+    with pytest.raises(StoreError, match="128 bits"):
+        await store.create_table(table("neg", "NEG", seed=-(2**63) - 1))
 
 
 async def test_a_seq_must_be_positive(store: Store) -> None:

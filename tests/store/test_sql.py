@@ -130,6 +130,7 @@ async def test_sqlite_table_updates_write_the_rows_sqlalchemy_writes(
         {"status": "playing", "deadline": 12.5, "deadline_kind": "turn", "updated_at": 3.25},
         {"seats": seats, "settings": {"turn_seconds": 30, "names": ["a", "é"]}, "deadline": None},
         {"seats": seats[1:], "rules": {"preset": "kivo", "tap": False}, "seed": -(2**63)},
+        {"seed": 2**128 - 1},  # a 128-bit seed, as decimal text
         {"status": "broken", "damage": "why \u2014 it broke", "host_id": "x", "preset": "cabo"},
         # The same seat numbers, only a name, a player or a bot's level changed.
         {"seats": (SeatRecord(0, "human", "Bea", "h"),), "deadline": 12, "updated_at": 7},
@@ -291,7 +292,7 @@ def test_db_upgrade_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     assert main(["db", "upgrade", "--url", url]) == 0
     assert main(["db", "upgrade", "--url", url]) == 0  # already at the newest revision
-    assert main(["db", "upgrade", "--url", "mysql://x/y"]) == 1
+    assert main(["db", "upgrade", "--url", "mysql://x/y"]) == 2  # a URL it cannot use: bad input
     assert "unsupported database" in capsys.readouterr().err
 
 

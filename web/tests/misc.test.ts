@@ -49,7 +49,7 @@ const base: Ruleset = {
   lowest_tie_caller_only: true, caller_strictly_lowest: false, caller_lowest_scores_zero: true,
   caller_penalty: 5, caller_multiplier: 1, shoot_the_moon: true, moon_points: 50,
   hundred_rule: "once", hundred_reset: 50, rounds: null, score_limit: 100, sudden_death: false,
-  first_player: "round_winner", recollection: false, round_choices: null,
+  first_player: "round_winner", recollection: false, round_choices: null, round_action_limit: 2000,
 };
 
 describe("rules in words", () => {

@@ -16,7 +16,7 @@ const boyo: Ruleset = {
   lowest_tie_caller_only: false, caller_strictly_lowest: false, caller_lowest_scores_zero: false,
   caller_penalty: 0, caller_multiplier: 1, shoot_the_moon: false, moon_points: 50,
   hundred_rule: "none", hundred_reset: 50, rounds: 3, score_limit: null, sudden_death: false,
-  first_player: "rotate", recollection: false, round_choices: null,
+  first_player: "rotate", recollection: false, round_choices: null, round_action_limit: 2000,
 };
 
 describe("the message catalogues", () => {

@@ -524,6 +524,7 @@ export const de: Record<string, string> = {
   "replay.error.not_a_player": "Nur wer mitgespielt hat, kann die Partie hier öffnen; bitte um den Link zum Teilen.",
   "replay.error.unknown_table": "Diese Partie gibt es nicht.",
   "replay.error.unknown_match": "Diese Partie gibt es nicht.",
+  "replay.error.replay_too_large": "Diese Partie ist zu lang, als dass der Server sie wiederholen könnte.",
 
   "home.paper": "Mit echten Karten?",
   "home.paperHint": "Führt den Punktestand eines Kartenspiels am Tisch: Handsummen jeder Runde eingeben, Facedown wertet nach den Regeln.",

@@ -524,6 +524,7 @@ export const en: Record<string, string> = {
   "replay.error.not_a_player": "Only the players of this match can open it here; ask one of them for the share link.",
   "replay.error.unknown_table": "There is no such match.",
   "replay.error.unknown_match": "There is no such match.",
+  "replay.error.replay_too_large": "This match is too long for the server to replay.",
 
   "home.paper": "Playing with paper cards?",
   "home.paperHint": "Keep the score of a real card game: enter each round's hand totals and Facedown scores them by the rules.",

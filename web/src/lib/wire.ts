@@ -269,6 +269,8 @@ export interface Ruleset {
   first_player: "rotate" | "round_winner";
   /** Memory aid: each player's view lists what they have legitimately learned. */
   recollection: boolean;
+  /** The most actions a round's play may take (every action after the opening look that leaves the round in play: draws, takes, replaces, discards, powers, skips, END TURNs, calls, TAPs, undos). The action that reaches it ends the round as a table of passes does: every hand is scored as it lies (a call already made stands). Every round ends, whatever its players do. 100 to 10000. */
+  round_action_limit: number;
 }
 
 export interface SeatInfo {
