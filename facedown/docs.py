@@ -111,17 +111,18 @@ alone reaches it in its moment only, by every path:
   the aid, and the catch-up carries no more than that either.
 - **Reload or another device:** the snapshot shows the card while its moment lasts, and not
   after the seat's `ready` nor after the table's next change. The seats that said `ready` are
-  kept in the table's memory, not in its log: a server restarted before the table's next change
-  shows that moment's card again (a pass-and-play device keeps it down then by its own hidden
-  seqs, `docs/pass-and-play.md`).
+  stored with the table (with the seq they said it at) before anyone is told, so a server
+  restarted, or another process of a cluster taking the table over, before the table's next
+  change still shows them nothing of that moment.
 - **The client's state:** the web client's log keeps no `seen` card without Recollection, and a
   look that ends (its time, READY, Hide and pass on) drops its cards from the client's reveal
   and view and sends `ready`.
 - **Logs:** the server's logs name tables, codes and errors, never a card.
 
 `tests/server/test_catch_up.py` (the reconnect attack with every `last_seq` after every move, in
-every preset and mode, and the server's logs) and `tests/web/test_client_state.py` (the
-client's state read from the page's console) check these.
+every preset and mode, and the server's logs), `tests/server/test_moment_restart.py` (`ready`,
+then `kill -9` and a restart, then a reload) and `tests/web/test_client_state.py` (the client's
+state read from the page's console) check these.
 
 ## Error codes
 

@@ -9,7 +9,9 @@
   the address that was confirmed, and only while it is still the account's.
 * Every mail counts against hourly caps kept in the store (so a restart or a second process
   of a cluster counts on): per account, per address (whatever the accounts), and for
-  confirmation mails a lower one per address.  A mail past a cap is not sent.
+  confirmation mails a lower one per address; the hour before counts in the share of it still
+  within the last 60 minutes, so a new clock hour gives no second helping.  A mail past a cap
+  is not sent.
 * Every mail carries a signed unsubscribe link (``List-Unsubscribe``, with RFC 8058's
   ``List-Unsubscribe-Post: List-Unsubscribe=One-Click``) that removes the address from the
   account without signing in.  Mails are written in the account's language (:mod:`.mail_text`).
@@ -195,7 +197,7 @@ class Postbox:
             (f"address:{digest}", self.limits.per_address),
             (f"confirm:{digest}", self.limits.confirmations),
         ]
-        if not await self.store.take_mail(caps, self._hour()):
+        if not await self.store.take_mail(caps, self._hour(), self._carried()):
             raise MailLimited
         token = secrets.token_urlsafe(32)
         expires = self.now() + self.limits.confirm_seconds
@@ -277,7 +279,7 @@ class Postbox:
             (f"account:{user.id}", self.limits.per_account),
             (f"address:{self._digest(user.email)}", self.limits.per_address),
         ]
-        if not await self.store.take_mail(caps, self._hour()):
+        if not await self.store.take_mail(caps, self._hour(), self._carried()):
             log.info("no turn e-mail for an account past its hourly cap")
             return False
         unsubscribe = self.unsubscribe_url(user.id, user.email)
@@ -302,6 +304,11 @@ class Postbox:
 
     def _hour(self) -> int:
         return int(self.now() // 3600)
+
+    def _carried(self) -> float:
+        """The share of the hour before that is still within the last 60 minutes: its mails
+        count against the caps in that share (a new clock hour does not give them again)."""
+        return 1.0 - (self.now() % 3600) / 3600
 
     @staticmethod
     def _list_headers(unsubscribe: str) -> dict[str, str]:

@@ -43,7 +43,11 @@ from .turnbased import MISSED, forfeits
 __all__ = ["BotFactory", "Table", "TableConfig", "TableError", "match_seed"]
 
 DEFAULT_SETTINGS: dict[str, Any] = {"peek_seconds": 20, "turn_seconds": 60}
-PRIVATE_SETTINGS = frozenset({DEAL})  # settings that never leave the server (a stacked deal)
+# The seats whose moment is over, with the seq it is over at: kept in the table's record, so a
+# restart (or the process that takes the table over) still shows them nothing of that moment.
+MOMENT_OVER = "moment_over"
+# Settings that never leave the server (a stacked deal; whose moment is over).
+PRIVATE_SETTINGS = frozenset({DEAL, MOMENT_OVER})
 
 # Moves whose meaning does not depend on what others did since: no stale-seq check for them.
 _INDEPENDENT = frozenset({"opening_peek", "next_round"})
@@ -136,6 +140,7 @@ class Table:
             record = replace(record, status=status, updated_at=ctx.clock.now())
             await table._save(record)
         table.presence.seat_bots(record.seats)
+        table.hidden = _hidden_at(record.settings, table.seq)
         for seat, missed in table.misses.items():
             if forfeits(missed):
                 table.presence.forfeit(seat, table.game)
@@ -609,6 +614,11 @@ class Table:
             shown = game.shown
             if shown is None or shown[0] != seat:
                 return  # nothing shown to this seat alone (a card shown to all stays public)
+            # Stored before anyone is told: a restart keeps the moment over (a stale entry,
+            # of a seq the table has moved on from, is ignored when it is read).
+            hidden = sorted(self.hidden | {seat})
+            settings = {**self.record.settings, MOMENT_OVER: {"seq": self.seq, "seats": hidden}}
+            await self._save(replace(self.record, settings=settings, updated_at=self.now()))
             self.hidden.add(seat)
             if seat in self.hub.audiences(self.record.id):
                 self.hub.publish(self.record.id, {seat: self.render(seat)})
@@ -657,6 +667,14 @@ class Table:
 
 # The changes a page loaded afresh gets back for its log (it shows the last 40 lines).
 RESTORED_BATCHES = 40
+
+
+def _hidden_at(settings: dict[str, Any], seq: int) -> set[int]:
+    """The seats whose moment the record says is over at ``seq`` (none if it is of another)."""
+    over = settings.get(MOMENT_OVER)
+    if not isinstance(over, dict) or over.get("seq") != seq:
+        return set()
+    return {int(s) for s in over.get("seats", [])}
 
 
 def _viewer(seat: int | None) -> int:

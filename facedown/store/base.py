@@ -7,6 +7,7 @@ log rebuilds the table exactly; that is how a restarted server recovers every ga
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -16,6 +17,12 @@ SeatKind = Literal["open", "human", "bot"]
 ACTIVE_STATUSES: tuple[TableStatus, ...] = ("lobby", "playing")  # what active_tables returns
 # "broken": the server could not rebuild the table from its record and log; it is kept, with why
 # (``damage``), for an operator, and not served or loaded again until someone repairs it.
+
+
+def mail_room(cap: int, before: int, carried: float) -> int:
+    """A mail cap's room in the current hour: ``cap`` less the share ``carried`` of the
+    hour before's count ``before``, rounded up (see ``take_mail``)."""
+    return cap - math.ceil(before * carried)
 
 
 class StoreError(Exception):
@@ -534,8 +541,13 @@ class MailStore(Protocol):
     async def unsubscribe_mail(self, user_id: str, address: str, at: float) -> bool:
         """Remove the account's e-mail address if it is still ``address``; whether it was."""
 
-    async def take_mail(self, caps: Sequence[tuple[str, int]], hour: int) -> bool:
+    async def take_mail(
+        self, caps: Sequence[tuple[str, int]], hour: int, carried: float = 0.0
+    ) -> bool:
         """Count one mail against every key of ``caps`` in the hour ``hour`` (unix hours), if
         each key's count is below its cap; else count nothing and answer False (two stores
         of one database counting at once may leave one key counted for a refused mail, never
-        one past its cap).  The counts of earlier hours may go."""
+        one past its cap).  ``carried``: the share (0 to 1) of the hour before's count that
+        still counts against the cap, rounded up (the part of that hour still within the last
+        60 minutes), so that a new clock hour does not give the caps again at once.  The
+        counts of the hours before that may go."""

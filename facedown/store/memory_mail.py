@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .base import MailAccount, StoreError, UserRecord
+from .base import MailAccount, StoreError, UserRecord, mail_room
 
 
 class MailMemory:
@@ -60,11 +60,17 @@ class MailMemory:
         self._users[user_id] = replace(user, email=None, updated_at=at)
         return True
 
-    async def take_mail(self, caps: Sequence[tuple[str, int]], hour: int) -> bool:
+    async def take_mail(
+        self, caps: Sequence[tuple[str, int]], hour: int, carried: float = 0.0
+    ) -> bool:
         self._check_open()
-        if any(self._mail_counts.get((key, hour), 0) >= cap for key, cap in caps):
+        counts = self._mail_counts
+        if any(
+            counts.get((key, hour), 0) >= mail_room(cap, counts.get((key, hour - 1), 0), carried)
+            for key, cap in caps
+        ):
             return False
-        for old in [k for k in self._mail_counts if k[1] < hour]:
+        for old in [k for k in counts if k[1] < hour - 1]:
             del self._mail_counts[old]
         for key, _ in caps:
             self._mail_counts[key, hour] = self._mail_counts.get((key, hour), 0) + 1

@@ -19,7 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from .base import MailAccount, StoreError
+from .base import MailAccount, StoreError, mail_room
 from .models import MailAccountRow, MailCountRow, UserRow
 from .writer import Write
 
@@ -86,9 +86,11 @@ class MailSql:
         await self._write(write)
         return sum(done) > 0
 
-    async def take_mail(self, caps: Sequence[tuple[str, int]], hour: int) -> bool:
+    async def take_mail(
+        self, caps: Sequence[tuple[str, int]], hour: int, carried: float = 0.0
+    ) -> bool:
         taken: list[bool] = []
-        await self._write(partial(_take, caps=caps, hour=hour, taken=taken))
+        await self._write(partial(_take, caps=caps, hour=hour, carried=carried, taken=taken))
         return bool(taken) and all(taken)
 
 
@@ -126,20 +128,26 @@ def _save(connection: Connection, record: MailAccount) -> None:
 
 
 def _take(
-    connection: Connection, caps: Sequence[tuple[str, int]], hour: int, taken: list[bool]
+    connection: Connection,
+    caps: Sequence[tuple[str, int]],
+    hour: int,
+    carried: float,
+    taken: list[bool],
 ) -> None:
     keys = [key for key, _ in caps]
-    counts = dict(
-        connection.execute(
-            select(MailCountRow.key, MailCountRow.sent).where(
-                MailCountRow.key.in_(keys), MailCountRow.hour == hour
-            )
-        ).all()
-    )
-    if any(counts.get(key, 0) >= cap for key, cap in caps):
+    rows = connection.execute(
+        select(MailCountRow.key, MailCountRow.hour, MailCountRow.sent).where(
+            MailCountRow.key.in_(keys), MailCountRow.hour.in_([hour - 1, hour])
+        )
+    ).all()
+    counts = {(key, at): sent for key, at, sent in rows}
+    # What each key may still have this hour: its cap less what still counts of the hour before
+    # (a past hour no longer changes, so it is read once).
+    room = [(key, mail_room(cap, counts.get((key, hour - 1), 0), carried)) for key, cap in caps]
+    if any(counts.get((key, hour), 0) >= cap for key, cap in room):
         taken.append(False)
         return
-    for key, cap in caps:
+    for key, cap in room:
         statement = _insert(connection, MailCountRow).values(key=key, hour=hour, sent=1)
         counted = connection.execute(
             statement.on_conflict_do_update(
@@ -151,5 +159,6 @@ def _take(
         taken.append(counted.rowcount == 1)
         if not taken[-1]:  # another process took the last one meanwhile
             return
-    # The counts of past hours count for nothing: the table holds about one hour's keys.
-    connection.execute(delete(MailCountRow).where(MailCountRow.hour < hour))
+    # The counts of the hours before the last count for nothing: the table holds about two
+    # hours' keys.
+    connection.execute(delete(MailCountRow).where(MailCountRow.hour < hour - 1))

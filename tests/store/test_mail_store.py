@@ -89,6 +89,20 @@ async def test_the_hourly_counts_take_every_key_or_none(store: Store) -> None:
     assert await mail.take_mail([("account:u2", 1)], 10)
 
 
+async def test_the_hour_before_counts_in_the_share_carried(store: Store) -> None:
+    mail = _mail(store)
+    cap = [("address:a", 4)]
+    assert [await mail.take_mail(cap, 20) for _ in range(5)] == [True] * 4 + [False]
+    # All of the hour before still counts (its last seconds): nothing in the new hour.
+    assert not await mail.take_mail(cap, 21, carried=1.0)
+    # Half of it counts: 4 less 2 in the new hour (the refusal above counted nothing).
+    assert [await mail.take_mail(cap, 21, carried=0.5) for _ in range(3)] == [True, True, False]
+    # A hundredth of it: 0.04 rounded up, so 3 in the new hour.
+    assert [await mail.take_mail(cap, 21, carried=0.01) for _ in range(2)] == [True, False]
+    # Hour 20 is two hours back from 22: it counts no more, and hour 21's 3 count in full.
+    assert [await mail.take_mail(cap, 22, carried=1.0) for _ in range(2)] == [True, False]
+
+
 async def test_two_processes_counting_at_once_never_pass_a_cap(database_url: str) -> None:
     first, second = await open_store(database_url), await open_store(database_url)
     try:
