@@ -124,6 +124,7 @@ def tally(
     totals = [0] * players
     used = [False] * players
     sudden, winners = False, None
+    tied: tuple[int, ...] = ()
     scored: list[ScoredRound] = []
     for number, paper in enumerate(rounds, start=1):
         if winners is not None:
@@ -135,7 +136,7 @@ def tally(
                 rules, paper.hand_totals, paper.caller, moon, totals, used
             )
             placed, points = None, tuple(scores)
-            winners, granted = match_end(rules, totals, number, sudden)
+            winners, granted = match_end(rules, totals, number, sudden, tied)
         else:
             scores, _, reasons, _ = score_totals(
                 rules, paper.hand_totals, paper.caller, moon, [0] * players, [True] * players
@@ -156,6 +157,8 @@ def tally(
                 sudden_death=sudden,
             )
         )
+        if granted and not sudden:  # the tied for the lowest total play the extra round
+            tied = tuple(p for p, t in enumerate(totals) if t == min(totals))
         sudden = granted
     return Tally(
         players=players,

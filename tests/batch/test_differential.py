@@ -282,7 +282,8 @@ def rulesets(draw: st.DrawFn) -> tuple[Ruleset, int]:
         "score_limit": draw(st.integers(10, 100))
         if rounds is None
         else draw(st.none() | st.integers(10, 100)),
-        "sudden_death": draw(st.booleans()),
+        # The batch plays a sudden-death round only with two players (every seat is tied).
+        "sudden_death": players == 2 and draw(st.booleans()),
         "first_player": draw(st.sampled_from(["rotate", "round_winner"])),
     }
     if standard:
@@ -302,3 +303,11 @@ def test_random_rulesets_play_as_the_engine_does(
 def test_decks_of_more_than_64_cards_are_refused_by_name() -> None:
     with pytest.raises(UnsupportedRules, match="more than 64 cards"):
         Batch(make_ruleset("boyo", {"decks": 2}), 2, 1)
+
+
+def test_a_sudden_death_round_with_more_than_two_players_is_refused() -> None:
+    # The engine lets only the tied play it; the kernels would deal every seat.
+    ranked = make_ruleset("kivo", {"rounds": 3, "sudden_death": True})
+    with pytest.raises(UnsupportedRules, match="sudden-death round with more than two"):
+        Batch(ranked, 3, 1)
+    assert Batch(ranked, 2, 1).players == 2

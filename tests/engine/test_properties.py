@@ -300,6 +300,7 @@ VIEW_KEYS = {
     "final_turns_left",
     "totals",
     "peeked",
+    "sudden_death",
     "held",
     "held_value",
     "held_powers",
