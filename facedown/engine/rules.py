@@ -211,6 +211,7 @@ class Ruleset:
         self._check_deal()
         self._check_play()
         self._check_cards()
+        self._check_modes()
 
     def _check_deal(self) -> None:
         """The deck and the hands."""
@@ -259,6 +260,15 @@ class Ruleset:
         for name in names:
             if not isinstance(lookup(self.values, name), int):
                 raise RulesetError(f"values gives no value for card {name!r}")
+
+    def _check_modes(self) -> None:
+        """A ruleset named after a preset is played by one of that preset's modes (the modes
+        table is in :mod:`.presets`): Kivo's numbers of rounds, no score limit, and sudden death
+        only in Ranked."""
+        from .presets import PRESETS, check_some_mode  # here: presets build Rulesets
+
+        if self.name in PRESETS:
+            check_some_mode(self, self.name)
 
     def _deck_names(self) -> list[str]:
         if self.deck == "standard":
