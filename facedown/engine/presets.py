@@ -6,11 +6,12 @@ Where a text is silent, the value is Facedown's decision, written on the preset'
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .rules import Ruleset, RulesetError
+from .rules import PRESET_CHECKS, Ruleset, RulesetError
 
 _FACE_VALUE = {str(v): v for v in range(14)}
 
@@ -262,6 +263,10 @@ def check_some_mode(rules: Ruleset, preset: str) -> None:
         nearest = LIVE  # sudden death at a match of another length: Ranked is not meant
     problem = problems[nearest] or ModeError("mode", "")
     raise ModeError(problem.field, f"{problem} (no mode of {preset} plays these rules)")
+
+
+for _name in PRESETS:
+    PRESET_CHECKS[_name] = functools.partial(check_some_mode, preset=_name)
 
 
 def _shown(value: object) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -31,6 +31,11 @@ FIRST_PLAYERS = ("rotate", "round_winner")
 
 MAX_HAND_LIMIT = 24  # the most places any hand may have: bounds every frame and legal list
 MAX_PENALTY_CARDS = 4
+
+
+# What every ruleset named after a preset must satisfy, by preset name: filled in by
+# :mod:`.presets` (its table of modes), which imports this module and not the other way round.
+PRESET_CHECKS: dict[str, Callable[[Ruleset], None]] = {}
 
 
 class RulesetError(ValueError):
@@ -134,15 +139,17 @@ class Ruleset:
     rounds: int | None = _doc("Rounds in a match (null: no fixed number).")
     round_choices: list[int] | None = _doc(
         "The numbers of rounds a table of this game may be set to (null: any number); a table's "
-        "`rounds` must be one of them. A custom ruleset that sets this to null keeps any number.",
+        "`rounds` must be one of them. A preset's own choices hold whatever a custom ruleset "
+        "sets here: it may list fewer of them, never others, and null does not drop them.",
         None,
     )
     score_limit: int | None = _doc(
         "The match ends after the round in which a player's total exceeds this (null: none)."
     )
     sudden_death: bool = _doc(
-        "After the fixed rounds, one more round is played when the lowest total is tied; a tie "
-        "after it is a draw."
+        "After the fixed rounds, one more round is played when the lowest total is tied, by the "
+        "tied players alone (the others hold no cards and keep their totals and places); the "
+        "lowest of them in that round wins, and a second tie is a draw among those still tied."
     )
     first_player: FirstPlayer = _doc(
         "Who starts the next round: `rotate` to the next seat, or `round_winner` (lowest round "
@@ -265,10 +272,9 @@ class Ruleset:
         """A ruleset named after a preset is played by one of that preset's modes (the modes
         table is in :mod:`.presets`): Kivo's numbers of rounds, no score limit, and sudden death
         only in Ranked."""
-        from .presets import PRESETS, check_some_mode  # here: presets build Rulesets
-
-        if self.name in PRESETS:
-            check_some_mode(self, self.name)
+        check = PRESET_CHECKS.get(self.name)
+        if check is not None:
+            check(self)
 
     def _deck_names(self) -> list[str]:
         if self.deck == "standard":
