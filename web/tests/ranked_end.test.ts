@@ -22,6 +22,11 @@ describe("sudden death", () => {
     expect(suddenDeath(tied, { rounds: null, sudden_death: true })).toBeNull();
   });
 
+  it("names the seats the server says play the round (the others watch)", () => {
+    const playing = { round: 4, phase: "turn_start", totals: [14, 20, 14], sudden_death: [0, 2] };
+    expect(suddenDeath(playing, RANKED)).toEqual({ when: "playing", seats: [0, 2], total: 14 });
+  });
+
   it("is said during the round that decides, and no more once it is over", () => {
     const playing = { round: 4, phase: "turn_start", totals: [14, 14] };
     expect(suddenDeath(playing, RANKED)).toEqual({ when: "playing", seats: [0, 1], total: 14 });
