@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .rules import Ruleset
-from .scoring import match_end, score_totals
+from .scoring import match_end, score_among, score_totals
 from .state import MAX_PLAYERS, MIN_PLAYERS
 
 MAX_HAND_TOTAL = 999  # a hand total's size at most (either sign): no paper hand comes near it
@@ -131,7 +131,13 @@ def tally(
             raise TallyError(f"round {number}: the match was over after round {number - 1}")
         check_round(rules, players, paper)
         moon = [paper.moon] if paper.moon >= 0 else []
-        if placement is None:
+        if placement is None and sudden:  # the tied alone play it; the others keep theirs
+            scores, totals, reasons, used = score_among(
+                rules, tied, paper.hand_totals, paper.caller, moon, totals, used
+            )
+            placed, points = None, tuple(scores)
+            winners, granted = match_end(rules, totals, number, sudden, tied)
+        elif placement is None:
             scores, totals, reasons, used = score_totals(
                 rules, paper.hand_totals, paper.caller, moon, totals, used
             )

@@ -133,7 +133,9 @@ def score_round(game: State, caller: int) -> RoundResult:
             moon.append(p)
     playing = game.sudden_seats() if game.sudden_death_played else ()
     if playing:
-        scores, new_totals, reasons, used = _score_among(game, playing, totals, caller, moon)
+        scores, new_totals, reasons, used = score_among(
+            rules, playing, totals, caller, moon, game.totals, game.hundred_used
+        )
     else:
         scores, new_totals, reasons, used = score_totals(
             rules, totals, caller, moon, game.totals, game.hundred_used
@@ -150,30 +152,31 @@ def score_round(game: State, caller: int) -> RoundResult:
     )
 
 
-def _score_among(
-    game: State,
-    playing: tuple[int, ...],
-    hand_totals: list[int],
+def score_among(
+    rules: Ruleset,
+    playing: Sequence[int],
+    hand_totals: Sequence[int],
     caller: int,
-    moon: list[int],
+    moon: Sequence[int],
+    totals: Sequence[int],
+    hundred_used: Sequence[bool],
 ) -> tuple[list[int], list[int], list[tuple[str, ...]], list[bool]]:
     """A sudden-death round is scored among the seats that play it, as if they were the whole
-    table; the others score nothing and keep their totals."""
-    pick = playing.__getitem__
+    table (:func:`score_totals`); the others score nothing and keep their totals."""
     part = score_totals(
-        game.rules,
+        rules,
         [hand_totals[p] for p in playing],
         playing.index(caller) if caller in playing else -1,
         [playing.index(p) for p in moon if p in playing],
-        [game.totals[p] for p in playing],
-        [game.hundred_used[p] for p in playing],
+        [totals[p] for p in playing],
+        [hundred_used[p] for p in playing],
     )
-    scores = [0] * game.players
-    new_totals = list(game.totals)
-    reasons: list[tuple[str, ...]] = [()] * game.players
-    used = list(game.hundred_used)
-    for i in range(len(playing)):
-        p = pick(i)
+    n = len(totals)
+    scores = [0] * n
+    new_totals = list(totals)
+    reasons: list[tuple[str, ...]] = [()] * n
+    used = list(hundred_used)
+    for i, p in enumerate(playing):
         scores[p] = part[0][i]
         new_totals[p] = part[1][i]
         reasons[p] = part[2][i]
