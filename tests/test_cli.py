@@ -169,13 +169,14 @@ def test_bad_scenario_files_are_reported_and_the_rest_run(
 
 
 def test_a_paper_evening_in_the_terminal(tmp_path: Path) -> None:
-    # Kivo, two rounds: Ana calls and is lowest (7), then calls and is not (9 + 10 penalty).
-    # A line with the wrong number of totals is explained and asked again.
-    answers = "1 2 3\n7 12\nAna\n9 5\n1\n"
+    # Kivo, three rounds (1, 3 or 5): Ana calls and is lowest (7), then calls and is not
+    # (9 + 10 penalty), then nobody calls.  A line with the wrong number of totals is
+    # explained and asked again.
+    answers = "1 2 3\n7 12\nAna\n9 5\n1\n3 3\n\n"
     out_file = tmp_path / "evening.csv"
     done = subprocess.run(
         [
-            *[sys.executable, "-m", "facedown", "scoreboard", "--preset", "kivo", "--rounds", "2"],
+            *[sys.executable, "-m", "facedown", "scoreboard", "--preset", "kivo", "--rounds", "3"],
             *["--players", "Ana,Bo", "--csv", str(out_file)],
         ],
         input=answers,
@@ -191,4 +192,5 @@ def test_a_paper_evening_in_the_terminal(tmp_path: Path) -> None:
     rows = out_file.read_text(encoding="utf-8").splitlines()
     assert rows[1] == "1,Ana,,7,7,7,12,12,12"
     assert rows[2] == "2,Ana,,9,19,26,5,5,17"
-    assert rows[3] == "total,,,,,26,,,17,Bo"
+    assert rows[3] == "3,,,3,3,29,3,3,20"
+    assert rows[4] == "total,,,,,29,,,20,Bo"

@@ -250,7 +250,9 @@ def rulesets(draw: st.DrawFn) -> tuple[Ruleset, int]:
         r: draw(st.lists(st.sampled_from(POWER_NAMES), unique=True, max_size=3))
         for r in draw(st.lists(st.sampled_from(ranks), unique=True, max_size=8))
     }
-    rounds = draw(st.none() | st.integers(1, 3))
+    # A mode of kivo: 1, 3 or 5 rounds, no score limit, sudden death only as Ranked.
+    kivo = base == "kivo"
+    rounds = draw(st.sampled_from([1, 3])) if kivo else draw(st.none() | st.integers(1, 3))
     end_turn = draw(st.booleans())
     after = end_turn and draw(st.booleans())
     options: dict[str, Any] = {
@@ -279,11 +281,13 @@ def rulesets(draw: st.DrawFn) -> tuple[Ruleset, int]:
         "hundred_rule": draw(st.sampled_from(["none", "once", "always"])),
         "hundred_reset": draw(st.integers(0, 90)),
         "rounds": rounds,
-        "score_limit": draw(st.integers(10, 100))
+        "score_limit": None
+        if kivo
+        else draw(st.integers(10, 100))
         if rounds is None
         else draw(st.none() | st.integers(10, 100)),
         # The batch plays a sudden-death round only with two players (every seat is tied).
-        "sudden_death": players == 2 and draw(st.booleans()),
+        "sudden_death": players == 2 and (not kivo or rounds == 3) and draw(st.booleans()),
         "first_player": draw(st.sampled_from(["rotate", "round_winner"])),
     }
     if standard:
