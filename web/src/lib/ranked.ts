@@ -58,6 +58,15 @@ export function suddenDeath(
   return null;
 }
 
+/** Whether ``seat`` sits out the sudden-death round being played: it is not in the tie, so it
+ * holds no cards and has no move; it watches (a spectator, null, watches anyway). */
+export function watchesSuddenDeath(
+  sudden: { when: "next" | "playing"; seats: number[] } | null,
+  seat: number | null,
+): boolean {
+  return sudden?.when === "playing" && seat !== null && seat >= 0 && !sudden.seats.includes(seat);
+}
+
 /** Names in a list the locale's way: "Ann, Bob and Cleo", "Ann, Bob und Cleo". */
 export function nameList(locale: Locale, names: readonly string[]): string {
   return new Intl.ListFormat(locale, { style: "long", type: "conjunction" }).format(names);
