@@ -6,7 +6,7 @@ import dataclasses
 import json
 
 from .engine import rules as R
-from .engine.presets import PRESETS
+from .engine.presets import MODES, PRESETS
 from .engine.rules import Ruleset
 
 _CHOICES = {
@@ -49,6 +49,20 @@ def rulesets_markdown() -> str:
     for f in dataclasses.fields(Ruleset):
         cells = [_cell(getattr(p, f.name)) for p in presets]
         lines.append(f"| `{f.name}` | " + " | ".join(cells) + " |")
+    lines.append("\n## Modes\n")
+    lines.append(
+        "The engine's table of modes (`MODES` in `facedown/engine/presets.py`, served by "
+        "`GET /api/modes`): the fields each mode sets at a table of each preset, and the match "
+        "options its host may choose. A ruleset named after a preset must be one that some mode "
+        "of the preset plays, and a table must be one its own mode plays.\n"
+    )
+    lines.append("| preset | mode | sets | host chooses |")
+    lines.append("| --- | --- | --- | --- |")
+    for preset, modes in MODES.items():
+        for name, mode in modes.items():
+            sets = ", ".join(f"`{k}` {_cell(v)}" for k, v in mode.fixed.items())
+            offers = ", ".join(f"`{o}`" for o in mode.offers) or "nothing"
+            lines.append(f"| {preset} | {name} | {sets} | {offers} |")
     return "\n".join(lines) + "\n"
 
 

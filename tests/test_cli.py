@@ -204,13 +204,14 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 def test_a_paper_evening_in_the_terminal(tmp_path: Path) -> None:
-    # Kivo, two rounds: Ana calls and is lowest (7), then calls and is not (9 + 10 penalty).
-    # A line with the wrong number of totals is explained and asked again.
-    answers = "1 2 3\n7 12\nAna\n9 5\n1\n"
+    # Kivo, three rounds (1, 3 or 5): Ana calls and is lowest (7), then calls and is not
+    # (9 + 10 penalty), then nobody calls.  A line with the wrong number of totals is
+    # explained and asked again.
+    answers = "1 2 3\n7 12\nAna\n9 5\n1\n3 3\n\n"
     out_file = tmp_path / "evening.csv"
     done = subprocess.run(
         [
-            *[sys.executable, "-m", "facedown", "scoreboard", "--preset", "kivo", "--rounds", "2"],
+            *[sys.executable, "-m", "facedown", "scoreboard", "--preset", "kivo", "--rounds", "3"],
             *["--players", "Ana,Bo", "--csv", str(out_file)],
         ],
         input=answers,
@@ -227,7 +228,8 @@ def test_a_paper_evening_in_the_terminal(tmp_path: Path) -> None:
     rows = out_file.read_text(encoding="utf-8").splitlines()
     assert rows[1] == "1,Ana,,7,7,7,12,12,12"
     assert rows[2] == "2,Ana,,9,19,26,5,5,17"
-    assert rows[3] == "total,,,,,26,,,17,Bo"
+    assert rows[3] == "3,,,3,3,29,3,3,20"
+    assert rows[4] == "total,,,,,29,,,20,Bo"
 
 
 def _commands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, Any]:
@@ -308,8 +310,8 @@ def test_ctrl_c_in_play_leaves_quietly_with_130(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_in_scoreboard_keeps_the_evening_and_resume_carries_on(tmp_path: Path) -> None:
-    # Kivo, two rounds.  Round 1 is entered, then Ctrl-C at the prompt of round 2.
-    args = ["scoreboard", "--preset", "kivo", "--rounds", "2", "--players", "Ana,Bo"]
+    # Kivo, three rounds.  Round 1 is entered, then Ctrl-C at the prompt of round 2.
+    args = ["scoreboard", "--preset", "kivo", "--rounds", "3", "--players", "Ana,Bo"]
     proc = _start(args, tmp_path)
     assert proc.stdin is not None
     proc.stdin.write("7 12\nAna\n")
@@ -337,10 +339,10 @@ def test_ctrl_c_in_scoreboard_keeps_the_evening_and_resume_carries_on(tmp_path: 
     )
     assert done.returncode == 2
     assert "an unfinished evening (Ana, Bo, 1 round(s))" in done.stderr
-    # --resume carries on with round 2: the totals count round 1.
+    # --resume carries on with rounds 2 and 3: the totals count round 1.
     done = subprocess.run(
         [sys.executable, "-m", "facedown", "scoreboard", "--resume"],
-        input="9 5\n1\n",
+        input="9 5\n1\n3 3\n\n",
         capture_output=True,
         text=True,
         check=False,

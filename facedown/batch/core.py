@@ -196,6 +196,12 @@ class Batch:
         deck = rules.deck_cards
         if not 2 <= players <= 8 or players * rules.hand_size + 1 > len(deck):
             raise ValueError(f"{players} players cannot play this ruleset")
+        if rules.sudden_death and players > 2:
+            # The engine's sudden-death round is played by the tied alone (docs/rules/README.md);
+            # the kernels deal every seat, which is the same only when two play.
+            raise UnsupportedRules(
+                "the batch does not play: a sudden-death round with more than two players"
+            )
         if shuffles not in ("engine", "numpy"):
             raise ValueError("shuffles is 'engine' (the reference engine's deals) or 'numpy'")
         self.rules, self.players, self.games, self.shuffles = rules, players, games, shuffles

@@ -137,6 +137,7 @@ class Sampler:
             "hundred_used": [False] * view.players,
             "history": [],
             "winners": [],
-            "sudden_death_played": False,
+            # In a sudden-death round the engine finds its players again from the totals.
+            "sudden_death_played": bool(view.sudden_death),
         }
         return Game.from_snapshot(snapshot)

@@ -84,6 +84,9 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
         state.hands, discard, state.draw_pile = _stack(deal, n, size, list(range(cards)), rng)
         state.occ = [tuple(range(len(h))) for h in state.hands]
     state.discard_pile = [discard]
+    playing = state.sudden_seats()
+    if playing:
+        _sit_out(state, playing)
     state.held = EMPTY
     state.held_from_discard = False
     state.pending = ()
@@ -93,6 +96,9 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.reshuffles = 0
     state.round_actions = 0
     state.peeked = [False] * n
+    for seat in range(n) if playing else ():
+        if seat not in playing:
+            state.peeked[seat] = True  # a seat sitting out has nothing to look at
     state.known = [0] * n
     state.public = 0
     state._showing = None
@@ -107,6 +113,20 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     else:
         state.phase = OPENING
     return events
+
+
+def _sit_out(state: State, playing: tuple[int, ...]) -> None:
+    """A sudden-death round: the seats not in the tie hold no cards (theirs go to the bottom of
+    the draw pile) and the round starts with the first of the tied from the starter on."""
+    n = state.players
+    for seat in range(n):
+        if seat not in playing:
+            hand = state.hands[seat]
+            state.draw_pile[:0] = [c for c in hand if c >= 0]
+            state.hands[seat] = [EMPTY] * len(hand)
+            state.occ[seat] = ()
+    while state.first not in playing:
+        state.first = (state.first + 1) % n
 
 
 def shuffle_seed(seed: int, round_no: int, reshuffle: int) -> int:

@@ -21,7 +21,7 @@ from .events import Event
 from .interning import tables_for
 from .phases import PLAY_PHASES
 from .rules import Ruleset
-from .scoring import next_first
+from .scoring import match_places, next_first
 from .state import MAX_PLAYERS, MIN_PLAYERS, State
 from .transitions import HANDLERS, end_at_limit
 
@@ -186,6 +186,10 @@ class Game(State):
     def next_first(self) -> int:
         """Who starts the next round, by the rules: the next seat, or the last round's winner."""
         return next_first(self)
+
+    def places(self) -> list[int]:
+        """Each seat's place in the match (1 is best, ties share), sudden death included."""
+        return match_places(self)
 
     # Snapshots: the server's eyes only (they hold the deck order).
     def snapshot(self) -> dict[str, Any]:

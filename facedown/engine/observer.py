@@ -133,6 +133,12 @@ class View:
     final_turns_left: int | None
     totals: tuple[int, ...]
     peeked: tuple[bool, ...] = field(metadata={"doc": "who has taken the opening look"})
+    sudden_death: tuple[int, ...] = field(
+        metadata={
+            "doc": "in a sudden-death round, the seats tied for the lowest total that play it "
+            "(the others watch: no cards, no actions); empty in every other round"
+        },
+    )
     holding: bool = field(metadata={"doc": "the turn player holds a drawn or taken card"})
     held: str | None = field(
         metadata={"doc": "the held card: for its holder, or for all when taken from the discard"}
@@ -297,6 +303,7 @@ def view(game: State, seat: int = SPECTATOR, *, knowledge: bool | None = None) -
         final_turns_left=game.finals_left if game.caller >= 0 else None,
         totals=tuple(game.totals),
         peeked=tuple(game.peeked),
+        sudden_death=game.sudden_seats(),
         holding=holding,
         held=held,
         held_value=held_value,
@@ -362,6 +369,7 @@ def public_json(game: State) -> dict[str, Any]:
         "final_turns_left": game.finals_left if caller >= 0 else None,
         "totals": list(game.totals),
         "peeked": list(game.peeked),
+        "sudden_death": list(game.sudden_seats()),
         "holding": game.phase is HOLDING or game.phase is TAKEN,
         "last_round": Reveal.of(history[-1], game.deck).to_json() if history else None,
         "winners": list(game.winners) if game.is_match_over else [],
@@ -415,6 +423,7 @@ def view_json(
         "final_turns_left": public["final_turns_left"],
         "totals": public["totals"],
         "peeked": public["peeked"],
+        "sudden_death": public["sudden_death"],
         "holding": public["holding"],
         "held": held,
         "held_value": held_value,

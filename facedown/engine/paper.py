@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .rules import Ruleset
-from .scoring import match_end, score_totals
+from .scoring import match_end, score_among, score_totals
 from .state import MAX_PLAYERS, MIN_PLAYERS
 
 MAX_HAND_TOTAL = 999  # a hand total's size at most (either sign): no paper hand comes near it
@@ -124,18 +124,25 @@ def tally(
     totals = [0] * players
     used = [False] * players
     sudden, winners = False, None
+    tied: tuple[int, ...] = ()
     scored: list[ScoredRound] = []
     for number, paper in enumerate(rounds, start=1):
         if winners is not None:
             raise TallyError(f"round {number}: the match was over after round {number - 1}")
         check_round(rules, players, paper)
         moon = [paper.moon] if paper.moon >= 0 else []
-        if placement is None:
+        if placement is None and sudden:  # the tied alone play it; the others keep theirs
+            scores, totals, reasons, used = score_among(
+                rules, tied, paper.hand_totals, paper.caller, moon, totals, used
+            )
+            placed, points = None, tuple(scores)
+            winners, granted = match_end(rules, totals, number, sudden, tied)
+        elif placement is None:
             scores, totals, reasons, used = score_totals(
                 rules, paper.hand_totals, paper.caller, moon, totals, used
             )
             placed, points = None, tuple(scores)
-            winners, granted = match_end(rules, totals, number, sudden)
+            winners, granted = match_end(rules, totals, number, sudden, tied)
         else:
             scores, _, reasons, _ = score_totals(
                 rules, paper.hand_totals, paper.caller, moon, [0] * players, [True] * players
@@ -156,6 +163,8 @@ def tally(
                 sudden_death=sudden,
             )
         )
+        if granted and not sudden:  # the tied for the lowest total play the extra round
+            tied = tuple(p for p, t in enumerate(totals) if t == min(totals))
         sudden = granted
     return Tally(
         players=players,

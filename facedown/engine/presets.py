@@ -6,10 +6,12 @@ Where a text is silent, the value is Facedown's decision, written on the preset'
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from .rules import Ruleset, RulesetError
+from .rules import PRESET_CHECKS, Ruleset, RulesetError
 
 _FACE_VALUE = {str(v): v for v in range(14)}
 
@@ -148,12 +150,129 @@ KABOOM = _table_game(
 
 PRESETS: dict[str, Ruleset] = {r.name: r for r in (BOYO, CABO, KIVO, KABOOM)}
 
-# Kivo's modes as option sets: Ranked is three rounds plus one sudden-death round on a tie.
-MODES: dict[str, dict[str, Any]] = {
-    "kivo-ranked": {"rounds": 3, "sudden_death": True},
-    "kivo-real-life": {"rounds": 1},
-    "kivo-turn-based": {"recollection": True},
+# -- modes: the one table of what each mode of play sets in a preset's rules
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A mode of play of one preset: the ruleset fields the mode decides (a table of that mode
+    always has these values), and the match options its host may choose (``rounds``: from the
+    preset's ``round_choices`` when it names them; ``score_limit``)."""
+
+    name: str
+    fixed: Mapping[str, Any]
+    offers: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fixed": dict(self.fixed), "offers": list(self.offers)}
+
+
+LIVE, TURN_BASED, RANKED, PASS_AND_PLAY = "live", "turn_based", "ranked", "pass_and_play"
+
+_EVERY_PRESET = {
+    LIVE: Mode(LIVE, {"recollection": False}, ("rounds", "score_limit")),
+    TURN_BASED: Mode(TURN_BASED, {"recollection": True}, ("rounds", "score_limit")),
+    # Every preset's ranked match: exactly three rounds under its own scoring, then one
+    # sudden-death round among the tied, after which a tie stands as a draw.
+    RANKED: Mode(
+        RANKED,
+        {"rounds": 3, "sudden_death": True, "score_limit": None, "recollection": False},
+        (),
+    ),
+    # Real Life (one device passed around): a single round, no memory aid.
+    PASS_AND_PLAY: Mode(
+        PASS_AND_PLAY,
+        {"rounds": 1, "score_limit": None, "sudden_death": False, "recollection": False},
+        (),
+    ),
 }
+# The Kivo guide: Live Private and Turn-Based play 1, 3 or 5 rounds (round_choices), with no
+# score limit and no sudden death; Ranked is the only mode with a sudden-death round.
+_KIVO_PLAIN = {"score_limit": None, "sudden_death": False}
+MODES: dict[str, dict[str, Mode]] = {
+    name: dict(_EVERY_PRESET) for name in ("boyo", "cabo", "kaboom")
+} | {
+    "kivo": {
+        **_EVERY_PRESET,
+        LIVE: Mode(LIVE, {**_KIVO_PLAIN, "recollection": False}, ("rounds",)),
+        TURN_BASED: Mode(TURN_BASED, {**_KIVO_PLAIN, "recollection": True}, ("rounds",)),
+    }
+}
+
+
+def mode_options(preset: str, mode: str) -> dict[str, Any]:
+    """The ruleset fields ``mode`` decides at a table of ``preset`` (raises RulesetError)."""
+    return dict(_mode(preset, mode).fixed)
+
+
+def _mode(preset: str, mode: str) -> Mode:
+    modes = MODES.get(preset, _EVERY_PRESET)
+    if mode not in modes:
+        raise RulesetError(f"unknown mode {mode!r}; modes are {', '.join(modes)}")
+    return modes[mode]
+
+
+class ModeError(RulesetError):
+    """No mode (or not the table's mode) plays these rules; ``field`` names the field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def mode_problem(rules: Ruleset, preset: str, mode: str) -> ModeError | None:
+    """Why ``rules`` cannot be a table of ``preset`` in ``mode`` (None: they can)."""
+    base = find_preset(preset)
+    choices = base.round_choices
+    if choices is not None and rules.rounds not in choices:
+        listed = ", ".join(str(n) for n in choices[:-1]) + f" or {choices[-1]}"
+        return ModeError(
+            "rounds", f"a match of {preset} is {listed} rounds, not {_shown(rules.rounds)}"
+        )
+    if choices is not None and (
+        rules.round_choices is None or not set(rules.round_choices) <= set(choices)
+    ):
+        return ModeError(
+            "round_choices",
+            f"round_choices of {preset} are some of {choices}, not {rules.round_choices}",
+        )
+    for key, value in _mode(preset, mode).fixed.items():
+        if getattr(rules, key) != value:
+            where = mode.replace("_", "-")
+            return ModeError(key, f"{key} is {_shown(value)} at a {where} table of {preset}")
+    return None
+
+
+def check_mode(rules: Ruleset, preset: str, mode: str) -> None:
+    """Raise :class:`ModeError` when ``rules`` cannot be a table of ``preset`` in ``mode``."""
+    problem = mode_problem(rules, preset, mode)
+    if problem is not None:
+        raise problem
+
+
+def check_some_mode(rules: Ruleset, preset: str) -> None:
+    """Raise RulesetError when no mode of ``preset`` plays ``rules`` (a scenario, the
+    simulator, a stored ruleset: every way in that names no mode).  The message is the one
+    for the mode the rules are nearest to: Turn-Based with a memory aid, else Ranked when
+    they play sudden death, else Live."""
+    problems = {mode: mode_problem(rules, preset, mode) for mode in MODES.get(preset, {})}
+    if not problems or None in problems.values():
+        return
+    nearest = TURN_BASED if rules.recollection else RANKED if rules.sudden_death else LIVE
+    if nearest == RANKED and rules.rounds != 3 and problems[LIVE] is not None:
+        nearest = LIVE  # sudden death at a match of another length: Ranked is not meant
+    problem = problems[nearest] or ModeError("mode", "")
+    raise ModeError(problem.field, f"{problem} (no mode of {preset} plays these rules)")
+
+
+for _name in PRESETS:
+    PRESET_CHECKS[_name] = functools.partial(check_some_mode, preset=_name)
+
+
+def _shown(value: object) -> str:
+    return (
+        "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    )
 
 
 def find_preset(name: str) -> Ruleset:
@@ -167,4 +286,6 @@ def find_preset(name: str) -> Ruleset:
 def make_ruleset(preset: str, options: Mapping[str, Any] | None = None) -> Ruleset:
     """A preset with options applied and validated: how every table gets its rules."""
     rules = find_preset(preset)
-    return rules.with_options(options) if options else rules
+    rules = rules.with_options(options) if options else rules
+    check_some_mode(rules, preset)  # whatever the name the options give it
+    return rules

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,6 +34,11 @@ MAX_PENALTY_CARDS = 4
 # The round's bound (round_action_limit): its least and greatest settings.  Even the least is
 # far above a real round; the greatest still bounds a replay's round.
 ROUND_ACTION_LIMITS = (100, 10_000)
+
+
+# What every ruleset named after a preset must satisfy, by preset name: filled in by
+# :mod:`.presets` (its table of modes), which imports this module and not the other way round.
+PRESET_CHECKS: dict[str, Callable[[Ruleset], None]] = {}
 
 
 class RulesetError(ValueError):
@@ -137,15 +142,17 @@ class Ruleset:
     rounds: int | None = _doc("Rounds in a match (null: no fixed number).")
     round_choices: list[int] | None = _doc(
         "The numbers of rounds a table of this game may be set to (null: any number); a table's "
-        "`rounds` must be one of them. A custom ruleset that sets this to null keeps any number.",
+        "`rounds` must be one of them. A preset's own choices hold whatever a custom ruleset "
+        "sets here: it may list fewer of them, never others, and null does not drop them.",
         None,
     )
     score_limit: int | None = _doc(
         "The match ends after the round in which a player's total exceeds this (null: none)."
     )
     sudden_death: bool = _doc(
-        "After the fixed rounds, one more round is played when the lowest total is tied; a tie "
-        "after it is a draw."
+        "After the fixed rounds, one more round is played when the lowest total is tied, by the "
+        "tied players alone (the others hold no cards and keep their totals and places); the "
+        "lowest of them in that round wins, and a second tie is a draw among those still tied."
     )
     first_player: FirstPlayer = _doc(
         "Who starts the next round: `rotate` to the next seat, or `round_winner` (lowest round "
@@ -223,6 +230,7 @@ class Ruleset:
         self._check_deal()
         self._check_play()
         self._check_cards()
+        self._check_modes()
 
     def _check_deal(self) -> None:
         """The deck and the hands."""
@@ -274,6 +282,14 @@ class Ruleset:
         for name in names:
             if not isinstance(lookup(self.values, name), int):
                 raise RulesetError(f"values gives no value for card {name!r}")
+
+    def _check_modes(self) -> None:
+        """A ruleset named after a preset is played by one of that preset's modes (the modes
+        table is in :mod:`.presets`): Kivo's numbers of rounds, no score limit, and sudden death
+        only in Ranked."""
+        check = PRESET_CHECKS.get(self.name)
+        if check is not None:
+            check(self)
 
     def _deck_names(self) -> list[str]:
         if self.deck == "standard":

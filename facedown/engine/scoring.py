@@ -131,9 +131,15 @@ def score_round(game: State, caller: int) -> RoundResult:
         totals.append(sum(held))
         if shoot and _is_moon(held):  # an empty place's 0 is neither a 12 nor a 13
             moon.append(p)
-    scores, new_totals, reasons, used = score_totals(
-        rules, totals, caller, moon, game.totals, game.hundred_used
-    )
+    playing = game.sudden_seats() if game.sudden_death_played else ()
+    if playing:
+        scores, new_totals, reasons, used = score_among(
+            rules, playing, totals, caller, moon, game.totals, game.hundred_used
+        )
+    else:
+        scores, new_totals, reasons, used = score_totals(
+            rules, totals, caller, moon, game.totals, game.hundred_used
+        )
     return RoundResult.made(
         game.round_no,
         tuple(map(tuple, game.hands)),
@@ -146,12 +152,53 @@ def score_round(game: State, caller: int) -> RoundResult:
     )
 
 
+def score_among(
+    rules: Ruleset,
+    playing: Sequence[int],
+    hand_totals: Sequence[int],
+    caller: int,
+    moon: Sequence[int],
+    totals: Sequence[int],
+    hundred_used: Sequence[bool],
+) -> tuple[list[int], list[int], list[tuple[str, ...]], list[bool]]:
+    """A sudden-death round is scored among the seats that play it, as if they were the whole
+    table (:func:`score_totals`); the others score nothing and keep their totals."""
+    part = score_totals(
+        rules,
+        [hand_totals[p] for p in playing],
+        playing.index(caller) if caller in playing else -1,
+        [playing.index(p) for p in moon if p in playing],
+        [totals[p] for p in playing],
+        [hundred_used[p] for p in playing],
+    )
+    n = len(totals)
+    scores = [0] * n
+    new_totals = list(totals)
+    reasons: list[tuple[str, ...]] = [()] * n
+    used = list(hundred_used)
+    for i, p in enumerate(playing):
+        scores[p] = part[0][i]
+        new_totals[p] = part[1][i]
+        reasons[p] = part[2][i]
+        used[p] = part[3][i]
+    return scores, new_totals, reasons, used
+
+
 def match_end(
-    rules: Ruleset, totals: Sequence[int], round_no: int, sudden_death_played: bool
+    rules: Ruleset,
+    totals: Sequence[int],
+    round_no: int,
+    sudden_death_played: bool,
+    playing: Sequence[int] = (),
 ) -> tuple[tuple[int, ...] | None, bool]:
     """The winners once the match is over (ties share), or None while it goes on; and whether
     a sudden-death round has been granted (after the fixed rounds, a tie for the lowest total
-    earns exactly one more round, after which any tie stands as a draw)."""
+    earns exactly one more round, played by the tied alone, after which any tie among them
+    stands as a draw).  ``playing``: the seats that played the sudden-death round just scored;
+    the winners are the lowest of them, whatever the others' totals."""
+    if playing and sudden_death_played:
+        low = min(totals[p] for p in playing)
+        return tuple(p for p in playing if totals[p] == low), True
     limit, rounds = rules.score_limit, rules.rounds
     over = limit is not None and max(totals) > limit
     if not over and (rounds is None or round_no < rounds):
@@ -168,9 +215,27 @@ def match_winners(game: State) -> tuple[int, ...] | None:
     Also decides a sudden-death round (see :func:`match_end`).
     """
     winners, game.sudden_death_played = match_end(
-        game.rules, game.totals, game.round_no, game.sudden_death_played
+        game.rules, game.totals, game.round_no, game.sudden_death_played, game.sudden_seats()
     )
     return winners
+
+
+def match_places(game: State) -> list[int]:
+    """Each seat's place in the match (1 is best, equal places share): by total, lowest first;
+    after a sudden-death round its players come first, among themselves by its result, and
+    the seats that sat it out keep their places after them."""
+    playing = game.sudden_seats()
+    totals = game.totals
+
+    def key(seat: int) -> tuple[bool, int]:
+        return bool(playing) and seat not in playing, totals[seat]
+
+    order = sorted(range(game.players), key=key)
+    places = [0] * game.players
+    for position, seat in enumerate(order):
+        before = order[position - 1] if position else -1
+        places[seat] = places[before] if before >= 0 and key(before) == key(seat) else position + 1
+    return places
 
 
 def next_first(game: State) -> int:

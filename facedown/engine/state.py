@@ -9,6 +9,7 @@ the legal actions, :mod:`.transitions` applies them, :mod:`.arbiter` says who mu
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING
 
@@ -127,6 +128,25 @@ class State:
         if e.public:  # a failed set, a missed TAP: shown to everyone
             return (EVERYONE, tuple(zip(repeat(e.player), e.slots, e.public)))
         return (e.player, tuple(zip(repeat(e.player), e.slots, e.private)))  # a look, a peek
+
+    def sudden_seats(self) -> tuple[int, ...]:
+        """The seats that play this sudden-death round: those tied for the lowest total after
+        the fixed rounds (docs/rules/README.md).  The others sit it out with empty hands and
+        keep their totals.  Empty when this round is not a sudden-death round."""
+        rounds = self.rules.rounds
+        if not self.sudden_death_played or rounds is None or self.round_no <= rounds:
+            return ()
+        history = self.history
+        if history and history[-1].round_no == self.round_no:  # the round is scored
+            if len(history) >= 2:
+                before: Sequence[int] = history[-2].totals
+            else:
+                last = history[-1]
+                before = [t - s for t, s in zip(last.totals, last.round_scores, strict=True)]
+        else:
+            before = self.totals
+        low = min(before)
+        return tuple(p for p, t in enumerate(before) if t == low)
 
     @property
     def to_act(self) -> int | None:

@@ -233,7 +233,7 @@ def _end_turn(g: State, a: Action) -> None:
 def _call(g: State, a: Action) -> None:
     p = a.player
     g.caller = p
-    g.finals_left = g.players
+    g.finals_left = len(g.sudden_seats()) if g.sudden_death_played else g.players
     g._events.append(E.called(p))
     end_turn(g, p)
 
@@ -247,6 +247,10 @@ def end_turn(g: State, p: int) -> None:
             _end_round(g)
             return
     g.turn = turn = (p + 1) % g.players
+    if g.sudden_death_played:  # a sudden-death round: the seats in the tie take the turns
+        playing = g.sudden_seats()
+        while turn not in playing:
+            g.turn = turn = (turn + 1) % g.players
     g.phase = TURN_START
     g._events.append(E.turn_started(turn))
     if g.draw_pile:  # _check_stuck's common case, inline: a card can be drawn
@@ -270,7 +274,7 @@ def _check_stuck(g: State) -> None:
         return
     g.passes += 1
     g._events.append(E.passed(p))
-    if g.passes >= g.players:
+    if g.passes >= (len(g.sudden_seats()) if g.sudden_death_played else g.players):
         _end_round(g)
     else:
         end_turn(g, p)

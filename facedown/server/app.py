@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
+from ..engine.presets import MODES
 from ..matches import TABLE_SEED_BITS
 from ..store.base import Store, StoreError
 from . import examples
@@ -317,6 +318,15 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
     @app.get("/api/presets")
     async def presets() -> dict[str, Any]:
         return {name: rules.to_json() for name, rules in PRESETS.items()}
+
+    @app.get("/api/modes")
+    async def modes() -> dict[str, Any]:
+        """Each preset's modes (the engine's table): the ruleset fields a mode sets, and the
+        match options (``rounds``, ``score_limit``) its host may choose."""
+        return {
+            preset: {name: mode.to_json() for name, mode in table.items()}
+            for preset, table in MODES.items()
+        }
 
     def _address(request: Request) -> str:
         return state.address(request.client.host if request.client else None, request.headers)

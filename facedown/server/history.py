@@ -20,6 +20,8 @@ from typing import Any
 from ..engine import Action, Game, Ruleset
 from ..matches import start_seed
 from ..store.base import LogEntry, Store, TableRecord
+from .ranked_mode import forfeits
+from .ratings import places
 from .testhooks import DEAL, new_match
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,9 @@ class FinishedMatch:
     finished_at: float
     scores: tuple[int, ...]  # each seat's match total
     winners: tuple[int, ...]  # the winning seats (more than one on a shared win)
+    # Each seat's place (1 is best, ties share): the engine's, then a ranked table's forfeited
+    # seats after every other.  A seat that forfeited is never a winner.
+    places: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,10 +85,17 @@ def finished_matches(record: TableRecord, entries: list[LogEntry]) -> list[Finis
         elif entry.kind == "action" and game is not None and not game.is_match_over:
             game.apply(Action.from_json(payload["action"]))
             if game.is_match_over:
-                found.append(
-                    FinishedMatch(match_no, entry.created_at, tuple(game.totals), game.winners)
-                )
+                found.append(_ended(record, match_no, entry.created_at, game))
     return found
+
+
+def _ended(record: TableRecord, match_no: int, at: float, game: Game) -> FinishedMatch:
+    """A match that ended: its places with a ranked table's forfeits last, and as winners the
+    seats in first place that did not forfeit (whatever the totals of those that did)."""
+    gone = forfeits(record.settings)
+    placed = places(game.places(), gone)
+    winners = tuple(s for s, p in enumerate(placed) if p == 1 and s not in gone)
+    return FinishedMatch(match_no, at, tuple(game.totals), winners, tuple(placed))
 
 
 class History:

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..engine import Ruleset, make_ruleset
+from ..engine.presets import ModeError, check_mode
 from ..matches import new_table_seed
 from ..store.base import (
     ACTIVE_STATUSES,
@@ -31,7 +32,7 @@ from . import seating
 from .clock import Alarm
 from .context import TableContext, TableError
 from .limits import check_bot_level, check_options, check_players
-from .modes import is_pass_and_play, is_turn_based, shows_recollection
+from .modes import engine_mode, is_pass_and_play, is_turn_based, shows_recollection
 from .ownership import Rebalance, share, surplus
 from .table import Table
 from .testhooks import DEAL, stacked_deal
@@ -72,18 +73,7 @@ def _checked_rules(
     settings: dict[str, Any],
 ) -> Ruleset:
     """The table's rules, once the seats, the bots and the stacked deal fit them."""
-    try:
-        check_options(preset, options)  # bounds first: the engine's messages quote values
-        rules = make_ruleset(preset, options)
-    except ValueError as e:
-        raise TableError("bad_rules", str(e)) from None
-    rules = _with_recollection(rules, settings)
-    choices = rules.round_choices
-    if choices is not None and rules.rounds not in choices:
-        listed = ", ".join(str(n) for n in choices[:-1]) + f" or {choices[-1]}"
-        raise TableError(
-            "bad_rounds", f"a match of {preset} is {listed} rounds, not {rules.rounds}"
-        )
+    rules = _moded_rules(preset, options, settings)
     try:
         check_players(rules, seats)  # the engine decides how many it seats and deals
     except ValueError as e:
@@ -103,6 +93,30 @@ def _checked_rules(
         except ValueError as e:
             raise TableError("bad_deal", str(e)) from None
     return rules
+
+
+def _moded_rules(preset: str, options: dict[str, Any], settings: dict[str, Any]) -> Ruleset:
+    """The preset with ``options``, as the table's mode plays it (the engine's table of modes
+    decides which fields a mode sets: Kivo's rounds, score limit and sudden death)."""
+    try:
+        check_options(preset, options)  # bounds first: the engine's messages quote values
+        rules = make_ruleset(preset, options)
+    except ModeError as e:
+        raise _mode_refusal(e) from None
+    except ValueError as e:
+        raise TableError("bad_rules", str(e)) from None
+    try:
+        rules = _with_recollection(rules, settings)
+        check_mode(rules, preset, engine_mode(settings))
+    except ModeError as e:
+        raise _mode_refusal(e) from None
+    return rules
+
+
+def _mode_refusal(e: ModeError) -> TableError:
+    return TableError(
+        "bad_rounds" if e.field in ("rounds", "round_choices") else "bad_rules", str(e)
+    )
 
 
 def _with_recollection(rules: Ruleset, settings: dict[str, Any]) -> Ruleset:

@@ -53,3 +53,10 @@ def shows_recollection(settings: Mapping[str, Any]) -> bool:
     """Whether the table's players are shown what they have learned (Recollection).  Only
     turn-based tables do; Live, Ranked and Real Life tables never do."""
     return is_turn_based(settings)
+
+
+def engine_mode(settings: Mapping[str, Any]) -> str:
+    """The table's mode as the engine's table of modes names it (``facedown.engine.presets.
+    MODES``: what each mode sets in the rules, and which options its host may choose)."""
+    mode = mode_of(settings)
+    return "live" if mode is None else mode

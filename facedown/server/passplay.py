@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, HTTPException, Request
 from pydantic import BaseModel, Field, field_validator
 
+from ..engine.presets import mode_options
 from ..matches import TABLE_SEED_BITS
 from . import examples
 from .context import TableError
@@ -28,13 +29,9 @@ from .state import ServerState
 from .testhooks import StackedDealSpec, refuse_test_hooks
 from .text import Name
 
-# What the mode sets in the ruleset, whatever the preset: one round, no memory aid.
-ONE_ROUND: dict[str, Any] = {
-    "rounds": 1,
-    "score_limit": None,
-    "sudden_death": False,
-    "recollection": False,
-}
+# What the mode sets in the ruleset, whatever the preset (the engine's table of modes): one
+# round, no memory aid.
+ONE_ROUND: dict[str, Any] = mode_options("cabo", "pass_and_play")
 
 # Refusals of a table the engine cannot play (a well-formed request, so 422), as in app.py.
 _UNPROCESSABLE = frozenset({"bad_seats"})

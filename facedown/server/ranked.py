@@ -457,7 +457,9 @@ class Ranked:
         totals = list(ended[0].scores)
         forfeited = ranked_mode.forfeits(record.settings)
         early = set(ranked_mode.early_forfeits(record.settings))
-        seat_places = ratings.places(totals, forfeited)
+        # The engine's places (a sudden-death round among the tied decides their order), the
+        # forfeited seats after every other: see finished_matches.
+        seat_places = list(ended[0].places)
         users = [s.user_id for s in match.seats]
         known = {r.user_id: r for r in await self.store.ratings_in(match.queue, users)}
         before = [_skill(known.get(u)) for u in users]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..engine.presets import mode_options
 from .modes import MODE, mode_of
 
 __all__ = [
@@ -34,10 +35,10 @@ EARLY_FORFEITS = "early_forfeits"
 # seat (player ids are random hex, never this).
 RANKED_HOST = "ranked"
 
-# Every preset's ranked match: exactly three rounds under its own scoring, then one sudden-death
-# round when the lowest totals are tied, after which a tie stands as a draw (no score limit ends
-# the match early).
-RANKED_OPTIONS: dict[str, Any] = {"rounds": 3, "sudden_death": True, "score_limit": None}
+# Every preset's ranked match, as the engine's table of modes sets it: exactly three rounds
+# under its own scoring, then one sudden-death round among the tied, after which a tie stands as
+# a draw (no score limit ends the match early).
+RANKED_OPTIONS: dict[str, Any] = mode_options("cabo", RANKED)
 
 
 def is_ranked(settings: Mapping[str, Any]) -> bool:

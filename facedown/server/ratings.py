@@ -56,8 +56,9 @@ def provisional(matches: int) -> bool:
 
 
 def places(totals: Sequence[int], forfeited: Sequence[int] = ()) -> list[int]:
-    """Each seat's place (1 is best, ties share): by match total, lowest first, and the seats
-    that forfeited after every other, among themselves by total."""
+    """Each seat's place (1 is best, ties share): by ``totals``, lowest first (match totals,
+    or the engine's own places after a sudden-death round), and the seats that forfeited
+    after every other, among themselves in the same order."""
     gone = set(forfeited)
 
     def key(seat: int) -> tuple[bool, int]:

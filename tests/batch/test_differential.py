@@ -232,9 +232,10 @@ def test_presets_play_as_the_engine_does(preset: str, players: int) -> None:
 def test_rounds_nobody_calls_end_at_the_bound_as_the_engine_ends_them(preset: str) -> None:
     """Nobody calls: every round ends at round_action_limit, in the batch as in the engine
     (play_both compares every step, the count of the round's actions included)."""
-    rules = make_ruleset(preset, {"round_action_limit": 100, "rounds": 2, "score_limit": None})
+    # One round a match (Kivo plays 1, 3 or 5): two matches, every round ended at the bound.
+    rules = make_ruleset(preset, {"round_action_limit": 100, "rounds": 1, "score_limit": None})
     _, rounds = play_both(rules, 3, [21, 22], policy_seed=3, call=0.0, steps=1500)
-    assert rounds >= 4  # two matches of two rounds: every round ended, none by a call
+    assert rounds >= 2  # two matches of one round: every round ended, none by a call
 
 
 @pytest.mark.parametrize("preset", ["boyo", "cabo", "kivo", "kaboom"])
@@ -268,7 +269,9 @@ def rulesets(draw: st.DrawFn) -> tuple[Ruleset, int]:
         r: draw(st.lists(st.sampled_from(POWER_NAMES), unique=True, max_size=3))
         for r in draw(st.lists(st.sampled_from(ranks), unique=True, max_size=8))
     }
-    rounds = draw(st.none() | st.integers(1, 3))
+    # A mode of kivo: 1, 3 or 5 rounds, no score limit, sudden death only as Ranked.
+    kivo = base == "kivo"
+    rounds = draw(st.sampled_from([1, 3])) if kivo else draw(st.none() | st.integers(1, 3))
     end_turn = draw(st.booleans())
     after = end_turn and draw(st.booleans())
     options: dict[str, Any] = {
@@ -297,10 +300,13 @@ def rulesets(draw: st.DrawFn) -> tuple[Ruleset, int]:
         "hundred_rule": draw(st.sampled_from(["none", "once", "always"])),
         "hundred_reset": draw(st.integers(0, 90)),
         "rounds": rounds,
-        "score_limit": draw(st.integers(10, 100))
+        "score_limit": None
+        if kivo
+        else draw(st.integers(10, 100))
         if rounds is None
         else draw(st.none() | st.integers(10, 100)),
-        "sudden_death": draw(st.booleans()),
+        # The batch plays a sudden-death round only with two players (every seat is tied).
+        "sudden_death": players == 2 and (not kivo or rounds == 3) and draw(st.booleans()),
         "first_player": draw(st.sampled_from(["rotate", "round_winner"])),
         "round_action_limit": draw(st.sampled_from([100, 120, 2000])),
     }
@@ -321,3 +327,11 @@ def test_random_rulesets_play_as_the_engine_does(
 def test_decks_of_more_than_64_cards_are_refused_by_name() -> None:
     with pytest.raises(UnsupportedRules, match="more than 64 cards"):
         Batch(make_ruleset("boyo", {"decks": 2}), 2, 1)
+
+
+def test_a_sudden_death_round_with_more_than_two_players_is_refused() -> None:
+    # The engine lets only the tied play it; the kernels would deal every seat.
+    ranked = make_ruleset("kivo", {"rounds": 3, "sudden_death": True})
+    with pytest.raises(UnsupportedRules, match="sudden-death round with more than two"):
+        Batch(ranked, 3, 1)
+    assert Batch(ranked, 2, 1).players == 2

@@ -13,12 +13,14 @@ from facedown.bots.heuristic import HeuristicBot
 from facedown.bots.memory import Memory, parse_place
 from facedown.bots.profiles import HARD
 from facedown.bots.search import KNOWN_BY_TURN, keep_low_per_turn, opponent_knows_at
-from facedown.engine import PRESETS, Game, view
+from facedown.engine import PRESETS, Game, make_ruleset, view
+from facedown.matches import match_seed
 
 from .tables import RULESETS, random_states
 
 PUBLIC = ("players", "round", "phase", "to_act", "hands", "top_discard", "discard_size",
-          "draw_size", "caller", "final_turns_left", "totals", "peeked")  # fmt: skip
+          "draw_size", "caller", "final_turns_left", "totals", "peeked",
+          "sudden_death")  # fmt: skip
 
 
 def decision_states(preset: str, count: int) -> list[Game]:
@@ -88,6 +90,28 @@ def test_expert_plays_hard_when_there_is_one_legal_action() -> None:
         bot = ExpertBot(seed=1, budget_ms=0, iterations=50)
         assert bot.choose(seat_info(game, seat)) == game.legal_actions(seat)[0]
         assert bot.last_worlds == 0
+
+
+def test_a_sampled_sudden_death_round_is_played_by_the_tied_alone() -> None:
+    # Kivo Ranked, three seats, seed 2 played by "call when you may, else draw and discard":
+    # seats 0 and 1 are tied after three rounds, seat 2 watches the fourth.
+    rules = make_ruleset("kivo", {"rounds": 3, "sudden_death": True})
+    game = Game(rules, 3, match_seed(2, 1))
+    rng = random.Random(1)
+    prefer = ("call", "opening_peek", "draw", "discard", "skip", "end_turn", "next_round")
+    while not game.is_match_over:
+        seat = game.to_act
+        if game.round_no == 4 and seat is not None:
+            info = seat_info(game, seat)
+            bot = HeuristicBot(seed=1)
+            bot.memory.observe(info)
+            sampled = Sampler(info, bot.memory, rules.to_json()).sample(rng)
+            assert sampled.sudden_seats() == game.sudden_seats() == (0, 1)
+            assert sampled.legal_actions(2) == ()
+            assert sampled.legal_actions(seat) == game.legal_actions(seat)
+        legal = [a for s in range(3) for a in game.legal_actions(s) if a.kind in prefer]
+        game.apply(min(legal, key=lambda a: prefer.index(a.kind)))
+    assert game.round_no == 4
 
 
 @pytest.mark.parametrize("name", sorted(RULESETS))

@@ -230,10 +230,24 @@ class MatchOracle:
         self.hundred_used = [False] * players
         self.rounds_played = 0
         self.sudden_death_played = False
+        self.tied: list[int] = []  # who plays the sudden-death round: the tied alone
         self.last_scores: list[int] = []
 
     def score_round(self, hands: Sequence[Sequence[str]], caller: int | None) -> list[int]:
-        scores = round_scores(self.preset, hands, caller)
+        if self.sudden_death_played:
+            # The sudden-death round is scored among the tied as if they were the whole table;
+            # the others score nothing (docs/rules/README.md).
+            tied = self.tied
+            mine = round_scores(
+                self.preset,
+                [hands[p] for p in tied],
+                tied.index(caller) if caller in tied else None,
+            )
+            scores = [0] * self.players
+            for i, p in enumerate(tied):
+                scores[p] = mine[i]
+        else:
+            scores = round_scores(self.preset, hands, caller)
         self.last_scores = scores
         self.rounds_played += 1
         for p in range(self.players):
@@ -248,6 +262,9 @@ class MatchOracle:
 
     def winners(self) -> list[int] | None:
         """The winners (ties share) when the match is over, else None."""
+        if self.sudden_death_played:  # the sudden-death round is over: the lowest of the tied
+            low = min(self.totals[p] for p in self.tied)
+            return [p for p in self.tied if self.totals[p] == low]
         lowest = min(self.totals)
         leaders = [p for p, t in enumerate(self.totals) if t == lowest]
         if self.preset in ("cabo", "kaboom") and max(self.totals) > 100:
@@ -255,6 +272,7 @@ class MatchOracle:
         if self.rounds is not None and self.rounds_played >= self.rounds:
             if self.sudden_death and len(leaders) > 1 and not self.sudden_death_played:
                 self.sudden_death_played = True
+                self.tied = leaders
                 return None
             return leaders
         return None

@@ -417,7 +417,7 @@ def test_wrong_phase_after_the_round_and_the_match() -> None:
     assert game.is_match_over
     refused(game, "0 draw", WrongPhase, "the match is over")
     refused(game, "0 next_round", WrongPhase, "the match is over")
-    game = table("kivo", CABO_HANDS, "7", draw=["1", "2"], rounds=2)
+    game = table("kivo", CABO_HANDS, "7", draw=["1", "2"], rounds=3)
     play(game, "0 call", "1 draw", "1 discard", "2 draw", "2 discard")
     assert game.is_round_over
     assert not game.is_match_over

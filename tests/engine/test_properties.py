@@ -86,10 +86,12 @@ def tables(draw: st.DrawFn, max_rounds: int = 2) -> Table:
     opts["opening_peek"] = draw(st.integers(0, min(4, hand_size)))
     if preset in ("cabo", "kaboom"):
         opts["rounds"] = draw(st.sampled_from([None, 1, 2, 3]))
+    elif preset == "kivo":  # a mode of kivo: 1 or 3 rounds (5 would outlast max_rounds)
+        opts["rounds"] = draw(st.sampled_from([1, 3]))
     else:
         opts["rounds"] = draw(st.integers(1, 3))
-    if opts["rounds"] is not None:
-        opts["sudden_death"] = draw(st.booleans())
+    if opts["rounds"] is not None and (preset != "kivo" or opts["rounds"] == 3):
+        opts["sudden_death"] = draw(st.booleans())  # kivo: Ranked's, after three rounds
     # Boyo plays with TAP; a custom table of any preset may add or drop it.
     opts["tap"] = draw(
         st.sampled_from([True, True, True, False] if preset == "boyo" else [True, False])
@@ -106,7 +108,9 @@ def tables(draw: st.DrawFn, max_rounds: int = 2) -> Table:
     after = explicit and draw(st.booleans())
     opts["call_after_action"] = after
     opts["call_at_turn_start"] = draw(st.booleans()) if after else True
-    opts["recollection"] = draw(st.booleans())
+    # Kivo has Recollection in Turn-Based games only, where there is no sudden death.
+    kivo_ranked = preset == "kivo" and opts.get("sudden_death", False)
+    opts["recollection"] = not kivo_ranked and draw(st.booleans())
     opts["round_action_limit"] = draw(st.sampled_from([2000, 2000, 100, 150]))
     return Table(
         preset=preset,
@@ -331,6 +335,7 @@ VIEW_KEYS = {
     "final_turns_left",
     "totals",
     "peeked",
+    "sudden_death",
     "held",
     "held_value",
     "held_powers",

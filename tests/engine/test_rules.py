@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from facedown.engine import PRESETS, Ruleset, RulesetError, find_preset, make_ruleset
-from facedown.engine.presets import MODES
+from facedown.engine.presets import MODES, ModeError, check_mode, mode_options
 
 # -------------------------------------------------------------------------------- validation
 
@@ -113,7 +113,7 @@ def test_valid_options_make_a_new_ruleset_and_leave_the_preset_alone() -> None:
         {"call_at_turn_start": False, "call_after_action": True, "explicit_end_turn": True},
         {"undo_take_discard": False, "return_taken_discard": True},
         {"rounds": 1, "score_limit": None},
-        {"rounds": None, "score_limit": 50},
+        {"rounds": 5, "score_limit": None},
         {"hand_size": 1, "opening_peek": 0},
         {"hand_size": 8, "opening_peek": 8},
         {"tap": True, "tap_penalty_cards": 0},
@@ -146,16 +146,80 @@ def test_presets_are_exactly_the_four_games() -> None:
     ]
 
 
-@pytest.mark.parametrize("mode", sorted(MODES))
-def test_kivo_modes_are_valid_options(mode: str) -> None:
-    # Kivo's modes (Ranked, Real Life, Turn-Based) are option sets of the kivo preset.
-    make_ruleset("kivo", MODES[mode])
+@pytest.mark.parametrize("preset", sorted(MODES))
+@pytest.mark.parametrize("mode", ["live", "turn_based", "ranked", "pass_and_play"])
+def test_every_mode_of_every_preset_is_a_valid_ruleset(preset: str, mode: str) -> None:
+    # The engine's table of modes: what a mode sets is a ruleset the preset plays in it.
+    rules = make_ruleset(preset, mode_options(preset, mode))
+    check_mode(rules, preset, mode)
 
 
 def test_kivo_ranked_is_three_rounds_with_sudden_death() -> None:
     # Ranked: exactly three rounds, then one sudden-death round if tied.
-    rules = make_ruleset("kivo", MODES["kivo-ranked"])
-    assert (rules.rounds, rules.sudden_death) == (3, True)
+    rules = make_ruleset("kivo", mode_options("kivo", "ranked"))
+    assert (rules.rounds, rules.sudden_death, rules.score_limit) == (3, True, None)
+
+
+def test_kivo_live_and_turn_based_offer_rounds_only() -> None:
+    for mode in ("live", "turn_based"):
+        kivo = MODES["kivo"][mode]
+        assert kivo.offers == ("rounds",)
+        assert (kivo.fixed["score_limit"], kivo.fixed["sudden_death"]) == (None, False)
+    assert MODES["cabo"]["live"].offers == ("rounds", "score_limit")
+
+
+# Kivo: 1, 3 or 5 rounds; no score limit; sudden death only in Ranked (three rounds).
+KIVO_REFUSED = [
+    ({"rounds": 2}, "rounds", "1, 3 or 5 rounds, not 2"),
+    ({"rounds": 2, "round_choices": None}, "rounds", "1, 3 or 5 rounds, not 2"),
+    ({"rounds": 3, "round_choices": None}, "round_choices", "round_choices of kivo"),
+    ({"rounds": 4, "round_choices": [4]}, "rounds", "not 4"),
+    ({"rounds": None, "score_limit": 100}, "rounds", "not null"),
+    ({"score_limit": 50}, "score_limit", "score_limit is null"),
+    ({"rounds": 5, "sudden_death": True}, "sudden_death", "sudden_death is false"),
+    ({"rounds": 3, "sudden_death": True, "recollection": True}, "sudden_death", "turn-based"),
+    ({"name": "mykivo", "rounds": 2}, "rounds", "not 2"),
+]
+
+
+@pytest.mark.parametrize(("options", "field", "words"), KIVO_REFUSED)
+def test_make_ruleset_refuses_what_no_mode_of_kivo_plays(
+    options: dict[str, Any], field: str, words: str
+) -> None:
+    with pytest.raises(ModeError, match=words) as caught:
+        make_ruleset("kivo", options)
+    assert caught.value.field == field
+
+
+@pytest.mark.parametrize(("options", "field", "words"), KIVO_REFUSED)
+def test_from_json_refuses_what_no_mode_of_kivo_plays(
+    options: dict[str, Any], field: str, words: str
+) -> None:
+    data = {**PRESETS["kivo"].to_json(), **options, "name": "kivo"}
+    with pytest.raises(RulesetError, match=words):
+        Ruleset.from_json(data)
+
+
+@pytest.mark.parametrize(
+    ("mode", "options", "words"),
+    [
+        ("live", {"rounds": 3, "sudden_death": True}, "sudden_death is false at a live table"),
+        ("turn_based", {"rounds": 3, "sudden_death": True}, "sudden_death is false"),
+        ("ranked", {"rounds": 5}, "rounds is 3 at a ranked table"),
+        ("pass_and_play", {"rounds": 3}, "rounds is 1 at a pass-and-play table"),
+    ],
+)
+def test_a_ruleset_some_mode_plays_is_refused_in_another(
+    mode: str, options: dict[str, Any], words: str
+) -> None:
+    rules = make_ruleset("kivo", options)
+    with pytest.raises(ModeError, match=words):
+        check_mode(rules, "kivo", mode)
+
+
+def test_other_presets_keep_any_rounds_and_score_limit() -> None:
+    make_ruleset("cabo", {"rounds": 2, "score_limit": 50})
+    make_ruleset("boyo", {"rounds": 7, "sudden_death": True})
 
 
 # -------------------------------------------------------------------------------- decks

@@ -262,8 +262,10 @@ def test_the_rounds_of_kivo_and_the_deadlines_are_checked(tmp_path: Path) -> Non
                 assert r.status_code == 400, r.text
                 assert r.json()["detail"]["code"] == "bad_rounds"
                 assert "1, 3 or 5" in r.json()["detail"]["message"]
-        # A custom ruleset that drops the rule, and the other games, keep any number.
-        assert create("kivo", {"rounds": 2, "round_choices": None}).status_code == 200
+        # Dropping the rule from the ruleset does not drop it (issue 34 §1); other games keep
+        # any number.
+        r = create("kivo", {"rounds": 2, "round_choices": None})
+        assert (r.status_code, r.json()["detail"]["code"]) == (400, "bad_rounds")
         assert create("cabo", {"rounds": 2}).status_code == 200
         r = create("kivo", {"rounds": 1}, mode="turn_based", move_deadline=90)
         assert (r.status_code, r.json()["detail"]["code"]) == (400, "bad_deadline")

@@ -26,6 +26,7 @@ export function view(over: Partial<View> = {}): View {
     final_turns_left: null,
     totals: [0, 0, 0],
     peeked: [true, true, true],
+    sudden_death: [],
     holding: false,
     held: null,
     held_value: null,

@@ -12,7 +12,7 @@ function view(over: Partial<View> = {}): View {
     seat: 0, preset: "cabo", players: 2, round: 2, phase: "opening", to_act: null, first: 1,
     hands: [[true, true, true, true], [true, true, true, true]],
     top_discard: "4", discard_size: 1, draw_size: 43, caller: null, final_turns_left: null,
-    totals: [10, 12], peeked: [true, false], holding: false, held: null, held_value: null,
+    totals: [10, 12], peeked: [true, false], sudden_death: [], holding: false, held: null, held_value: null,
     held_powers: [], powers: [], shown: {}, last_round: null, winners: [], knowledge: null,
     ...over,
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { agentName, parseAgent } from "../src/lib/agent";
-import { isRanked, nameList, ratingChange, suddenDeath, tiedForLowest } from "../src/lib/ranked";
+import { isRanked, nameList, ratingChange, suddenDeath, tiedForLowest, watchesSuddenDeath } from "../src/lib/ranked";
 import { describeEvent, nameLabel, resultLine } from "../src/lib/words";
 
 const RANKED = { rounds: 3, sudden_death: true };
@@ -20,6 +20,16 @@ describe("sudden death", () => {
     expect(suddenDeath({ ...tied, totals: [20, 14, 13] }, RANKED)).toBeNull();
     expect(suddenDeath(tied, { rounds: 3, sudden_death: false })).toBeNull();
     expect(suddenDeath(tied, { rounds: null, sudden_death: true })).toBeNull();
+  });
+
+  it("names the seats the server says play the round (the others watch)", () => {
+    const playing = { round: 4, phase: "turn_start", totals: [14, 20, 14], sudden_death: [0, 2] };
+    const sudden = suddenDeath(playing, RANKED);
+    expect(sudden).toEqual({ when: "playing", seats: [0, 2], total: 14 });
+    expect(watchesSuddenDeath(sudden, 1)).toBe(true); // seat 1 is not in the tie
+    expect(watchesSuddenDeath(sudden, 0)).toBe(false);
+    expect(watchesSuddenDeath(sudden, null)).toBe(false);
+    expect(watchesSuddenDeath(suddenDeath({ ...playing, round: 3, phase: "round_over" }, RANKED), 1)).toBe(false);
   });
 
   it("is said during the round that decides, and no more once it is over", () => {

@@ -71,6 +71,17 @@ export function getPresets(): Promise<Record<string, Ruleset>> {
   return call("/api/presets");
 }
 
+/** A mode of play of one preset (the engine's table, GET /api/modes): the ruleset fields it
+ * sets, and the match options (rounds, score_limit) its host may choose. */
+export interface ModeInfo {
+  fixed: Record<string, unknown>;
+  offers: string[];
+}
+
+export function getModes(): Promise<Record<string, Record<string, ModeInfo>>> {
+  return call("/api/modes");
+}
+
 export function getTable(code: string): Promise<TableInfo> {
   return call(`/api/tables/${encodeURIComponent(code)}`);
 }

@@ -1,6 +1,6 @@
 // App-wide state: the language, the presets from the server, the current route.
 
-import { getPresets } from "./api";
+import { getModes, getPresets, type ModeInfo } from "./api";
 import { initialLocale, translate, type Locale, type Params } from "./i18n";
 import type { Ruleset } from "./protocol";
 import { parseReplay, parseRoute, routePath, type Route } from "./router";
@@ -11,10 +11,12 @@ export const store = browserStore();
 export const app = $state<{
   locale: Locale;
   presets: Record<string, Ruleset> | null;
+  modes: Record<string, Record<string, ModeInfo>> | null;
   route: Route;
 }>({
   locale: initialLocale(store.getItem(LOCALE_KEY), typeof navigator === "undefined" ? [] : navigator.languages),
   presets: null,
+  modes: null,
   route: parseRoute(
     typeof location === "undefined" ? "/" : location.pathname,
     typeof location === "undefined" ? "" : location.hash,
@@ -55,9 +57,10 @@ export function listenToHistory(): void {
 let loading: Promise<void> | null = null;
 
 export function loadPresets(): Promise<void> {
-  loading ??= getPresets()
-    .then((p) => {
+  loading ??= Promise.all([getPresets(), getModes()])
+    .then(([p, m]) => {
       app.presets = p;
+      app.modes = m;
     })
     .catch(() => {
       loading = null;

@@ -637,6 +637,7 @@ export const de: Record<string, string> = {
   "ranked.hours": "{h} Std. {m} Min.",
   "sudden.next": "Gleichstand bei der niedrigsten Summe: {names} mit je {total} Punkten. Eine weitere Runde zwischen ihnen, die Entscheidungsrunde, entscheidet die Partie.",
   "sudden.playing": "Entscheidungsrunde: Diese Runde entscheidet die Partie zwischen {names} (gleichauf mit {total} Punkten).",
+  "sudden.watching": "Du bist nicht im Gleichstand: Du schaust dieser Runde zu und behältst Summe und Platz.",
   "rankedEnd.draw": "Unentschieden: {names} teilen sich den ersten Platz.",
   "rankedEnd.drawYou": "Unentschieden: Du teilst dir den ersten Platz mit {names}.",
   "rankedEnd.ratings": "Wertungen",

@@ -637,6 +637,7 @@ export const en: Record<string, string> = {
   "ranked.hours": "{h} h {m} min",
   "sudden.next": "Tied for the lowest total: {names}, on {total} points each. One more round, sudden death, decides the match between them.",
   "sudden.playing": "Sudden death: this round decides the match between {names} (tied on {total} points).",
+  "sudden.watching": "You are not in the tie: you watch this round and keep your total and place.",
   "rankedEnd.draw": "A draw: {names} share first place.",
   "rankedEnd.drawYou": "A draw: you share first place with {names}.",
   "rankedEnd.ratings": "Ratings",

@@ -42,7 +42,7 @@ export function tiedForLowest(totals: readonly number[]): number[] {
  * round; the seats it is between, from the totals the view carries (they are the totals before
  * the sudden-death round until it is scored).  Null otherwise. */
 export function suddenDeath(
-  view: { round: number; phase: string; totals: readonly number[] },
+  view: { round: number; phase: string; totals: readonly number[]; sudden_death?: readonly number[] },
   rules: { rounds: number | null; sudden_death: boolean } | null,
 ): { when: "next" | "playing"; seats: number[]; total: number } | null {
   if (!rules?.sudden_death || rules.rounds === null) return null;
@@ -51,9 +51,20 @@ export function suddenDeath(
   const total = view.totals[seats[0]];
   if (view.phase === "round_over" && view.round === rules.rounds) return { when: "next", seats, total };
   if (view.round > rules.rounds && view.phase !== "round_over" && view.phase !== "match_over") {
-    return { when: "playing", seats, total };
+    // The server names who plays it (the view's sudden_death); the others watch.
+    const playing = view.sudden_death?.length ? [...view.sudden_death] : seats;
+    return { when: "playing", seats: playing, total: view.totals[playing[0]] };
   }
   return null;
+}
+
+/** Whether ``seat`` sits out the sudden-death round being played: it is not in the tie, so it
+ * holds no cards and has no move; it watches (a spectator, null, watches anyway). */
+export function watchesSuddenDeath(
+  sudden: { when: "next" | "playing"; seats: number[] } | null,
+  seat: number | null,
+): boolean {
+  return sudden?.when === "playing" && seat !== null && seat >= 0 && !sudden.seats.includes(seat);
 }
 
 /** Names in a list the locale's way: "Ann, Bob and Cleo", "Ann, Bob und Cleo". */

@@ -259,11 +259,11 @@ export interface Ruleset {
   hundred_reset: number;
   /** Rounds in a match (null: no fixed number). */
   rounds: number | null;
-  /** The numbers of rounds a table of this game may be set to (null: any number); a table's `rounds` must be one of them. A custom ruleset that sets this to null keeps any number. */
+  /** The numbers of rounds a table of this game may be set to (null: any number); a table's `rounds` must be one of them. A preset's own choices hold whatever a custom ruleset sets here: it may list fewer of them, never others, and null does not drop them. */
   round_choices: number[] | null;
   /** The match ends after the round in which a player's total exceeds this (null: none). */
   score_limit: number | null;
-  /** After the fixed rounds, one more round is played when the lowest total is tied; a tie after it is a draw. */
+  /** After the fixed rounds, one more round is played when the lowest total is tied, by the tied players alone (the others hold no cards and keep their totals and places); the lowest of them in that round wins, and a second tie is a draw among those still tied. */
   sudden_death: boolean;
   /** Who starts the next round: `rotate` to the next seat, or `round_winner` (lowest round score; a tie goes to the first of them from the last round's starter). */
   first_player: "rotate" | "round_winner";
@@ -386,6 +386,8 @@ export interface View {
   totals: number[];
   /** who has taken the opening look */
   peeked: boolean[];
+  /** in a sudden-death round, the seats tied for the lowest total that play it (the others watch: no cards, no actions); empty in every other round */
+  sudden_death: number[];
   /** the turn player holds a drawn or taken card */
   holding: boolean;
   /** the held card: for its holder, or for all when taken from the discard */
