@@ -154,6 +154,17 @@ def shoot(page: Page, screen: str) -> Path:
     return path
 
 
+# Animations that end (a panel rising into view): axe-core measures colours as they are drawn,
+# and half-way through a fade a text's contrast is not the one a player reads.
+SETTLED = """() => document.getAnimations().every((a) =>
+  a.playState !== "running" || a.effect?.getComputedTiming().endTime === Infinity)"""
+
+
+def settle(page: Page) -> None:
+    """Wait until no animation with an end is still running."""
+    page.wait_for_function(SETTLED)
+
+
 def check_screen(page: Page, screen: str, *, axe: bool = True) -> None:
     """The screen as it is now, at the phone's size and the laptop's: it fits, its targets are
     large enough, axe-core is content; a screenshot of each.  Ends at the phone's size."""
@@ -164,6 +175,7 @@ def check_screen(page: Page, screen: str, *, axe: bool = True) -> None:
         page.wait_for_function(
             "w => window.innerWidth === w && document.documentElement.clientWidth <= w", arg=width
         )
+        settle(page)
         fits(page, f"{screen} at {width}px")
         small = small_targets(page)
         assert small == [], f"{screen} at {width}px: targets under {TOUCH} px: {small}"
