@@ -41,6 +41,6 @@ def test_the_log_comes_back_after_a_reload(browser: Browser, server: RunningServ
     assert lines.all_text_contents() == before
     check_screen(page, "log-after-reload")
     page.get_by_test_id("language").click()
-    expect(lines.first).to_contain_text("angesehen")
+    expect(lines.first).to_contain_text("sieht sich zwei Karten an")
     no_js_errors(page)
     context.close()

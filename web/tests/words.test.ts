@@ -40,7 +40,7 @@ describe("i18n", () => {
     expect(cardFace("10C")).toBe("10♣");
     expect(cardFace("12")).toBe("12");
     expect(cardWords("en", "KH")).toBe("King of hearts");
-    expect(cardWords("de", "QS")).toBe("Pik Dame");
+    expect(cardWords("de", "QS")).toBe("Pik-Dame");
     expect(cardWords("en", "JK")).toBe("Joker");
     // Written out, never the star that marks the caller.
     expect(cardFace("JK")).toBe("Joker");
@@ -87,7 +87,7 @@ describe("describeEvent", () => {
 
   it("speaks German", () => {
     const de: Cast = { ...cast, locale: "de", callName: "KABOOM" };
-    expect(describeEvent(de, { type: "drew", by: 0 })).toBe("Maya hat gezogen");
+    expect(describeEvent(de, { type: "drew", by: 0 })).toBe("Maya zieht eine Karte");
     expect(describeEvent(de, { type: "called", by: 1 })).toBe("Du sagst KABOOM an!");
   });
 
