@@ -68,9 +68,28 @@ def page_width(page: Page) -> tuple[int, int]:
     return found[0], found[1]
 
 
+WIDE = """() => {
+  const inner = window.innerWidth;
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const r = el.getBoundingClientRect();
+    if (r.right > inner + 0.5 && el.children.length === 0) {
+      const cls = el.className ? "." + String(el.className).split(" ")[0] : "";
+      const text = (el.textContent || "").trim().slice(0, 30);
+      out.push(`${el.tagName.toLowerCase()}${cls}: ${text} [${Math.round(r.right)}]`);
+    }
+  }
+  return out.slice(0, 8);
+}"""
+
+
 def fits(page: Page, screen: str) -> None:
     width, inner = page_width(page)
-    assert width <= inner, f"{screen}: the page is {width} px wide in a {inner} px viewport"
+    if width > inner:
+        wide: list[str] = page.evaluate(WIDE)  # what sticks out, to say where to look
+        raise AssertionError(
+            f"{screen}: the page is {width} px wide in a {inner} px viewport: {wide}"
+        )
 
 
 def small_targets(page: Page) -> list[dict[str, Any]]:

@@ -198,6 +198,9 @@ def test_the_screens_of_a_table_and_an_account(
         # The account: its profile with the match, its games, ranked, a leaderboard.
         page.goto(server.url + "/profile")
         expect(page.get_by_test_id("account-title")).to_have_text("Ann")
+        # The bot of the match by its name in the page's language.
+        bot = {"en": "Bot (medium)", "de": "Bot (mittel)"}[lang]
+        expect(page.get_by_test_id("history-row")).to_contain_text(bot)
         _check(page, "profile", lang)
         page.goto(server.url + "/games")
         expect(page.get_by_test_id(f"game-{code}")).to_be_visible()
