@@ -22,7 +22,8 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from ..server.harness import RunningServer
-from .screens import check_screen
+from .faces import assert_faces_shown
+from .screens import PHONE, SIZES, check_screen
 from .test_browser import end_opening, no_js_errors, opening_peek
 from .test_phone import play_until_reveal
 from .test_profile import PASSWORD
@@ -52,8 +53,15 @@ def _open(browser: Browser, lang: str) -> tuple[BrowserContext, Page]:
     return context, page
 
 
-def _check(page: Page, screen: str, lang: str) -> None:
+def _check(page: Page, screen: str, lang: str, *, faces: str = "", least: int = 1) -> None:
+    """The screens.py checks; with ``faces`` (a CSS selector), also that every card under it
+    that the view has face up shows its face, at both sizes (faces.py)."""
     check_screen(page, f"all-{screen}-{lang}")
+    if faces:
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            assert_faces_shown(page, faces, least=least)
+        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
 
 
 def _post(context: BrowserContext, url: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -169,31 +177,31 @@ def test_the_screens_of_a_table_and_an_account(
         expect(page.get_by_test_id("card-0-0")).to_be_visible()
         _check(page, "game-opening", lang)
         opening_peek(page, 0)
-        _check(page, "game-peeked", lang)
+        _check(page, "game-peeked", lang, faces="[data-testid=my-hand]", least=2)
         end_opening(page)
         draw = page.get_by_test_id("act-draw")
         expect(draw).to_be_visible(timeout=WAIT)
         _check(page, "game-turn", lang)
         draw.click()
         expect(page.get_by_test_id("held")).to_be_visible()
-        _check(page, "game-holding", lang)
+        _check(page, "game-holding", lang, faces="[data-testid=held]")
         play_until_reveal(page, 0)
         expect(page.get_by_test_id("act-next_round")).to_be_visible()
-        _check(page, "reveal", lang)
+        _check(page, "reveal", lang, faces="[data-testid=reveal]", least=4)
         page.get_by_test_id("act-next_round").click()
         expect(page.get_by_test_id("reveal")).to_have_count(0)
         opening_peek(page, 0)
         end_opening(page)
         play_until_reveal(page, 0)
         expect(page.get_by_test_id("winner")).to_be_visible()
-        _check(page, "match-end", lang)
+        _check(page, "match-end", lang, faces="[data-testid=reveal]", least=4)
 
         # The replay of that match, from the match end's share button.
         page.get_by_test_id("share-replay-button").click()
         page.get_by_test_id("share-replay-open").click()
         expect(page.get_by_test_id("replay-where")).to_be_visible()
         page.get_by_test_id("replay-forward").click()
-        _check(page, "replay", lang)
+        _check(page, "replay", lang, faces="main")
 
         # The account: its profile with the match, its games, ranked, a leaderboard.
         page.goto(server.url + "/profile")
