@@ -8,6 +8,7 @@ each screen gets the screens.py checks at both sizes and a screenshot."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -40,7 +41,9 @@ def clocked_server(tmp_path: Path) -> Iterator[tuple[RunningServer, FakeClock]]:
         password_cost=PasswordCost(time_cost=1, memory_kib=8 * 1024, parallelism=1),
         test_hooks=True,  # the stacked deal
     )
-    clock = FakeClock()
+    # Started at the real time: a page loaded while a timer runs takes the server's clock to be
+    # the browser's (a real server's is), so a deadline in 2023 would show as run out.
+    clock = FakeClock(start=time.time())
     with run_server(settings, clock=clock) as running:
         yield running, clock
 
@@ -126,9 +129,15 @@ def test_the_deadline_and_forfeit_screens(
         # A missed deadline: the timer played for Ann; her games list counts it.
         game = _miss_a_deadline(context, server, clock, code)
         assert game["missed"] == 1
+        # Recollection: the two cards the server looked at for Ann when her time ran out.
+        page.goto(f"{server.url}/t/{code}")
+        page.get_by_test_id("recollection-open").click()
+        expect(page.get_by_test_id("recollection").locator("li")).to_have_count(2)
+        check_screen(page, f"turn-based-recollection-{lang}")
         page.goto(f"{server.url}/games")
         row = page.get_by_test_id(f"game-{code}")
         expect(row).to_contain_text("1 von 3" if lang == "de" else "1 of 3")
+        expect(row).to_contain_text("Bot (Zufall)" if lang == "de" else "Bot (random)")
         if game["deadline"] is not None:
             expect(row).to_contain_text("Zug fällig bis" if lang == "de" else "Move by")
         check_screen(page, f"turn-based-missed-{lang}")
