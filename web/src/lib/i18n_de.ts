@@ -6,7 +6,8 @@
 // Ansager; die Aktion (power); die Punktezählung (scoring) und die Wertung (rating, gewertete
 // Partien).  Ein turn-based Tisch ist eine Fernpartie ("rundenbasiert" hieße hier: nach Runden).
 // Zahlen mit einem Nomen stehen als ICU-Plural: "{n, plural, one {# Karte} other {# Karten}}";
-// Kartennamen sind zusammengesetzt ("Herz-7", "Pik-Dame"), ohne Artikel.
+// Kartennamen sind zusammengesetzt ("Herz-7", "Pik-Dame"), ohne Artikel; auf der Karte und im
+// Protokoll stehen die deutschen Buchstaben der Regeln (B, D, K: "B♣"), nicht J und Q.
 export const de: Record<string, string> = {
   "app.title": "Facedown",
   "app.tagline": "Vier Karten verdeckt. Zwei ansehen. Die wenigsten Punkte gewinnen.",
