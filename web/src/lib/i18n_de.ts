@@ -19,6 +19,7 @@ export const de: Record<string, string> = {
   "app.signIn": "Anmelden",
 
   "home.name": "Dein Name",
+  "home.defaultName": "Spieler",
   "home.namePlaceholder": "Dein Name",
   "home.playNow": "Jetzt gegen Bots spielen",
   "home.preset": "Spiel",
@@ -49,6 +50,7 @@ export const de: Record<string, string> = {
   "bot.hard": "Bot (schwer)",
   "bot.expert": "Bot (Experte)",
 
+  "settings.defaultHost": "Gastgeber",
   "settings.title": "Tisch-Einstellungen",
   "settings.preset": "Regeln",
   "settings.rounds": "Runden",
