@@ -277,6 +277,10 @@ def test_at_a_crowded_table_the_notice_names_only_the_seats_tied_for_the_lowest_
             if s not in tied:
                 expect(notice).not_to_contain_text(names[s])
         check_screen(page, f"ranked-{players}-sudden-death-next")
+        page.get_by_test_id("language").click()  # and in German
+        expect(notice).to_contain_text("Gleichstand bei der niedrigsten Summe")
+        check_screen(page, f"ranked-{players}-sudden-death-next-de")
+        page.get_by_test_id("language").click()
 
         end = play_until(server, code, tokens, match_over)
         winners = end["winners"]
@@ -293,5 +297,8 @@ def test_at_a_crowded_table_the_notice_names_only_the_seats_tied_for_the_lowest_
         )
         expect(page.get_by_test_id("queue-again")).to_contain_text(f"Boyo, {players} players")
         check_screen(page, f"ranked-{players}-end")
+        page.get_by_test_id("language").click()  # and in German
+        expect(page.get_by_test_id("queue-again")).to_contain_text(f"Boyo, {players} Spieler")
+        check_screen(page, f"ranked-{players}-end-de")
         no_js_errors(page)
         context.close()
