@@ -5,9 +5,10 @@ critical axe-core finding; a screenshot of each (artifacts/screenshots/, "all-<s
 Some screens are checked in one language by the tests about them too; here each is checked in
 both, so a long German word that breaks a layout is found.  The list of screens:
 
-- without a table: home, new table (each preset), how to play (each preset), ranked (signed
-  out), profile (signed out), games (signed out), new scoreboard, a scoreboard with rounds, its
-  read-only view, new pass-and-play, pass-and-play's curtain and a player's moment;
+- without a table: home, new table (each preset, and turn-based), how to play (each preset),
+  ranked (signed out), profile (signed out), games (signed out), new scoreboard, a scoreboard
+  with rounds, its read-only view, new pass-and-play, pass-and-play's curtain, a player's moment
+  and the look at two cards;
 - a table: lobby (an open seat), join (the invitation), the game's opening look, after the look,
   a turn, holding a drawn card, the reveal between rounds, the match end, the replay;
 - an account: profile (with the finished match), games, ranked (signed in), a leaderboard.
@@ -25,6 +26,7 @@ from ..server.harness import RunningServer
 from .faces import assert_faces_shown
 from .screens import PHONE, SIZES, check_screen
 from .test_browser import end_opening, no_js_errors, opening_peek
+from .test_passplay import read
 from .test_phone import play_until_reveal
 from .test_profile import PASSWORD
 from .test_scoreboard import make_board
@@ -82,6 +84,9 @@ def test_the_screens_without_a_table(browser: Browser, server: RunningServer, la
             page.goto(f"{server.url}/new/{preset}")
             expect(page.get_by_test_id("open-table")).to_be_visible()
             _check(page, f"new-{preset}", lang)
+        page.get_by_test_id("mode-turn-based").check()
+        expect(page.get_by_test_id("settings-deadline")).to_be_visible()
+        _check(page, "new-kaboom-turn-based", lang)
         for preset in PRESETS:
             page.goto(f"{server.url}/howto/{preset}")
             expect(page.get_by_role("heading", level=1)).to_contain_text(preset.capitalize())
@@ -128,9 +133,13 @@ def test_the_screens_without_a_table(browser: Browser, server: RunningServer, la
         expect(page.get_by_test_id("pass-curtain")).to_be_visible()
         _check(page, "pass-curtain", lang)
         page.get_by_test_id("pass-reveal").click()
-        hand = page.locator("[data-testid^=card-]:not([disabled])")
-        expect(hand.first).to_be_visible()
+        seat = read(page)["open"]
+        expect(page.get_by_test_id(f"card-{seat}-0")).to_be_visible()
         _check(page, "pass-moment", lang)
+        page.get_by_test_id(f"card-{seat}-0").click()
+        page.get_by_test_id(f"card-{seat}-1").click()
+        expect(page.get_by_test_id(f"card-{seat}-1")).not_to_have_attribute("data-face", "")
+        _check(page, "pass-moment-look", lang, faces="main", least=2)
         no_js_errors(page)
     finally:
         context.close()
