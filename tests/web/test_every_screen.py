@@ -9,8 +9,9 @@ both, so a long German word that breaks a layout is found.  The list of screens:
   ranked (signed out), profile (signed out), games (signed out), new scoreboard, a scoreboard
   with rounds, its read-only view, new pass-and-play, pass-and-play's curtain, a player's moment
   and the look at two cards;
-- a table: lobby (an open seat), join (the invitation), the game's opening look, after the look,
-  a turn, holding a drawn card, the reveal between rounds, the match end, the replay;
+- a table: lobby (an open seat), join (the invitation), the game's opening look, a spectator,
+  after the look, a turn, holding a drawn card, the reveal between rounds, the match end, the
+  replay;
 - an account: profile (with the finished match), games, ranked (signed in), a leaderboard.
 
 The turn-based deadline, forfeit and notification screens are in test_deadline_screens.py."""
@@ -185,6 +186,11 @@ def test_the_screens_of_a_table_and_an_account(
         expect(page.get_by_test_id("game")).to_be_visible()
         expect(page.get_by_test_id("card-0-0")).to_be_visible()
         _check(page, "game-opening", lang)
+        # The friend, not seated here, watches.
+        friend.goto(f"{server.url}/t/{code}")
+        spectating = {"en": "You are watching", "de": "Du schaust zu"}[lang]
+        expect(friend.get_by_test_id("game")).to_contain_text(spectating)
+        _check(friend, "spectator", lang)
         opening_peek(page, 0)
         _check(page, "game-peeked", lang, faces="[data-testid=my-hand]", least=2)
         end_opening(page)
