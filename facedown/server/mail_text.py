@@ -68,10 +68,12 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         ),
         "within.one": "innerhalb einer Stunde",
         "within.many": "innerhalb von {hours} Stunden",
-        "turn.subject": "Facedown: Du bist am Zug an Tisch {code} ({game})",
+        "turn.subject": "Facedown: Du bist an Tisch {code} am Zug ({game})",
         "turn.hello": "Hallo {name},",
-        "turn.body": "an deinem rundenbasierten {game}-Tisch {code} bist du am Zug.",
-        "turn.deadline": "Zieh bis {when}; danach macht der Server einen sicheren Zug für dich.",
+        "turn.body": "in deiner Fernpartie {game} an Tisch {code} bist du am Zug.",
+        "turn.deadline": (
+            "Du hast Zeit bis {when}; danach macht der Server einen sicheren Zug für dich."
+        ),
         "turn.why": (
             "Du bekommst diese E-Mail, weil du diese Adresse für Zug-Benachrichtigungen "
             "bestätigt hast."

@@ -374,13 +374,13 @@ async def test_turn_mails_go_to_a_confirmed_address_within_the_cap_escaped_and_i
             assert sent.count(True) == LIMITS.per_address  # the lower of the two caps
             assert len(inbox.messages) == LIMITS.per_address
             mail = inbox.messages[0]
-            assert mail["Subject"] == "Facedown: Du bist am Zug an Tisch ABC123 (Kivo)"
+            assert mail["Subject"] == "Facedown: Du bist an Tisch ABC123 am Zug (Kivo)"
             text = text_of(mail)
             assert "Hallo \u201cJana\\u202exxx" in text
             assert "\u202e" not in text
             assert "x" * 40 not in text
             assert f"{PUBLIC}/t/ABC123" in text
-            assert "an deinem rundenbasierten Kivo-Tisch ABC123 bist du am Zug." in text
+            assert "in deiner Fernpartie Kivo an Tisch ABC123 bist du am Zug." in text
             assert (
                 mail["List-Unsubscribe"]
                 == f"<{postbox.unsubscribe_url('u1', 'jana@example.test')}>"

@@ -68,9 +68,28 @@ def page_width(page: Page) -> tuple[int, int]:
     return found[0], found[1]
 
 
+WIDE = """() => {
+  const inner = window.innerWidth;
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const r = el.getBoundingClientRect();
+    if (r.right > inner + 0.5 && el.children.length === 0) {
+      const cls = el.className ? "." + String(el.className).split(" ")[0] : "";
+      const text = (el.textContent || "").trim().slice(0, 30);
+      out.push(`${el.tagName.toLowerCase()}${cls}: ${text} [${Math.round(r.right)}]`);
+    }
+  }
+  return out.slice(0, 8);
+}"""
+
+
 def fits(page: Page, screen: str) -> None:
     width, inner = page_width(page)
-    assert width <= inner, f"{screen}: the page is {width} px wide in a {inner} px viewport"
+    if width > inner:
+        wide: list[str] = page.evaluate(WIDE)  # what sticks out, to say where to look
+        raise AssertionError(
+            f"{screen}: the page is {width} px wide in a {inner} px viewport: {wide}"
+        )
 
 
 def small_targets(page: Page) -> list[dict[str, Any]]:
@@ -154,6 +173,17 @@ def shoot(page: Page, screen: str) -> Path:
     return path
 
 
+# Animations that end (a panel rising into view): axe-core measures colours as they are drawn,
+# and half-way through a fade a text's contrast is not the one a player reads.
+SETTLED = """() => document.getAnimations().every((a) =>
+  a.playState !== "running" || a.effect?.getComputedTiming().endTime === Infinity)"""
+
+
+def settle(page: Page) -> None:
+    """Wait until no animation with an end is still running."""
+    page.wait_for_function(SETTLED)
+
+
 def check_screen(page: Page, screen: str, *, axe: bool = True) -> None:
     """The screen as it is now, at the phone's size and the laptop's: it fits, its targets are
     large enough, axe-core is content; a screenshot of each.  Ends at the phone's size."""
@@ -164,6 +194,7 @@ def check_screen(page: Page, screen: str, *, axe: bool = True) -> None:
         page.wait_for_function(
             "w => window.innerWidth === w && document.documentElement.clientWidth <= w", arg=width
         )
+        settle(page)
         fits(page, f"{screen} at {width}px")
         small = small_targets(page)
         assert small == [], f"{screen} at {width}px: targets under {TOUCH} px: {small}"

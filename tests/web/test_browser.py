@@ -250,7 +250,8 @@ def test_boyo_round_three_players(browser: Browser, server: RunningServer, shots
     # The reveal: every hand face up, scores, the match scoreboard and the winner.
     for p in pages:
         expect(p.get_by_test_id("reveal")).to_be_visible()
-        expect(p.get_by_test_id("winner")).to_contain_text("Winner")
+        # A shared first place reads as a draw (the deal is not stacked: it can happen).
+        expect(p.get_by_test_id("winner")).to_contain_text(re.compile("Winner|draw"))
     expect(host.locator("[data-testid^=reveal-row-]")).to_have_count(3)
     expect(host.get_by_test_id("act-rematch")).to_be_visible()
     expect(second.get_by_test_id("act-rematch")).to_have_count(0)

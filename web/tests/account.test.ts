@@ -35,6 +35,11 @@ describe("accounts", () => {
     expect(scoreLine(match)).toBe("Ann 12 · Bot 20");
     expect(winnerNames(match)).toEqual(["Ann"]);
     expect(winnerNames({ ...match, winners: [0, 1] })).toEqual(["Ann", "Bot"]);
+    // A bot the server named by its level, in the page's language (a person's name as given).
+    const bots = { ...match, seats: [match.seats[0], { ...match.seats[1], name: "Bot (medium)" }], winners: [1] };
+    expect(scoreLine(bots, "de")).toBe("Ann 12 · Bot (mittel) 20");
+    expect(winnerNames(bots, "de")).toEqual(["Bot (mittel)"]);
+    expect(scoreLine(bots, "en")).toBe("Ann 12 · Bot (medium) 20");
   });
 
   it("has every account text in German too", () => {

@@ -40,10 +40,17 @@ describe("i18n", () => {
     expect(cardFace("10C")).toBe("10♣");
     expect(cardFace("12")).toBe("12");
     expect(cardWords("en", "KH")).toBe("King of hearts");
-    expect(cardWords("de", "QS")).toBe("Pik Dame");
+    expect(cardWords("de", "QS")).toBe("Pik-Dame");
     expect(cardWords("en", "JK")).toBe("Joker");
     // Written out, never the star that marks the caller.
     expect(cardFace("JK")).toBe("Joker");
+    // A court card's letter as the rules of each language name it (German: Bube, Dame, König).
+    expect(cardFace("JC", "en")).toBe("J♣");
+    expect(cardFace("JC", "de")).toBe("B♣");
+    expect(cardFace("QH", "de")).toBe("D♥");
+    expect(cardFace("KS", "de")).toBe("K♠");
+    expect(cardFace("AD", "de")).toBe("A♦");
+    expect(cardFace("10D", "de")).toBe("10♦");
   });
 });
 
@@ -87,8 +94,9 @@ describe("describeEvent", () => {
 
   it("speaks German", () => {
     const de: Cast = { ...cast, locale: "de", callName: "KABOOM" };
-    expect(describeEvent(de, { type: "drew", by: 0 })).toBe("Maya hat gezogen");
+    expect(describeEvent(de, { type: "drew", by: 0 })).toBe("Maya zieht eine Karte");
     expect(describeEvent(de, { type: "called", by: 1 })).toBe("Du sagst KABOOM an!");
+    expect(describeEvent(de, { type: "discarded", by: 0, cards: ["QH"] })).toBe("Maya wirft D♥ ab");
   });
 
   it("names sets and failed sets", () => {

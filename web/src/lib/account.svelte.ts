@@ -2,6 +2,8 @@
 // scripts), and what the profile page shows of a finished match.
 
 import { getAccount, type Account, type HistoryMatch } from "./api";
+import type { Locale } from "./i18n";
+import { nameLabel } from "./words";
 
 export const account = $state<{ info: Account | null; loaded: boolean }>({ info: null, loaded: false });
 
@@ -29,11 +31,14 @@ async function ask(): Promise<void> {
 }
 
 /** "Ann 12 · Bot 20": each seat's name and match total, in seat order. */
-export function scoreLine(match: HistoryMatch): string {
-  return match.seats.map((s) => `${s.name} ${match.scores[s.seat] ?? "?"}`).join(" · ");
+export function scoreLine(match: HistoryMatch, locale: Locale = "en"): string {
+  return match.seats.map((s) => `${nameLabel(locale, s.name)} ${match.scores[s.seat] ?? "?"}`).join(" · ");
 }
 
 /** The names of the winning seats. */
-export function winnerNames(match: HistoryMatch): string[] {
-  return match.winners.map((w) => match.seats.find((s) => s.seat === w)?.name ?? `#${w + 1}`);
+export function winnerNames(match: HistoryMatch, locale: Locale = "en"): string[] {
+  return match.winners.map((w) => {
+    const name = match.seats.find((s) => s.seat === w)?.name;
+    return name === undefined ? `#${w + 1}` : nameLabel(locale, name);
+  });
 }

@@ -61,11 +61,16 @@ const SUITS: Record<string, string> = { S: "♠", H: "♥", D: "♦", C: "♣" }
 export const JOKER = "JK";
 
 /** A card's short face: "7♥", "10♣", "K♦", "Joker" ("JK"), "12" (0-13 deck).  The Joker is
- *  written out: a star is the caller's mark on the table. */
-export function cardFace(name: string): string {
+ *  written out: a star is the caller's mark on the table.  A court card's letter is the
+ *  locale's, as the rules name it: "J♣" in English, "B♣" (Bube) in German. */
+export function cardFace(name: string, locale: Locale = "en"): string {
   if (name === JOKER) return "Joker";
   const suit = name.slice(-1);
-  if (name.length > 1 && suit in SUITS) return name.slice(0, -1) + SUITS[suit];
+  if (name.length > 1 && suit in SUITS) {
+    const rank = name.slice(0, -1);
+    const key = `rank.short.${rank}`;
+    return (hasText(key) ? translate(locale, key) : rank) + SUITS[suit];
+  }
   return name;
 }
 

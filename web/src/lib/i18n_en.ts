@@ -10,6 +10,7 @@ export const en: Record<string, string> = {
   "app.signIn": "Sign in",
 
   "home.name": "Your name",
+  "home.defaultName": "Player",
   "home.namePlaceholder": "Your name",
   "home.playNow": "Play now against bots",
   "home.preset": "Game",
@@ -40,6 +41,7 @@ export const en: Record<string, string> = {
   "bot.hard": "Bot (hard)",
   "bot.expert": "Bot (expert)",
 
+  "settings.defaultHost": "Host",
   "settings.title": "Table settings",
   "settings.preset": "Rules",
   "settings.rounds": "Rounds",

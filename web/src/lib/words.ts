@@ -72,23 +72,23 @@ export function slotList(slots: number[] | undefined): string {
   return (slots ?? []).map((s) => s + 1).join(", ");
 }
 
-export function cardList(cards: (string | null)[] | undefined, spoken?: Locale): string {
+/** Cards by their faces in ``locale`` ("B♣" in German), or in words when ``spoken``. */
+export function cardList(cards: (string | null)[] | undefined, locale: Locale = "en", spoken = false): string {
   const named = (cards ?? []).filter((c): c is string => c !== null);
-  return named.map((c) => (spoken ? cardWords(spoken, c) : cardFace(c))).join(", ");
+  return named.map((c) => (spoken ? cardWords(locale, c) : cardFace(c, locale))).join(", ");
 }
 
 /** One event as a line of the log, or "" for events not worth a line; ``spoken``: with the cards
  *  in words ("7 of spades", not "7♠"), for screen readers. */
 export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string {
-  const voice = spoken ? cast.locale : undefined;
   const mine = ev.by !== undefined && ev.by === cast.me;
   let key = `log.${ev.type}`;
   if (ev.type === "replaced" && (ev.slots?.length ?? 0) > 1) key = "log.replaced.set";
   const params: Params = {
     p: who(cast, ev.by),
     slots: slotList(ev.slots),
-    cards: cardList(ev.cards, voice),
-    seen: cardList(ev.seen, voice),
+    cards: cardList(ev.cards, cast.locale, spoken),
+    seen: cardList(ev.seen, cast.locale, spoken),
     t: whose(cast, ev.target),
     ts: ev.target_slot !== undefined ? ev.target_slot + 1 : "",
     call: cast.callName,
