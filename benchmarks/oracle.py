@@ -54,6 +54,7 @@ VIEW_KEYS = frozenset(
         "last_round",
         "winners",
         "knowledge",
+        "sudden_death",
     ]
 )
 EVENT_KEYS = frozenset(
@@ -181,6 +182,9 @@ def check_view(view: dict[str, Any], seat: int | None, game: Game, now: Sight) -
     state = (game.phase.value, len(game.draw_pile), len(game.discard_pile))
     if facts != state:
         yield f"mismatch: phase, draw and discard sizes {facts}, the log says {state}"
+    sudden = list(view.get("sudden_death") or [])
+    if sudden != list(game.sudden_seats()):
+        yield f"mismatch: sudden_death {sudden}, the log says {list(game.sudden_seats())}"
     yield from _check_places("shown", view.get("shown") or {}, now)
     yield from _check_places("knowledge", view.get("knowledge") or {}, now)
     held = view.get("held")

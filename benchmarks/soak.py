@@ -518,8 +518,9 @@ class TableRun:
         preset = rng.choice(PRESETS)
         seats = rng.randint(2, 4)
         bots = [rng.choice(BOT_LEVELS) for _ in range(rng.randint(0, seats - 1))]
-        # Two rounds are a custom table for kivo (its own rules say 1, 3 or 5).
-        options: dict[str, Any] = {"rounds": 1 if rng.random() < 0.8 else 2, "round_choices": None}
+        # Mostly one round; now and then more (Kivo plays 1, 3 or 5 rounds, the others any).
+        more = 3 if preset == "kivo" else 2
+        options: dict[str, Any] = {"rounds": 1 if rng.random() < 0.8 else more}
         # A turn-based table now and then: Recollection on, and no stand-ins for the away.
         mode = {"mode": "turn_based", "move_deadline": 3600} if rng.random() < 0.25 else {}
         body = {

@@ -162,14 +162,10 @@ class Game(State):
         return events
 
     def apply_trusted(self, action: Action) -> list[Event]:
-        """Apply an action taken unchanged from this state's legal lists, without checking it.
-
-        For simulations and search only: ``action`` must be one of :meth:`legal_actions`,
-        :meth:`all_legal_actions` or :meth:`set_replaces` (slots in order) of this very state;
-        anything else leaves the game corrupt.  Code that takes actions from outside (the game
-        server, every player's input) uses :meth:`apply`, which checks (an architecture test
-        holds the server to it).
-        """
+        """Apply one of this very state's :meth:`legal_actions`, :meth:`all_legal_actions` or
+        :meth:`set_replaces` (slots in order) unchecked: simulations and search only (anything
+        else corrupts the game).  Actions from outside (the server, every player's input) go
+        through :meth:`apply`, which checks (an architecture test holds the server to it)."""
         events: list[Event] = []
         self._events = events
         self._showing = None

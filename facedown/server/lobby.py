@@ -114,9 +114,9 @@ def _moded_rules(preset: str, options: dict[str, Any], settings: dict[str, Any])
 
 
 def _mode_refusal(e: ModeError) -> TableError:
-    return TableError(
-        "bad_rounds" if e.field in ("rounds", "round_choices") else "bad_rules", str(e)
-    )
+    if e.field in ("rounds", "round_choices"):
+        return TableError("bad_rounds", str(e))
+    return TableError("bad_rules", str(e))
 
 
 def _with_recollection(rules: Ruleset, settings: dict[str, Any]) -> Ruleset:

@@ -93,10 +93,10 @@ def test_expert_plays_hard_when_there_is_one_legal_action() -> None:
 
 
 def test_a_sampled_sudden_death_round_is_played_by_the_tied_alone() -> None:
-    # Kivo Ranked, three seats, seed 2 played by "call when you may, else draw and discard":
+    # Kivo Ranked, three seats, seed 26 played by "call when you may, else draw and discard":
     # seats 0 and 1 are tied after three rounds, seat 2 watches the fourth.
     rules = make_ruleset("kivo", {"rounds": 3, "sudden_death": True})
-    game = Game(rules, 3, match_seed(2, 1))
+    game = Game(rules, 3, match_seed(26, 1))
     rng = random.Random(1)
     prefer = ("call", "opening_peek", "draw", "discard", "skip", "end_turn", "next_round")
     while not game.is_match_over:

@@ -150,8 +150,8 @@ async def _create(http: httpx.AsyncClient, rounds: int) -> tuple[str, str]:
         "seats": 2,
         "name": "Ann",
         "bots": ["easy"],
-        # A custom kivo table (no round_choices): a match of any number of rounds.
-        "options": {"rounds": rounds, "score_limit": None, "round_choices": None},
+        # Kivo plays 1, 3 or 5 rounds (a ruleset no mode plays is refused).
+        "options": {"rounds": rounds},
         "peek_seconds": 3,
         "turn_seconds": 600,
     }
@@ -372,7 +372,7 @@ async def _resent(host: Player, lost: dict[str, Any], entry: int) -> None:
 async def test_killed_inside_a_round_end_the_round_ends_once_after_the_restart(
     tmp_path: Path,
 ) -> None:
-    await _killed_by_an_action(tmp_path, "round_end", rounds=2)
+    await _killed_by_an_action(tmp_path, "round_end", rounds=3)
 
 
 @pytest.mark.anyio

@@ -29,9 +29,7 @@ def settings(tmp_path: Path) -> ServerSettings:
 @pytest.mark.anyio
 async def test_a_match_of_humans_and_a_bot(tmp_path: Path) -> None:
     with run_server(settings(tmp_path)) as server:
-        code, tokens = create_table(
-            server, "kivo", 3, options={"rounds": 2, "round_choices": None}, bots=["random"]
-        )
+        code, tokens = create_table(server, "kivo", 3, options={"rounds": 1}, bots=["random"])
         players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]
         await start(server, code, tokens[0])
         async with asyncio.timeout(60):
@@ -47,7 +45,7 @@ async def test_the_end_of_a_match_reaches_every_client_as_a_table_frame(tmp_path
     """The table's status changes to finished with the match's last action: the clients
     connected then, seats and spectators, get a table frame saying so (not only a view)."""
     with run_server(settings(tmp_path)) as server:
-        code, tokens = create_table(server, "kivo", 2, options={"rounds": 1, "round_choices": None})
+        code, tokens = create_table(server, "kivo", 2, options={"rounds": 1})
         async with client(server) as watcher:
             await watcher.hello(code, spectate=True)
             players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]

@@ -32,9 +32,7 @@ async def test_matches_on_postgresql_survive_a_restart(tmp_path: Path) -> None:
             burst=1e6,
         )
         with run_server(settings) as server:
-            code, tokens = create_table(
-                server, "kivo", 3, options={"rounds": 4, "round_choices": None}
-            )
+            code, tokens = create_table(server, "kivo", 3, options={"rounds": 3})
             await start(server, code, tokens[0])
             players = [Player(server.ws_url, code, t, seed=i) for i, t in enumerate(tokens)]
             # Play a while, then stop the server in the middle of the match.

@@ -126,7 +126,10 @@ def _full_deck_match(server: RunningServer, preset: str) -> tuple[dict[str, str]
     faces = distinct_faces(preset)
     hand = 8
     seats = -(-len(faces) // hand)
-    options: dict[str, Any] = {"hand_size": hand, "score_limit": 1}
+    # One round: a score limit of 1 ends the match after it (Kivo has no score limit in Live
+    # tables: one round of the 1, 3 or 5 it plays).
+    options: dict[str, Any] = {"hand_size": hand}
+    options |= {"rounds": 1} if preset == "kivo" else {"score_limit": 1}
     if preset == "boyo":
         options["decks"] = 2
     dealt = faces + faces[: seats * hand - len(faces)]
