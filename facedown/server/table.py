@@ -37,6 +37,7 @@ from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS
 from .modes import has_stand_ins, is_turn_based, shows_recollection
 from .presence import Presence
+from .ratings import places
 from .scheduler import Scheduler, deadline_for
 from .turnbased import MISSED, forfeits
 
@@ -484,6 +485,12 @@ class Table:
         seen = observe_json(game, _viewer(seat), events or (), knowledge=knowledge, public=public)
         if seat is not None and seat in self.hidden:
             seen["view"]["shown"] = {}  # its moment is over: the seat said so
+        winners = self._winners(game)
+        if winners is not None:  # a ranked match's forfeiters are never among its winners
+            seen["view"]["winners"] = winners
+            for event in seen.get("events") or []:
+                if event.get("winners"):
+                    event["winners"] = winners
         # A forfeited seat's bot plays it to the end of the match: its player may do nothing.
         forfeited = seat is not None and seat in self.presence.forfeited
         message: dict[str, Any] = {
@@ -602,6 +609,15 @@ class Table:
             {"seq": seq, "events": [seen_event(e, deck, SPECTATOR).to_json() for e in ev]}
             for seq, ev in batches
         ]
+
+    def _winners(self, game: Game) -> list[int] | None:
+        """The winners of a ranked match that someone forfeited, when it is over: the seats in
+        first place once the forfeiters are placed last (None: the engine's winners stand)."""
+        gone = ranked_mode.forfeits(self.record.settings)
+        if not gone or not game.is_match_over:
+            return None
+        placed = places(game.places(), gone)
+        return [s for s, p in enumerate(placed) if p == 1 and s not in gone]
 
     async def moment_over(self, seat: int) -> None:
         """The seat is done looking (``ready``): what it is being shown now leaves its view

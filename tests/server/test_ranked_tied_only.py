@@ -141,6 +141,9 @@ def test_a_forfeiter_with_the_lowest_total_is_no_winner(
 
     totals = list(view["totals"])
     assert totals[0] < min(totals[1:]), f"the forfeiter is not lowest: {totals}"
+    # What the table itself says at the end, in the view every seat gets: not the forfeiter.
+    assert view["winners"]
+    assert 0 not in view["winners"]
     result = result_of(store)
     assert result["forfeits"] == [0]
     assert 0 not in result["winners"]
