@@ -8,7 +8,7 @@
 #   image    podman runc netavark aardvark-dns iptables mmdebstrap (tests/test_image.py: the
 #            Dockerfile and compose.yaml run by podman on base images made by mmdebstrap;
 #            runc because crun 1.8 refuses this machine's hybrid cgroups)
-#   unit, cluster: nothing
+#   unit, sim, cluster: nothing
 # "all" names every tier.  Not root: nothing is installed, and the tests that need a missing
 # program fail saying what to install.
 

@@ -4,7 +4,7 @@
 # Extra arguments are passed to pytest, e.g. ./scripts/test.sh -k engine
 #
 # --tier NAME (repeatable) runs only the tests of those tiers (pytest markers, given by each
-# test's folder in tests/conftest.py): unit, server, browser, cluster, image.  It skips mypy
+# test's folder in tests/conftest.py): unit, sim, server, browser, cluster, image.  It skips mypy
 # and the web client's checks (the browser tier still builds the client), and installs only
 # the Debian packages those tiers need.  ./scripts/test.sh --tier unit is the quick one.
 set -euo pipefail
@@ -18,10 +18,10 @@ source scripts/_debs.sh
 
 tiers=()
 while [[ ${1:-} == --tier ]]; do
-    [[ $# -ge 2 ]] || { echo "error: --tier needs a name: unit, server, browser, cluster, image" >&2; exit 2; }
+    [[ $# -ge 2 ]] || { echo "error: --tier needs a name: unit, sim, server, browser, cluster, image" >&2; exit 2; }
     case "$2" in
-        unit | server | browser | cluster | image) tiers+=("$2") ;;
-        *) echo "error: no tier $2: unit, server, browser, cluster, image" >&2; exit 2 ;;
+        unit | sim | server | browser | cluster | image) tiers+=("$2") ;;
+        *) echo "error: no tier $2: unit, sim, server, browser, cluster, image" >&2; exit 2 ;;
     esac
     shift 2
 done

@@ -24,7 +24,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # The test tiers (scripts/test.sh --tier NAME runs one): each test's tier follows from where it
 # lives, so a new test file needs no marker of its own unless it belongs to another tier.
-TIERS = ("unit", "server", "browser", "cluster", "image")
+TIERS = ("unit", "sim", "server", "browser", "cluster", "image")
 # Files that need several processes on PostgreSQL and Redis (they skip when those are down).
 _CLUSTER = {
     "tests/server/test_cluster.py",
@@ -35,6 +35,9 @@ _CLUSTER = {
     "tests/server/test_ranked_lease.py",
     "tests/store/test_leases.py",
 }
+# Many games played: the batch simulator's kernels against the engine, the environments, the
+# bots' strength ladder (seconds each; the quick tier leaves them out).
+_SIM = ("tests/batch/", "tests/rl/", "tests/bots/test_ladder.py", "tests/bots/test_strength.py")
 # Outside tests/server/ but a real server (or nginx) all the same.
 _SERVER = {"tests/test_deploy_files.py", "tests/test_soak.py"}
 
@@ -49,6 +52,8 @@ def tier_of(path: str) -> str:
         return "cluster"
     if path.startswith("tests/server/") or path in _SERVER:
         return "server"
+    if path.startswith(_SIM):
+        return "sim"
     return "unit"
 
 

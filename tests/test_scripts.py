@@ -154,3 +154,19 @@ def test_debian_packages_per_tier_without_recommendations(
         ["chromium", "podman", "runc", "netavark", "aardvark-dns", "iptables", "mmdebstrap"]
     )
     assert not (checkout.parent / "policy-rc.d").exists()  # the install's own, removed after
+
+
+def test_every_test_file_has_one_tier_and_the_quick_one_plays_no_server() -> None:
+    from .conftest import TIERS, tier_of
+
+    files = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("test_*.py"))
+    tiers = {path: tier_of(path) for path in files}
+    assert set(tiers.values()) == set(TIERS)
+    assert tiers["tests/engine/test_properties.py"] == "unit"
+    assert tiers["tests/batch/test_policies.py"] == "sim"
+    assert tiers["tests/server/test_catch_up.py"] == "server"
+    assert tiers["tests/server/test_cluster.py"] == "cluster"
+    assert tiers["tests/web/test_browser.py"] == "browser"
+    assert tiers["tests/test_image.py"] == "image"
+    quick = [path for path, tier in tiers.items() if tier == "unit"]
+    assert not [path for path in quick if path.startswith(("tests/server/", "tests/web/"))]
