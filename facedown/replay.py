@@ -155,6 +155,11 @@ class Replay:
     def winners(self) -> tuple[int, ...]:
         return self._states[-1].winners
 
+    @property
+    def places(self) -> list[int]:
+        """Each seat's place at the end (1 is best, ties share), sudden death included."""
+        return self._states[-1].places()
+
     def results(self) -> tuple[Reveal, ...]:
         """Every round's reveal, in order."""
         last = self._states[-1]

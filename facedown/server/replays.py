@@ -42,6 +42,8 @@ from ..store.base import TableRecord
 from .account_routes import signed_in
 from .context import TableError
 from .protocol import ActionJson
+from .ranked_mode import forfeits
+from .ratings import places
 from .state import ServerState
 from .text import CODE_PATTERN
 
@@ -312,7 +314,16 @@ def build(record: TableRecord, entries: Sequence[Logged], match_no: int) -> Repl
     return built
 
 
-def info(replay: Replay) -> ReplayInfo:
+def winners_of(replay: Replay, record: TableRecord) -> list[int]:
+    """The match's winners; at a ranked table, never a seat that forfeited (placed last)."""
+    gone = forfeits(record.settings)
+    if not gone or not replay.finished:
+        return list(replay.winners)
+    placed = places(replay.places, gone)
+    return [s for s, p in enumerate(placed) if p == 1 and s not in gone]
+
+
+def info(replay: Replay, record: TableRecord) -> ReplayInfo:
     match = replay.match
     return ReplayInfo(
         match=match.match_id,
@@ -323,7 +334,7 @@ def info(replay: Replay) -> ReplayInfo:
         names=list(match.names),
         steps=len(replay),
         rounds=[ReplayRound(round=r, step=s) for r, s in sorted(replay.rounds.items())],
-        winners=list(replay.winners),
+        winners=winners_of(replay, record),
         results=list(replay.results()),
         exportable=match.exportable,
     )
@@ -356,8 +367,8 @@ def replay_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - fla
         if named is None:
             replays.address(request)
             raise _refuse(403, "bad_key", "this replay key is not valid")
-        _, replay = await replays.open(request, named[0], named[1], None, key)
-        return info(replay)
+        record, replay = await replays.open(request, named[0], named[1], None, key)
+        return info(replay, record)
 
     @app.get("/api/replays/{table_id}/{match_no}", response_model=ReplayInfo)
     async def replay_info(
@@ -367,8 +378,8 @@ def replay_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - fla
         key: KeyParam = None,
         authorization: str | None = BEARER,
     ) -> ReplayInfo:
-        _, replay = await replays.open(request, table_id, match_no, authorization, key)
-        return info(replay)
+        record, replay = await replays.open(request, table_id, match_no, authorization, key)
+        return info(replay, record)
 
     @app.get("/api/replays/{table_id}/{match_no}/steps", response_model=ReplayPage)
     async def replay_steps(

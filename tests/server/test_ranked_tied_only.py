@@ -138,6 +138,12 @@ def test_a_forfeiter_with_the_lowest_total_is_no_winner(
                 return await play_ours(ours)
 
         view = asyncio.run(asyncio.wait_for(play(), 180))
+        # The replay of the match says the same (a player's own replay, signed in).
+        table_id = next(t.id for t in store._tables.values() if t.code == code)
+        replayed = watcher.get(f"/api/replays/{table_id}/1")
+        assert replayed.status_code == 200, replayed.text
+        assert replayed.json()["winners"]
+        assert 0 not in replayed.json()["winners"]
 
     totals = list(view["totals"])
     assert totals[0] < min(totals[1:]), f"the forfeiter is not lowest: {totals}"
