@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import ipaddress
 import logging
 import resource
 import time
@@ -30,7 +29,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .addresses import Network, is_trusted, proxy_networks
+from .addresses import Network, is_trusted, network_of, proxy_networks
 from .protocol import MAX_FRAME
 from .settings import ServerSettings
 from .wsprotocol import GameWebSocketProtocol
@@ -62,8 +61,8 @@ class PeerConnections:
 
     Counted by transport (the socket), so a connection upgraded to a WebSocket keeps its place
     until the WebSocket closes.  The address is the TCP peer (an IPv6 peer by its /64, what one
-    subscriber is given: :func:`peer_key`): a trusted proxy (``exempt``) carries many clients and
-    is not counted (behind one, the proxy limits its clients' connections)."""
+    subscriber is given: :func:`.addresses.network_of`): a trusted proxy (``exempt``) carries
+    many clients and is not counted (behind one, the proxy limits its clients' connections)."""
 
     def __init__(self, cap: int, exempt: Callable[[str], bool] = lambda _: False) -> None:
         self.cap = cap
@@ -77,7 +76,7 @@ class PeerConnections:
         host = peer[0] if isinstance(peer, tuple) and peer else None
         if not isinstance(host, str) or self.exempt(host):
             return True
-        host = peer_key(host)
+        host = network_of(host)
         held = self.open.get(host, 0)
         if held >= self.cap:
             return False
@@ -95,21 +94,6 @@ class PeerConnections:
             self.open[host] = left
         else:
             self.open.pop(host, None)
-
-
-def peer_key(host: str) -> str:
-    """Whom a peer's connections are counted against: an IPv4 address itself (also when a
-    dual-stack socket shows it as ``::ffff:a.b.c.d``), an IPv6 address by its /64 network (one
-    machine may hold a whole /64 and pick a new address per connection)."""
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        return host
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
-    return host
 
 
 def peer_connections(settings: ServerSettings) -> PeerConnections:

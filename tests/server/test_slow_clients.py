@@ -19,12 +19,12 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from facedown.cli import build_parser
 from facedown.server.addresses import ClientLimits
+from facedown.server.addresses import network_of as peer_key
 from facedown.server.app import create_app
 from facedown.server.serving import (
     OncePerInterval,
     PeerConnections,
     max_connections,
-    peer_key,
     uvicorn_config,
 )
 from facedown.server.settings import ServerSettings
