@@ -21,7 +21,7 @@ from ..engine import Action, Game, Ruleset
 from ..matches import start_seed
 from ..store.base import LogEntry, Store, TableRecord
 from .ranked_mode import forfeits
-from .ratings import places
+from .ratings import first_placed, places
 from .testhooks import DEAL, new_match
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def _ended(record: TableRecord, match_no: int, at: float, game: Game) -> Finishe
     seats in first place that did not forfeit (whatever the totals of those that did)."""
     gone = forfeits(record.settings)
     placed = places(game.places(), gone)
-    winners = tuple(s for s, p in enumerate(placed) if p == 1 and s not in gone)
+    winners = tuple(first_placed(placed, gone))
     return FinishedMatch(match_no, at, tuple(game.totals), winners, tuple(placed))
 
 

@@ -73,6 +73,13 @@ def places(totals: Sequence[int], forfeited: Sequence[int] = ()) -> list[int]:
     return result
 
 
+def first_placed(placed: Sequence[int], forfeited: Sequence[int]) -> list[int]:
+    """A match's winners from its ``places``: the seats in first place that did not forfeit
+    (a forfeiter is never a winner, whatever its total)."""
+    gone = set(forfeited)
+    return [seat for seat, place in enumerate(placed) if place == 1 and seat not in gone]
+
+
 def capped(before: Skill, after: Skill, allowed: float) -> Skill:
     """``after``, its rise over ``before`` cut to ``allowed`` shown points: the new sigma kept,
     mu lowered until the shown rating has risen by exactly that much (nothing at all when

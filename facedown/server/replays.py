@@ -43,7 +43,7 @@ from .account_routes import signed_in
 from .context import TableError
 from .protocol import ActionJson
 from .ranked_mode import forfeits
-from .ratings import places
+from .ratings import first_placed, places
 from .state import ServerState
 from .text import CODE_PATTERN
 
@@ -319,8 +319,7 @@ def winners_of(replay: Replay, record: TableRecord) -> list[int]:
     gone = forfeits(record.settings)
     if not gone or not replay.finished:
         return list(replay.winners)
-    placed = places(replay.places, gone)
-    return [s for s, p in enumerate(placed) if p == 1 and s not in gone]
+    return first_placed(places(replay.places, gone), gone)
 
 
 def info(replay: Replay, record: TableRecord) -> ReplayInfo:

@@ -37,7 +37,7 @@ from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS
 from .modes import has_stand_ins, is_turn_based, shows_recollection
 from .presence import Presence
-from .ratings import places
+from .ratings import first_placed, places
 from .scheduler import Scheduler, deadline_for
 from .turnbased import MISSED, forfeits
 
@@ -616,8 +616,7 @@ class Table:
         gone = ranked_mode.forfeits(self.record.settings)
         if not gone or not game.is_match_over:
             return None
-        placed = places(game.places(), gone)
-        return [s for s, p in enumerate(placed) if p == 1 and s not in gone]
+        return first_placed(places(game.places(), gone), gone)
 
     async def moment_over(self, seat: int) -> None:
         """The seat is done looking (``ready``): what it is being shown now leaves its view
