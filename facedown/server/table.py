@@ -613,8 +613,10 @@ class Table:
     def _winners(self, game: Game) -> list[int] | None:
         """The winners of a ranked match that someone forfeited, when it is over: the seats in
         first place once the forfeiters are placed last (None: the engine's winners stand)."""
+        if not game.is_match_over:  # (every render asks: the cheap test first)
+            return None
         gone = ranked_mode.forfeits(self.record.settings)
-        if not gone or not game.is_match_over:
+        if not gone:
             return None
         return first_placed(places(game.places(), gone), gone)
 
