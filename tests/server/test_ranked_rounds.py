@@ -44,11 +44,11 @@ def policy(legal_by_seat: list[list[dict[str, Any]]]) -> dict[str, Any]:
     raise AssertionError(f"no move to make: {legal_by_seat}")
 
 
-def simulated(seed: int) -> Game:
+def simulated(seed: int, preset: str = PRESET, players: int = 2) -> Game:
     """The match the server will deal for a table of this seed, played by the policy."""
-    game = Game(make_ruleset(PRESET, RANKED_OPTIONS), 2, match_seed(seed, 1))
+    game = Game(make_ruleset(preset, RANKED_OPTIONS), players, match_seed(seed, 1))
     while not game.is_match_over:
-        legal = [[a.to_json() for a in observe(game, seat).legal] for seat in range(2)]
+        legal = [[a.to_json() for a in observe(game, seat).legal] for seat in range(players)]
         game.apply(Action.from_json(policy(legal)))
     return game
 

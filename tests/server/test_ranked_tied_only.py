@@ -20,27 +20,16 @@ from typing import Any
 import httpx
 import pytest
 
-from facedown.engine import Action, Game, make_ruleset, observe
-from facedown.matches import match_seed
-from facedown.server.ranked_mode import RANKED_OPTIONS
 from facedown.server.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import Client, RunningServer, applied, client, run_server, seated
 from .ranked_helpers import account, matched, queue, ranked_settings
-from .test_ranked_rounds import policy, result_of
+from .test_ranked_rounds import policy, result_of, simulated
 
 PRESET = "kivo"
 TWO_OF_THREE_SEED = 538  # seats 0 and 1 tied after three rounds, seat 2 lower after the fourth
 GRACE = 1.0
-
-
-def simulated(seed: int) -> Game:
-    game = Game(make_ruleset(PRESET, RANKED_OPTIONS), 3, match_seed(seed, 1))
-    while not game.is_match_over:
-        legal = [[a.to_json() for a in observe(game, seat).legal] for seat in range(3)]
-        game.apply(Action.from_json(policy(legal)))
-    return game
 
 
 @pytest.fixture
@@ -58,7 +47,7 @@ def server(tmp_path: Path, store: MemoryStore) -> Iterator[RunningServer]:
 def test_only_the_tied_play_the_sudden_death_round(
     server: RunningServer, store: MemoryStore
 ) -> None:
-    expected = simulated(TWO_OF_THREE_SEED)
+    expected = simulated(TWO_OF_THREE_SEED, PRESET, 3)
     assert expected.round_no == 4, "the seed no longer ties after three rounds: search again"
     assert expected.sudden_seats() == (0, 1), "the seed's tie moved: search again"
     assert expected.totals[2] < min(expected.totals[:2]), "the watcher is no longer lowest"
