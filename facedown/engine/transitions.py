@@ -345,6 +345,7 @@ def end_at_limit(g: State) -> None:
             g.known = [k & mask for k in g.known]
         g.held = EMPTY
         g.held_from_discard = False
+        g._showing = None  # its moment ends with it: nobody is shown a card back in a pile
     _end_round(g)
 
 

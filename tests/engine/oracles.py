@@ -37,6 +37,12 @@ class KnowledgeOracle:
         self.held_by = set()
         self.caller = None
 
+    def sit_out(self, seats: Sequence[int]) -> None:
+        """A sudden-death round was dealt to the tied alone: these seats hold no cards (which
+        seats play it is public: every view names them)."""
+        for seat in seats:
+            self.occupied[seat] = set()
+
     # -- helpers
     def _learn(self, seats: Sequence[int], place: Place, name: str) -> None:
         assert place[1] in self.occupied[place[0]], f"{place} holds no card"

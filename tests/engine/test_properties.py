@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from facedown.engine import (
@@ -27,6 +27,7 @@ from facedown.engine import (
     SPECTATOR,
     Action,
     Event,
+    EventKind,
     Game,
     IllegalAction,
     Phase,
@@ -426,8 +427,39 @@ def check_events(game: Game, events: list[Event]) -> None:
                 assert seen_by == public, f"seat {seat} sees {event}"
 
 
+# Found by a run: the round's action limit ends it while a drawn card is held (the card goes
+# back on the draw pile, and nobody is shown it any more).
+HELD_AT_THE_LIMIT = Table(
+    "cabo",
+    {
+        "hand_size": 4,
+        "opening_peek": 0,
+        "rounds": None,
+        "tap": True,
+        "tap_penalty_cards": 0,
+        "set_replace": False,
+        "failed_set": "discard_taken",
+        "undo_take_discard": False,
+        "return_taken_discard": False,
+        "power_timing": "holding",
+        "explicit_end_turn": False,
+        "call_after_action": False,
+        "call_at_turn_start": True,
+        "recollection": False,
+        "round_action_limit": 100,
+    },
+    players=2,
+    seed=0,
+    policy_seed=1,
+    call_weight=0.02,
+    tap_weight=0.0,
+    max_rounds=2,
+)
+
+
 @settings(max_examples=examples(25), deadline=None)
 @given(tables(max_rounds=2))
+@example(HELD_AT_THE_LIMIT)
 def test_views_and_events_hold_only_known_cards(table: Table) -> None:
     # A seat's view names a card only where it is public or known to that seat; the draw pile
     # order never appears; only the actor of an event gets its "seen" cards; spectators see
@@ -447,8 +479,42 @@ def engine_knowledge(game: Game, seat: int) -> dict[tuple[int, int], str]:
     return {place: names[c] for place, c in game.knowledge(seat).items()}
 
 
+# Found by a full run: a sudden-death round among two of three tied seats (the third holds no
+# cards in it).
+SUDDEN_AMONG_TWO = Table(
+    "boyo",
+    {
+        "decks": 2,
+        "jokers": True,
+        "hand_size": 4,
+        "opening_peek": 0,
+        "rounds": 1,
+        "sudden_death": True,
+        "tap": True,
+        "tap_penalty_cards": 0,
+        "set_replace": False,
+        "failed_set": "discard_taken",
+        "undo_take_discard": True,
+        "return_taken_discard": False,
+        "power_timing": "holding",
+        "explicit_end_turn": True,
+        "call_after_action": False,
+        "call_at_turn_start": True,
+        "recollection": False,
+        "round_action_limit": 2000,
+    },
+    players=3,
+    seed=2,
+    policy_seed=0,
+    call_weight=0.02,
+    tap_weight=0.05,
+    max_rounds=3,
+)
+
+
 @settings(max_examples=examples(40), deadline=None)
 @given(tables(max_rounds=3))
+@example(SUDDEN_AMONG_TWO)
 def test_knowledge_matches_an_oracle_fed_by_events(table: Table) -> None:
     # game.knowledge(seat) is exactly what that seat has legitimately learned by place,
     # following opening peeks, draws, replaces, peeks, spies, blind swaps, public cards,
@@ -460,6 +526,8 @@ def test_knowledge_matches_an_oracle_fed_by_events(table: Table) -> None:
             oracle = KnowledgeOracle(game.players, game.rules.hand_size)
         for event in step.events:
             oracle.feed(seen_event(event, game.deck, EVERYONE).to_json())
+            if event.kind == EventKind.ROUND_STARTED and game.sudden_seats():
+                oracle.sit_out([p for p in range(game.players) if p not in game.sudden_seats()])
         for p, hand in enumerate(game.hands):
             assert oracle.occupied[p] == {s for s, c in enumerate(hand) if c != EMPTY}
         for seat in range(game.players):
