@@ -9,7 +9,8 @@ Then, ``--events`` times, it picks a process at random and sends it ``kill -9`` 
 (alternating; a stopped process gets ``SIGCONT`` after ``--stall`` seconds, a killed one is
 started again), either at a random moment or right after one of its tables was sent an action
 (a write under way there).  The players behave as the web client does: a connection that
-answers neither an action nor a ping within ``--answer`` seconds is given up, and the player
+answers neither an action nor a ping within ``--answer`` seconds (a quiet one is pinged after
+1.5 s), or a process that does not open a socket within 2 s, is given up, and the player
 connects to the next process and sends its unanswered action again with the same id.
 
 Per event it prints the seconds from the signal to each affected table's next acknowledged
@@ -53,7 +54,8 @@ from benchmarks.serverproc import Server, free_port, start_server, stop_server, 
 from facedown.store.database import make_engine
 
 KILL, STOP = "kill -9", "SIGSTOP"
-QUIET = 5.0  # seconds without a frame before a player pings (the web client's PING_MS)
+QUIET = 1.5  # seconds without a frame before a player pings (the web client's PING_MS)
+OPEN = 2.0  # seconds for a process to open a socket asked for (the web client's OPEN_MS)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -67,7 +69,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--settle", type=float, default=15.0, help="seconds after each event (15)")
     p.add_argument("--lease", type=float, default=5.0, help="--lease-seconds of the servers (5)")
     p.add_argument(
-        "--answer", type=float, default=4.0, help="client's answer timeout (4 s: the web client's)"
+        "--answer", type=float, default=3.0, help="client's answer timeout (3 s: the web client's)"
     )
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--postgres", default=ADMIN_URL, help=f"an admin URL (default {ADMIN_URL})")
@@ -218,7 +220,7 @@ class Player:
                 ws = await connect(
                     url,
                     max_size=2**22,
-                    open_timeout=self.answer,
+                    open_timeout=OPEN,
                     ping_interval=None,
                     local_addr=(self.address, 0),
                 )

@@ -4,6 +4,7 @@ import {
   BACKOFF_MAX_MS,
   Connection,
   HELLO_MS,
+  OPEN_MS,
   PING_MS,
   backoffDelay,
   type SocketLike,
@@ -188,13 +189,24 @@ describe("Connection", () => {
     expect(h.sockets[0].readyState).toBe(1);
   });
 
-  it("gives up a socket that is never welcomed (a process that accepts and stalls)", () => {
+  it("gives up a socket that never opens (a process that accepts and stalls) within OPEN_MS", () => {
     const h = harness(() => null);
     h.conn.start();
-    h.timers.find((t) => t.ms === HELLO_MS)!.fn(); // not even opened
+    expect(h.timers.some((t) => t.ms === HELLO_MS)).toBe(false);
+    h.timers.find((t) => t.ms === OPEN_MS)!.fn(); // not even opened
     expect(h.statuses.at(-1)).toEqual({ state: "waiting", retryAt: 500 });
     h.timers.find((t) => t.ms === 500)!.fn();
     expect(h.sockets).toHaveLength(2);
+  });
+
+  it("gives an opened socket HELLO_MS for its welcome (a takeover may come first)", () => {
+    const h = harness(() => null);
+    h.conn.start();
+    h.sockets[0].open();
+    expect(h.timers.some((t) => t.ms === OPEN_MS)).toBe(false); // cleared on opening
+    h.timers.find((t) => t.ms === HELLO_MS)!.fn(); // opened, but the hello is never welcomed
+    expect(h.sockets[0].readyState).toBe(3);
+    expect(h.statuses.at(-1)).toEqual({ state: "waiting", retryAt: 500 });
   });
 
   it("pings a quiet server, and only a quiet one", () => {

@@ -14,11 +14,17 @@ import type { ClientMessage, ServerMessage } from "./protocol";
 
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_MAX_MS = 15_000;
-/** After this long without a frame from the server, the client pings it. */
-export const PING_MS = 5_000;
+/** After this long without a frame from the server, the client pings it.  With ANSWER_MS, a
+ *  stalled server is noticed within 4.5 s even by a page that only waits: before a cluster's
+ *  lease (5 s) runs out, so the page is back as soon as another process can take the table.
+ *  A quiet page costs the server a ping and a pong every 1.5 s. */
+export const PING_MS = 1_500;
 /** A server that sends nothing this long after a frame of ours is taken for gone. */
-export const ANSWER_MS = 4_000;
-/** From opening a socket to the hello's welcome (a takeover may load the table first). */
+export const ANSWER_MS = 3_000;
+/** From asking for a socket to its opening: a live process answers the upgrade at once, while a
+ *  stalled one (or a load balancer waiting on one) leaves it pending. */
+export const OPEN_MS = 2_000;
+/** From the opened socket's hello to its welcome (a takeover may load the table first). */
 export const HELLO_MS = 12_000;
 
 /** Errors after which trying again by itself cannot help: the connection stops (lib/errors.ts). */
@@ -141,9 +147,13 @@ export class Connection {
     this.o.onStatus({ state: "connecting" });
     const ws = this.o.socket(this.o.url);
     this.ws = ws;
-    // Until the welcome: a process that accepts the socket but never answers is given up too.
-    this.expectAnswer(ws, HELLO_MS);
+    // A process that accepts the connection but never opens the socket is given up soon; one
+    // that opens it but never welcomes the hello, later (a takeover may wait out a lease).
+    this.expectAnswer(ws, OPEN_MS);
     ws.onopen = () => {
+      if (this.ws !== ws) return;
+      this.clearAnswer();
+      this.expectAnswer(ws, HELLO_MS);
       ws.send(JSON.stringify(this.o.hello()));
       this.startPing();
     };
@@ -182,9 +192,13 @@ export class Connection {
     }, ms);
   }
 
-  private heard(data: unknown): void {
+  private clearAnswer(): void {
     if (this.answer !== null) this.o.clearTimer(this.answer);
     this.answer = null;
+  }
+
+  private heard(data: unknown): void {
+    this.clearAnswer();
     if (this.ping !== null) this.startPing(); // the quiet time starts again
     this.receive(data);
   }
