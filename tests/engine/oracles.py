@@ -284,8 +284,14 @@ class MatchOracle:
         return None
 
     def next_first(self, first: int) -> int:
-        """Who starts the next round: the next seat, or the last round's winner."""
+        """Who starts the next round: the next seat, or the last round's winner; a
+        sudden-death round starts with the first of the tied from that seat on."""
         if self.first_player == "rotate":
-            return (first + 1) % self.players
-        order = [(first + i) % self.players for i in range(self.players)]
-        return min(order, key=lambda p: self.last_scores[p])
+            starter = (first + 1) % self.players
+        else:
+            order = [(first + i) % self.players for i in range(self.players)]
+            starter = min(order, key=lambda p: self.last_scores[p])
+        if self.sudden_death_played:
+            while starter not in self.tied:
+                starter = (starter + 1) % self.players
+        return starter

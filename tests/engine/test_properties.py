@@ -589,8 +589,40 @@ def test_a_snapshot_restores_the_game(table: Table) -> None:
 # -------------------------------------------------------------------------------- scoring
 
 
+# Found by a run: a sudden-death round between seats 4 and 5 of seven, after seat 0 started the
+# round before: seat 4, the first of the tied from the next seat (1) on, starts it.
+SUDDEN_STARTER = Table(
+    "kaboom",
+    {
+        "hand_size": 4,
+        "opening_peek": 1,
+        "rounds": 1,
+        "sudden_death": True,
+        "tap": False,
+        "tap_penalty_cards": 0,
+        "set_replace": False,
+        "failed_set": "discard_taken",
+        "undo_take_discard": True,
+        "return_taken_discard": False,
+        "power_timing": "holding",
+        "explicit_end_turn": False,
+        "call_after_action": False,
+        "call_at_turn_start": True,
+        "recollection": False,
+        "round_action_limit": 2000,
+    },
+    players=7,
+    seed=39798,
+    policy_seed=2696,
+    call_weight=0.02,
+    tap_weight=0.0,
+    max_rounds=4,
+)
+
+
 @settings(max_examples=examples(30), deadline=None)
 @given(tables(max_rounds=4))
+@example(SUDDEN_STARTER)
 def test_scores_and_match_end_follow_the_rules(table: Table) -> None:
     # Round scores, totals (with the 100 rule), the end of the match, the winners and the next
     # starting player equal an independent reading of each preset's text.
