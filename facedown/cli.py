@@ -743,6 +743,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_play)
 
+    from .server.logs import LOG_FORMATS
+    from .server.mail import SECURITIES
+
     p = _command(sub, "serve")
     p.add_argument(
         "--host", type=_host, default="127.0.0.1", help="the address to listen on (0.0.0.0: all)"
@@ -855,7 +858,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--log-format",
-        choices=("text", "json"),
+        choices=LOG_FORMATS,
         default="text",
         help="text lines, or one JSON object per line for a log collector (default text)",
     )
@@ -885,7 +888,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--smtp-security",
-        choices=["auto", "starttls", "tls"],
+        choices=SECURITIES,
         default="auto",
         help="auto: STARTTLS when the SMTP server offers it (default); starttls: send nothing "
         "unless it does; tls: TLS from the start (usually port 465)",
