@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from ..bots import Bot
 from ..store.base import Store, TableRecord
@@ -15,12 +15,14 @@ from .metrics import Metrics
 from .ownership import Ownership, SoleOwner
 from .thinking import Thinker
 
+if TYPE_CHECKING:
+    from .notify import Notifier
+
 BotFactory = Callable[[str, int], Bot]
 
-
-class Notifier(Protocol):
-    def your_turn(self, record: TableRecord, seats: Sequence[int], deadline: float | None) -> None:
-        """A turn-based table now waits for these seats' players (notify.py tells them)."""
+# Refusals of a table that the engine or the bots cannot play: the request was well formed, so
+# the HTTP answer is 422 (any other refusal is a 400).
+UNPROCESSABLE = frozenset({"bad_seats", "bad_bot_level"})
 
 
 class TableError(Exception):
