@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..bots import Bot
 from ..store.base import Store, TableRecord
@@ -15,10 +15,16 @@ from .metrics import Metrics
 from .ownership import Ownership, SoleOwner
 from .thinking import Thinker
 
-if TYPE_CHECKING:
-    from .notify import Notifier
-
 BotFactory = Callable[[str, int], Bot]
+
+
+class TurnNotifier(Protocol):
+    """What a table needs of whoever tells its players that it waits for them (the server's
+    is notify.Notifier, by e-mail: declared here so that a table does not depend on mail)."""
+
+    def your_turn(self, record: TableRecord, seats: Sequence[int], deadline: float | None) -> None:
+        """A turn-based table now waits for these seats' players."""
+
 
 # Refusals of a table that the engine or the bots cannot play: the request was well formed, so
 # the HTTP answer is 422 (any other refusal is a 400).
@@ -74,7 +80,7 @@ class TableContext:
     metrics: Metrics = field(default_factory=Metrics)
     crash: CrashAt | None = None  # a test hook: die inside a durability window (crashhook.py)
     hooks: TableHooks = field(default_factory=TableHooks)
-    notifier: Notifier | None = None  # tells turn-based players it is their move (notify.py)
+    notifier: TurnNotifier | None = None  # tells turn-based players it is their move
     # Which tables this process owns: all of them (one process), or by lease (a cluster).
     ownership: Ownership = field(default_factory=SoleOwner)
     # Where bots choose: a thread, or a process pool for long thinkers (server/thinking.py).
