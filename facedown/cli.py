@@ -11,7 +11,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -88,6 +88,34 @@ class _Help(argparse.RawDescriptionHelpFormatter):
         else:
             shown = "%(default)s"
         return f"{text} (default: {shown})"
+
+
+class _Choices:
+    """An option's choices, read from the module that owns them when first needed (to check a
+    value, or to print help), so that building the parser for any command imports no more of
+    the server than it did (the mail module alone brings asyncio, ssl and aiosmtplib).  Set on
+    the option once it is added: add_argument itself formats the choices (a check of metavar)."""
+
+    def __init__(self, load: Callable[[], Sequence[str]]) -> None:
+        self.load = load
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.load()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.load())
+
+
+def _log_formats() -> Sequence[str]:
+    from .server.logs import LOG_FORMATS
+
+    return LOG_FORMATS
+
+
+def _securities() -> Sequence[str]:
+    from .server.mail import SECURITIES
+
+    return SECURITIES
 
 
 def _port(text: str) -> int:
@@ -855,10 +883,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--log-format",
-        choices=("text", "json"),
         default="text",
         help="text lines, or one JSON object per line for a log collector (default text)",
-    )
+    ).choices = _Choices(_log_formats)
     p.add_argument(
         "--log-level",
         choices=("debug", "info", "warning", "error"),
@@ -885,11 +912,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--smtp-security",
-        choices=["auto", "starttls", "tls"],
         default="auto",
         help="auto: STARTTLS when the SMTP server offers it (default); starttls: send nothing "
         "unless it does; tls: TLS from the start (usually port 465)",
-    )
+    ).choices = _Choices(_securities)
     p.add_argument(
         "--smtp-user",
         default=None,

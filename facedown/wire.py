@@ -77,7 +77,6 @@ _PRIMITIVES = {
 
 class _Writer:
     def __init__(self) -> None:
-        self.defs: dict[str, dict[str, Any]] = {}
         self.docs = field_docs()
 
     def type_of(self, schema: dict[str, Any]) -> str:

@@ -243,6 +243,25 @@ def _commands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, An
     return found
 
 
+def test_serve_takes_its_choices_from_the_server_and_parsing_imports_none_of_it() -> None:
+    # --log-format and --smtp-security offer what the server defines (not a copy); building
+    # the parser, for any command, imports no module of the server (mail brings aiosmtplib).
+    from facedown.cli import build_parser
+    from facedown.server.logs import LOG_FORMATS
+    from facedown.server.mail import SECURITIES
+
+    serve = _commands(build_parser())["serve"]
+    choices = {a.dest: a.choices for a in serve._actions}
+    assert list(choices["log_format"]) == list(LOG_FORMATS)
+    assert list(choices["smtp_security"]) == list(SECURITIES)
+    code = (
+        "import sys; from facedown.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in sys.modules if m.startswith('facedown.server')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_help_says_what_each_command_is_for_with_defaults_and_examples(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -126,11 +126,9 @@ class ExpertBot:
         self.base = HeuristicBot(profile, seed)
         self.rng = random.Random(seed)
         self._rules_json: dict[str, Any] | None = None
-        # The last decision's heuristic choice, sampled deals and candidates' mean scores
-        # (tests, tuning).
+        # The last decision's heuristic choice and sampled deals (tests, tuning).
         self.last_default: Action | None = None
         self.last_worlds = 0
-        self.last_means: list[float] = []
 
     def react(self, info: SeatInfo) -> Action | None:
         return self.base.react(info)
@@ -274,7 +272,6 @@ class ExpertBot:
                 diffs[i] += d
                 squares[i] += d * d
         self.last_worlds = worlds
-        self.last_means = [x / max(1, worlds) for x in sums]
         best = 0
         for i in range(1, n):
             if worlds < max(2, self.min_worlds):

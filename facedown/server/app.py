@@ -28,7 +28,7 @@ from .apidocs import api_docs_page
 from .auth import Tokens
 from .clock import Clock, SystemClock
 from .cluster import Node
-from .context import TableContext, TableError
+from .context import UNPROCESSABLE, TableContext, TableError
 from .crashhook import ENV as CRASH_ENV
 from .crashhook import CrashAt
 from .examples import body as body_of
@@ -74,10 +74,6 @@ _NOT_BUILT = (
 )
 
 T = TypeVar("T")
-
-# Refusals of a table the engine or the bots cannot play (a well-formed request, so 422).
-_UNPROCESSABLE = frozenset({"bad_seats", "bad_bot_level"})
-
 
 # An Authorization header longer than this is no session token of ours.
 BEARER = Header(None, max_length=600)
@@ -373,7 +369,7 @@ def _api_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat:
                 deal=body.deal.model_dump() if body.deal is not None else None,
             )
         except TableError as e:
-            status = 422 if e.code in _UNPROCESSABLE else 400
+            status = 422 if e.code in UNPROCESSABLE else 400
             raise HTTPException(status, {"code": e.code, "message": e.message}) from None
         code = table.record.code
         token = _seat_token(account, body.name, player, table.record.id)

@@ -18,9 +18,17 @@ from .thinking import Thinker
 BotFactory = Callable[[str, int], Bot]
 
 
-class Notifier(Protocol):
+class TurnNotifier(Protocol):
+    """What a table needs of whoever tells its players that it waits for them (the server's
+    is notify.Notifier, by e-mail: declared here so that a table does not depend on mail)."""
+
     def your_turn(self, record: TableRecord, seats: Sequence[int], deadline: float | None) -> None:
-        """A turn-based table now waits for these seats' players (notify.py tells them)."""
+        """A turn-based table now waits for these seats' players."""
+
+
+# Refusals of a table that the engine or the bots cannot play: the request was well formed, so
+# the HTTP answer is 422 (any other refusal is a 400).
+UNPROCESSABLE = frozenset({"bad_seats", "bad_bot_level"})
 
 
 class TableError(Exception):
@@ -72,7 +80,7 @@ class TableContext:
     metrics: Metrics = field(default_factory=Metrics)
     crash: CrashAt | None = None  # a test hook: die inside a durability window (crashhook.py)
     hooks: TableHooks = field(default_factory=TableHooks)
-    notifier: Notifier | None = None  # tells turn-based players it is their move (notify.py)
+    notifier: TurnNotifier | None = None  # tells turn-based players it is their move
     # Which tables this process owns: all of them (one process), or by lease (a cluster).
     ownership: Ownership = field(default_factory=SoleOwner)
     # Where bots choose: a thread, or a process pool for long thinkers (server/thinking.py).

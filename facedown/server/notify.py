@@ -21,6 +21,9 @@ log = logging.getLogger(__name__)
 
 
 class Notifier:
+    """Tells the players a turn-based table waits for, by e-mail (the server's
+    context.TurnNotifier)."""
+
     def __init__(
         self,
         store: Store,

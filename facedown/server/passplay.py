@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, field_validator
 from ..engine.presets import mode_options
 from ..matches import TABLE_SEED_BITS
 from . import examples
-from .context import TableError
+from .context import UNPROCESSABLE, TableError
 from .examples import body as body_of
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .modes import MODE, PASS_AND_PLAY
@@ -32,9 +32,6 @@ from .text import Name
 # What the mode sets in the ruleset, whatever the preset (the engine's table of modes): one
 # round, no memory aid.
 ONE_ROUND: dict[str, Any] = mode_options("cabo", "pass_and_play")
-
-# Refusals of a table the engine cannot play (a well-formed request, so 422), as in app.py.
-_UNPROCESSABLE = frozenset({"bad_seats"})
 
 
 def one_round_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -149,7 +146,7 @@ def passplay_routes(app: FastAPI, state: ServerState) -> None:
                 deal=body.deal.model_dump() if body.deal is not None else None,
             )
         except TableError as e:
-            status = 422 if e.code in _UNPROCESSABLE else 400
+            status = 422 if e.code in UNPROCESSABLE else 400
             raise HTTPException(status, {"code": e.code, "message": e.message}) from None
         code = table.record.code
         seats = [

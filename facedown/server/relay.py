@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -39,8 +38,6 @@ if TYPE_CHECKING:
     from .connection import Connection
     from .state import ServerState
     from .table import Table
-
-log = logging.getLogger(__name__)
 
 
 def _raw(data: str | bytes) -> bytes:

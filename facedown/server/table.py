@@ -39,7 +39,7 @@ from .modes import has_stand_ins, is_turn_based, shows_recollection
 from .presence import Presence
 from .ratings import first_placed, places
 from .scheduler import Scheduler, deadline_for
-from .turnbased import MISSED, forfeits
+from .turnbased import MISSED, misses_forfeit
 
 __all__ = ["BotFactory", "Table", "TableConfig", "TableError", "match_seed"]
 
@@ -112,10 +112,10 @@ class Table:
         return self.ctx.clock.now()
 
     def playing(self) -> bool:
-        return self.game is not None and not self.game.is_match_over and self.is_playing()
-
-    def is_playing(self) -> bool:
-        return self.record.status == "playing"
+        """A match is being played: the record says so, and the game is not over (the two
+        change together, in one write, under the lock)."""
+        game = self.game
+        return self.record.status == "playing" and game is not None and not game.is_match_over
 
     # ------------------------------------------------------------------ loading
     @property
@@ -143,7 +143,7 @@ class Table:
         table.presence.seat_bots(record.seats)
         table.hidden = _hidden_at(record.settings, table.seq)
         for seat, missed in table.misses.items():
-            if forfeits(missed):
+            if misses_forfeit(missed):
                 table.presence.forfeit(seat, table.game)
         if record.status == "playing":  # a ranked forfeit is for good, across restarts too
             for seat in ranked_mode.forfeits(record.settings):
@@ -342,7 +342,7 @@ class Table:
             if action_id is not None and (seat, action_id) in self.action_ids:
                 return self.action_ids[seat, action_id], False  # applied once already
             game = self.game
-            if game is None or not self.is_playing():
+            if game is None or not self.playing():
                 raise TableError("not_playing", "no match is being played at this table")
             if seat in self.presence.forfeited:
                 raise TableError(
@@ -428,7 +428,7 @@ class Table:
         once for it); the third in the match forfeits the seat to a bot."""
         self.misses[seat] = self.misses.get(seat, 0) + 1
         self.charged[seat] = deadline
-        if forfeits(self.misses[seat]):
+        if misses_forfeit(self.misses[seat]):
             self.presence.forfeit(seat, self.game)
         self.publish_table()
 
@@ -651,7 +651,7 @@ class Table:
         async with self.lock:
             if seat in self.hub.present(self.record.id):
                 return  # another device of the same player is still here
-            if self.is_playing():
+            if self.playing():
                 self.presence.left(seat, self.now())
             self.publish_table()
             self.scheduler.rearm()

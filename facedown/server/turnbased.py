@@ -36,6 +36,6 @@ def turn_based_settings(deadline: float | None) -> dict[str, Any]:
     return {MODE: TURN_BASED, "peek_seconds": seconds, "turn_seconds": seconds}
 
 
-def forfeits(misses: int) -> bool:
+def misses_forfeit(misses: int) -> bool:
     """Whether a seat with this many missed deadlines in the match is forfeited."""
     return misses >= MISSES_TO_FORFEIT

@@ -544,7 +544,6 @@ _MUTABLE = (
     "updated_at",
     "damage",
 )
-_COLUMNS = TableRow.__table__.c
 # Built once (bound parameters, one cached compile): a table's record changes at every start and
 # end of a match, and a statement built anew costs more in SQLAlchemy than in the database.
 _UPDATE_TABLE = (

@@ -21,7 +21,7 @@ import pytest
 
 from facedown.engine import Action, Game, make_ruleset
 from facedown.engine.actions import TAP
-from facedown.playthrough import GOLDENS
+from facedown.playthrough import GOLDENS, golden_lines
 from facedown.server.addresses import Rate
 from facedown.server.replays import ReplayKeys
 from facedown.server.settings import ServerSettings
@@ -89,16 +89,8 @@ def _golden(preset: str, players: int, seed: int) -> tuple[dict[str, Any], list[
 
 def _golden_lines(preset: str, players: int, seed: int) -> dict[tuple[int, str], Any]:
     """The golden file's events and views, by (step, "events seat 0" / "view seat 0" ...)."""
-    out: dict[tuple[int, str], Any] = {}
-    step = 0
     text = (GOLDEN_DIR / f"{preset}-{players}p-seed{seed}.txt").read_text(encoding="utf-8")
-    for line in text.splitlines():
-        if line.startswith("step "):
-            step = int(line.split()[1].rstrip(":"))
-        elif line.startswith("  ") and ": " in line:
-            label, data = line.strip().split(": ", 1)
-            out[step, label] = json.loads(data)
-    return out
+    return golden_lines(text)
 
 
 def _bare(action: dict[str, Any]) -> dict[str, Any]:
