@@ -13,7 +13,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from .base import (
+from .checks import check_entry, check_floor, check_scoreboard, check_table, json_text
+from .memory_mail import MailMemory
+from .memory_ranked import RankedMemory
+from .records import (
     ACTIVE_STATUSES,
     Lease,
     LeaseLost,
@@ -31,9 +34,6 @@ from .base import (
     UserRecord,
     table_lease,
 )
-from .checks import check_entry, check_floor, check_scoreboard, check_table, json_text
-from .memory_mail import MailMemory
-from .memory_ranked import RankedMemory
 
 
 class MemoryStore(MailMemory, RankedMemory):
