@@ -100,6 +100,8 @@ class TablesSql(SqlBase):
 
 
 def create_table_row(connection: Connection, record: TableRecord) -> None:
+    """Insert a new table's row and seats (also the table of a ranked match, :mod:`.ranked`);
+    TableExists, before anything is written, when its id or code is taken."""
     try:
         connection.execute(
             insert(TableRow).values(
