@@ -51,7 +51,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from benchmarks.cluster import ADMIN_URL, create_database, drop_database
 from benchmarks.serverproc import Server, free_port, start_server, stop_server, wait_healthy
-from facedown.store.database import make_engine
+from facedown.store import make_engine
 
 KILL, STOP = "kill -9", "SIGSTOP"
 QUIET = 1.5  # seconds without a frame before a player pings (the web client's PING_MS)

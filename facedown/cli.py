@@ -249,8 +249,7 @@ def _check_serve(data: Path, database_url: str | None) -> None:
 
 def _sqlite_folder(url: str) -> None:
     """A SQLite URL's file lies in a folder that exists (none is made for it)."""
-    from .store.base import StoreError
-    from .store.database import sqlite_file
+    from .store import StoreError, sqlite_file
 
     try:
         path = sqlite_file(url)
@@ -380,8 +379,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .server.ownership import Rebalance
     from .server.serving import log_slow_collections, max_connections, uvicorn_config
     from .server.settings import ServerSettings
-    from .store.base import StoreError
-    from .store.database import check_database
+    from .store import StoreError, check_database
 
     _check_serve(Path(args.data), args.database_url)
     try:
@@ -604,8 +602,7 @@ def cmd_scoreboard(args: argparse.Namespace) -> int:
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     import asyncio
 
-    from .store.base import StoreError
-    from .store.migrate import upgrade
+    from .store import StoreError, upgrade
 
     _sqlite_folder(args.url)
     try:
@@ -617,8 +614,7 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 def cmd_backup(args: argparse.Namespace) -> int:
     from .server.settings import ServerSettings
-    from .store.backup import backup_sqlite
-    from .store.base import StoreError
+    from .store import StoreError, backup_sqlite
 
     _existing_folder(Path(args.dest), "the copy")
     settings = ServerSettings(data_dir=Path(args.data), database_url=args.database_url)
@@ -642,8 +638,7 @@ def _stored_match(args: argparse.Namespace, match_id: str) -> MatchLog:
     from .engine import Ruleset
     from .matches import split_log
     from .replay import parse_match_id
-    from .store.base import StoreError
-    from .store.sql import open_store
+    from .store import StoreError, open_store
 
     table_id, match_no = parse_match_id(match_id)
     url = args.database_url

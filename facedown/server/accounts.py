@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ..store.base import PlayerTaken, SessionRecord, Store, UserExists, UserRecord
+from ..store import PlayerTaken, SessionRecord, Store, UserExists, UserRecord
 from .addresses import Limits, network_of
 from .auth import Guest, Tokens
 from .lookalikes import name_skeleton

@@ -20,7 +20,7 @@ from ..bots import Bot, make_bot
 from ..engine import PRESETS
 from ..engine.presets import MODES
 from ..matches import TABLE_SEED_BITS
-from ..store.base import Store, StoreError
+from ..store import Store, StoreError
 from . import examples
 from .account_routes import SIGNED_OUT_HTTP, account_routes, signed_in
 from .accounts import Accounts, SignedIn
@@ -153,7 +153,7 @@ def create_app(
         owned = store is None
         used: Store
         if store is None:
-            from ..store.sql import open_store
+            from ..store import open_store
 
             dies = crash.before_commit if crash is not None else None
             used = await open_store(settings.resolved_database_url(), before_commit=dies)

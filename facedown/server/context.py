@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..bots import Bot
-from ..store.base import Store, TableRecord
+from ..store import Store, TableRecord
 from .clock import Clock, SystemClock
 from .crashhook import CrashAt
 from .hub import Hub

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from fastapi import FastAPI, Request
 from pydantic import BaseModel, Field
 
-from ..store.base import TableRecord
+from ..store import TableRecord
 from .account_routes import SIGNED_OUT_HTTP, signed_in
 from .modes import mode_of
 from .state import ServerState

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..engine import Action, Game, Ruleset
 from ..matches import start_seed
-from ..store.base import LogEntry, Store, TableRecord
+from ..store import LogEntry, Store, TableRecord
 from .ranked_mode import forfeits
 from .ratings import first_placed, places
 from .testhooks import DEAL, new_match

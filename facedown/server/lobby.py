@@ -19,7 +19,7 @@ from typing import Any
 from ..engine import Ruleset, make_ruleset
 from ..engine.presets import ModeError, check_mode
 from ..matches import new_table_seed
-from ..store.base import (
+from ..store import (
     ACTIVE_STATUSES,
     Lease,
     SeatRecord,

@@ -16,7 +16,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..store.base import QueueEntry
+from ..store import QueueEntry
 from .ratings import new_skill
 
 

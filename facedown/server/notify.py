@@ -14,7 +14,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 
-from ..store.base import Store, StoreError, TableRecord
+from ..store import Store, StoreError, TableRecord
 from .postbox import Postbox
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import FastAPI, Response
 from fastapi.responses import JSONResponse
 
-from ..store.base import StoreError
+from ..store import StoreError
 from .cluster import ClusterDown
 from .metrics import CONTENT_TYPE
 from .state import ServerState

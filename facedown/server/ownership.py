@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from ..store.base import Lease, LeaseBusy, Store, StoreError, table_lease
+from ..store import Lease, LeaseBusy, Store, StoreError, table_lease
 
 log = logging.getLogger(__name__)
 

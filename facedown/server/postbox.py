@@ -32,7 +32,7 @@ from email.utils import getaddresses
 from typing import Literal
 from urllib.parse import urlencode
 
-from ..store.base import MailAccount, MailStore, Store, UserRecord
+from ..store import MailAccount, MailStore, Store, UserRecord
 from . import mail_text
 from .mail import Mailer
 

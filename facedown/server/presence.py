@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from ..bots import Bot, seat_info
 from ..bots.base import Watcher
 from ..engine import Game
-from ..store.base import SeatRecord
+from ..store import SeatRecord
 from .context import BotFactory
 
 STANDIN_LEVEL = "medium"

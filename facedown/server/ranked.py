@@ -34,7 +34,7 @@ from typing import Any, cast
 
 from ..engine import PRESETS, make_ruleset
 from ..matches import new_table_seed
-from ..store.base import (
+from ..store import (
     Lease,
     LeaseLost,
     QueueChanged,

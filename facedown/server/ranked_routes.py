@@ -13,7 +13,7 @@ from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
 from ..matches import TABLE_SEED_BITS
-from ..store.base import UserRecord
+from ..store import UserRecord
 from . import examples, ratings
 from .account_routes import signed_in
 from .examples import body as body_of

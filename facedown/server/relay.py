@@ -27,7 +27,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..store.base import StoreError
+from ..store import StoreError
 from . import protocol as P
 from .cluster import ClusterDown, Item, Node
 from .context import TableError

@@ -38,7 +38,7 @@ from pydantic import BaseModel, Field
 from ..engine import Reveal, Ruleset, SeenEvent, View
 from ..matches import Logged, split_log
 from ..replay import Replay, ReplayError, export
-from ..store.base import TableRecord
+from ..store import TableRecord
 from .account_routes import signed_in
 from .context import TableError
 from .protocol import ActionJson

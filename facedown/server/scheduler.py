@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from ..bots import Bot, Reactive, SeatInfo, seat_info
 from ..bots.base import Watcher
 from ..engine import Action, Game, Timer
-from ..store.base import LeaseLost, StoreError
+from ..store import LeaseLost, StoreError
 from .clock import Alarm, Clock
 from .context import TableConfig, TableError
 from .defaults import default_action

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, PRESETS, PaperRound, RulesetError, TallyError
 from ..paperboard import MAX_ROUNDS, Board
-from ..store.base import RevisionConflict, ScoreboardRecord, ScoreboardStore, StoreError
+from ..store import RevisionConflict, ScoreboardRecord, ScoreboardStore, StoreError
 from . import examples
 from .examples import body as body_of
 from .state import ServerState

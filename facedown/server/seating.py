@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..store.base import SeatRecord, TableRecord
+from ..store import SeatRecord, TableRecord
 from .context import TableError
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from ..store.base import LeaseLost, StoreError
+from ..store import LeaseLost, StoreError
 from . import protocol as P
 from .connection import IDLE, NO_HELLO, TOO_MANY, Connection, Peer, RateLimit
 from .context import TableError

@@ -31,7 +31,7 @@ from ..engine import (
     seen_event,
 )
 from ..matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, start_seed
-from ..store.base import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
+from ..store import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
 from . import ranked_mode, seating
 from .context import BotFactory, TableConfig, TableContext, TableError
 from .hub import SPECTATORS

@@ -14,8 +14,8 @@ import sqlite3
 from contextlib import closing, suppress
 from pathlib import Path
 
-from .base import StoreError
 from .database import SQLITE_BUSY_TIMEOUT_MS, check_sqlite_integrity, database_url, sqlite_file
+from .records import StoreError
 
 
 def backup_sqlite(url: str, dest: Path) -> Path:

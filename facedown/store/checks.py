@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import LogEntry, ScoreboardRecord, StoreError, TableRecord
+from .records import LogEntry, ScoreboardRecord, StoreError, TableRecord
 
 # A table's seed: 128 bits (a text column, models.SeedText); the negative seeds a BIGINT column
 # held before are still taken.

@@ -13,7 +13,7 @@ So the count is kept outside it as well.  The writer counts each of its transact
 ``facedown.db.commits`` beside the database (no fsync: a crash leaves it at most one behind, and
 a count behind never raises an alarm).  At start-up a database holding fewer commits than the
 file says was made has lost commits: it is refused with one line saying so
-(:class:`~facedown.store.base.DatabaseDamaged`).
+(:class:`~facedown.store.records.DatabaseDamaged`).
 
 Detected: any loss of committed transactions (a WAL truncated anywhere, even at a frame
 boundary, or overwritten, or deleted).  Not detected: losses while the count file itself is
@@ -30,7 +30,7 @@ from typing import cast
 
 from sqlalchemy.engine import Connection
 
-from .base import DatabaseDamaged
+from .records import DatabaseDamaged
 
 KEY = "commits"  # the store_meta row
 _COUNT = "UPDATE store_meta SET value = value + 1 WHERE key = 'commits' RETURNING value"

@@ -19,8 +19,8 @@ from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from .base import DatabaseDamaged, StoreError
 from .commits import check_commits
+from .records import DatabaseDamaged, StoreError
 
 ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
 CONNECT_TIMEOUT = 10.0  # seconds before an unreachable PostgreSQL is reported

@@ -1,12 +1,13 @@
 """What turn e-mails need, in memory (mixed into :class:`~facedown.store.memory.MemoryStore`):
-the same contract as :mod:`.sql_mail`, in dicts, every method atomic."""
+the same contract as :mod:`.sql.mail`, in dicts, every method atomic."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .base import MailAccount, StoreError, UserRecord, mail_room
+from .base import mail_room
+from .records import MailAccount, StoreError, UserRecord
 
 
 class MailMemory:

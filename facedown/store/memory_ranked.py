@@ -1,5 +1,5 @@
 """Ranked play in memory (mixed into :class:`~facedown.store.memory.MemoryStore`): the same
-contract as the SQL store's (:mod:`.sql_ranked`), in dicts, every method atomic."""
+contract as the SQL store's (:mod:`.sql.ranked`), in dicts, every method atomic."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from .base import (
+from .checks import check_table, json_text
+from .records import (
     Lease,
     QueueChanged,
     QueueEntry,
@@ -18,7 +19,6 @@ from .base import (
     TableRecord,
     UserRecord,
 )
-from .checks import check_table, json_text
 
 
 class RankedMemory:

@@ -37,8 +37,8 @@ from collections.abc import Callable
 
 from sqlalchemy.engine import Connection, Engine
 
-from .base import StoreError
 from .commits import CommitMarks
+from .records import StoreError
 
 Write = Callable[[Connection], None]
 Outcome = BaseException | None

@@ -29,7 +29,7 @@ import httpx
 from sqlalchemy import text
 from websockets.asyncio.client import connect
 
-from facedown.store.database import make_engine
+from facedown.store import make_engine
 
 from .harness import Client, free_port, free_ports, wait_http
 from .nginx import HOST, running_nginx

@@ -32,7 +32,7 @@ from facedown.server.app import create_app
 from facedown.server.clock import Clock, FakeClock
 from facedown.server.serving import uvicorn_config
 from facedown.server.settings import ServerSettings
-from facedown.store.base import Store
+from facedown.store import Store
 
 T = TypeVar("T")
 

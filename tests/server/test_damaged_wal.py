@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from benchmarks.serverproc import free_port, start_server, stop_server, wait_healthy
-from facedown.store.backup import backup_sqlite
+from facedown.store import backup_sqlite
 from facedown.store.commits import marks_path, recorded
 
 SECRET = "damaged-wal"  # noqa: S105 - signs the test server's tokens

@@ -14,8 +14,7 @@ from facedown.server.context import TableConfig, TableContext
 from facedown.server.hub import LocalHub
 from facedown.server.lobby import Lobby
 from facedown.server.ownership import LeaseOwnership
-from facedown.store import MemoryStore
-from facedown.store.base import LeaseLost, table_lease
+from facedown.store import LeaseLost, MemoryStore, table_lease
 
 
 def test_a_refused_fenced_write_drops_the_table_here() -> None:

@@ -22,10 +22,7 @@ from websockets.exceptions import ConnectionClosed
 
 from facedown.server.logs import JsonFormatter
 from facedown.server.settings import ServerSettings
-from facedown.store import MemoryStore
-from facedown.store.base import StoreError
-from facedown.store.database import make_engine
-from facedown.store.sql import SqlStore, open_store
+from facedown.store import MemoryStore, SqlStore, StoreError, make_engine, open_store
 from tests.store.conftest import postgres_database
 
 from .harness import (

@@ -14,9 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from facedown.store import MemoryStore, RankedStore
-from facedown.store.base import StoreError
-from facedown.store.sql_ranked import RankedSql
+from facedown.store import MemoryStore, RankedStore, StoreError
+from facedown.store.sql.ranked import RankedSql
 
 from .harness import Player, RunningServer, play_to_end, run_server, seated
 from .ranked_helpers import account, matched, queue, ranked_settings

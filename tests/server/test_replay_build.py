@@ -21,8 +21,7 @@ from facedown.server import replays as replays_module
 from facedown.server.replays import ReplayKeys, Replays, replay_bytes
 from facedown.server.settings import ServerSettings
 from facedown.server.table import TableConfig
-from facedown.store import LogEntry, MemoryStore
-from facedown.store.base import SeatRecord, TableRecord
+from facedown.store import LogEntry, MemoryStore, SeatRecord, TableRecord
 
 from .harness import (
     NO_ADDRESS_LIMITS,

@@ -15,8 +15,7 @@ from facedown.engine import Game, Ruleset
 from facedown.matches import ONE_WAY, SEEDING, match_seed
 from facedown.server.context import TableConfig
 from facedown.server.settings import ServerSettings
-from facedown.store import open_store
-from facedown.store.base import TableRecord
+from facedown.store import TableRecord, open_store
 
 from .harness import NO_ADDRESS_LIMITS, create_table, run_server, seated, start
 

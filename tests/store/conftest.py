@@ -21,8 +21,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
-from facedown.store import MemoryStore, Store, open_store
-from facedown.store.database import make_engine
+from facedown.store import MemoryStore, Store, make_engine, open_store
 from facedown.store.migrate import upgrade
 
 PG_SERVER = "127.0.0.1:5432"

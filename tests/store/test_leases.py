@@ -19,10 +19,10 @@ from facedown.store import (
     LeaseLost,
     SequenceConflict,
     Store,
+    make_engine,
     open_store,
     table_lease,
 )
-from facedown.store.database import make_engine
 
 from .test_contract import entry, table
 

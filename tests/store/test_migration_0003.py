@@ -10,8 +10,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
-from facedown.store import LogEntry, SeatRecord, TableRecord, UserRecord, open_store
-from facedown.store.database import make_engine
+from facedown.store import LogEntry, SeatRecord, TableRecord, UserRecord, make_engine, open_store
 from facedown.store.migrate import alembic_config
 
 from .test_sql import schema_diff

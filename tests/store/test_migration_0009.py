@@ -12,8 +12,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
-from facedown.store import open_store
-from facedown.store.database import make_engine
+from facedown.store import make_engine, open_store
 from facedown.store.migrate import alembic_config, upgrade
 
 from .test_migration_0003 import _at_revision, _sql

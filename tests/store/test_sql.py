@@ -24,13 +24,12 @@ from sqlalchemy import insert, text
 from sqlalchemy.engine import Connection
 
 from facedown.cli import main
-from facedown.store import LogEntry, SeatRecord, StoreError, TableRecord, open_store
-from facedown.store import sql as sql_module
-from facedown.store.base import table_lease
+from facedown.store import LogEntry, SeatRecord, StoreError, TableRecord, open_store, table_lease
 from facedown.store.database import make_engine, make_sqlite_writer_engine
 from facedown.store.migrate import MIGRATIONS, alembic_config, upgrade
 from facedown.store.models import Base, LogRow
-from facedown.store.sql import _core_update_table
+from facedown.store.sql import tables as sql_tables
+from facedown.store.sql.tables import _core_update_table
 
 pytestmark = pytest.mark.anyio
 
@@ -118,13 +117,13 @@ async def test_sqlite_table_updates_write_the_rows_sqlalchemy_writes(
     path = tmp_path / "facedown.db"
     store = await open_store(f"sqlite:///{path}")
     ran: list[str] = []
-    original = sql_module._sqlite_update_table
+    original = sql_tables._sqlite_update_table
 
     def driver_update(connection: Connection, record: TableRecord, texts: tuple[str, str]) -> None:
         ran.append(record.id)
         original(connection, record, texts)
 
-    monkeypatch.setattr(sql_module, "_sqlite_update_table", driver_update)
+    monkeypatch.setattr(sql_tables, "_sqlite_update_table", driver_update)
     seats = (SeatRecord(0, "human", "Zoë \u4e2d", "h"), SeatRecord(2, "bot", "Bot", None, "expert"))
     changes = [
         {"status": "playing", "deadline": 12.5, "deadline_kind": "turn", "updated_at": 3.25},

@@ -1,24 +1,23 @@
 """Ranked play on SQL: the queues, ranked matches and ratings.
 
-:class:`RankedSql` is mixed into :class:`~facedown.store.sql.SqlStore`.  The writes follow the
-rule of :mod:`.writer`: each refuses (StoreError) only before it has changed anything.  A
-match is fenced by the matchmaker's lease (the ``leases`` table) in its own transaction, as a
-table's writes are by the table's lease.
+The writes follow the rule of :mod:`facedown.store.writer`: each refuses (StoreError) only
+before it has changed anything.  A match is fenced by the matchmaker's lease (the ``leases``
+table) in its own transaction, as a table's writes are by the table's lease.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from .base import (
+from ..checks import check_table, json_text
+from ..models import QueueRow, RankedMatchRow, RankedSeatRow, RatingRow, UserRow
+from ..records import (
     Lease,
     QueueChanged,
     QueueEntry,
@@ -28,18 +27,13 @@ from .base import (
     StoreError,
     TableRecord,
 )
-from .checks import check_table, json_text
-from .models import QueueRow, RankedMatchRow, RankedSeatRow, RatingRow, UserRow
+from .core import SqlBase
+from .leases import fenced
+from .tables import create_table_row
 
-Write = Callable[[Connection], None]
 
-
-class RankedSql:
+class RankedSql(SqlBase):
     """The :class:`~facedown.store.base.RankedStore` methods of the SQL store."""
-
-    # Provided by SqlStore.
-    _write: Callable[[Write], Any]
-    _session: Callable[[], AbstractAsyncContextManager[AsyncSession]]
 
     async def enqueue(self, user_id: str, queue: str, joined_at: float) -> None:
         await self._write(partial(_enqueue, user_id=user_id, queue=queue, joined_at=joined_at))
@@ -110,11 +104,9 @@ class RankedSql:
     async def create_ranked_match(
         self, record: TableRecord, match: RankedMatchRecord, *, lease: Lease | None = None
     ) -> None:
-        from .sql import _create_table, _fenced  # as every other table is written and fenced
-
-        check_table(record)
-        write = partial(_create_match, record=record, match=match, table=_create_table)
-        await self._write(_fenced(lease, write))
+        check_table(record)  # the table is written and fenced as every other table is
+        write = partial(_create_match, record=record, match=match)
+        await self._write(fenced(lease, write))
 
     async def ranked_match(self, table_id: str) -> RankedMatchRecord | None:
         found = await self._matches(RankedMatchRow.table_id == table_id)
@@ -241,7 +233,6 @@ def _create_match(
     connection: Connection,
     record: TableRecord,
     match: RankedMatchRecord,
-    table: Callable[[Connection, TableRecord], None],
 ) -> None:
     users = list(dict.fromkeys(seat.user_id for seat in match.seats))
     # An update that changes nothing counts the players still waiting, and takes the lock
@@ -254,7 +245,8 @@ def _create_match(
     )
     if held.rowcount != len(users):
         raise QueueChanged(f"not every player still waits in queue {match.queue!r}")
-    table(connection, record)  # refuses (TableExists) before it has written anything
+    # The table's row and seats: refuses (TableExists) before it has written anything.
+    create_table_row(connection, record)
     connection.execute(
         delete(QueueRow).where(QueueRow.user_id.in_(users), QueueRow.queue == match.queue)
     )

@@ -1,7 +1,8 @@
-"""What turn e-mails need, on SQL (mixed into :class:`~facedown.store.sql.SqlStore`): the
-accounts' mail settings and confirmations, and the hourly counts of mail sent.
+"""What turn e-mails need, on SQL: the accounts' mail settings and confirmations, and the hourly
+counts of mail sent.
 
-Each write follows the rule of :mod:`.writer` (it refuses only before it has changed anything).
+Each write follows the rule of :mod:`facedown.store.writer` (it refuses only before it has
+changed anything).
 A count is taken with the dialect's ``INSERT ... ON CONFLICT DO UPDATE ... WHERE sent < cap``
 (SQLite and PostgreSQL both have it): two processes counting at once against one key never pass
 its cap, and one that loses such a race counts nothing more.
@@ -9,27 +10,22 @@ its cap, and one that loses such a race counts nothing more.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from .base import MailAccount, StoreError, mail_room
-from .models import MailAccountRow, MailCountRow, UserRow
-from .writer import Write
+from ..base import mail_room
+from ..models import MailAccountRow, MailCountRow, UserRow
+from ..records import MailAccount, StoreError
+from .core import SqlBase
 
 
-class MailSql:
+class MailSql(SqlBase):
     """The :class:`~facedown.store.base.MailStore` methods of the SQL store."""
-
-    # Provided by SqlStore.
-    _write: Callable[[Write], Any]
-    _session: Callable[[], AbstractAsyncContextManager[AsyncSession]]
 
     async def mail_account(self, user_id: str) -> MailAccount | None:
         async with self._session() as session:
