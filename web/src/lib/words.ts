@@ -118,6 +118,14 @@ export function actionLabel(cast: Cast, action: Action): string {
   return translate(cast.locale, `act.${action.do}`);
 }
 
+/** A move a timer played for a seat, in words ("Time ran out for Sam: Draw was played"). */
+export function timedOutText(cast: Cast, out: { seat: number; action: Action }): string {
+  const action = actionLabel(cast, out.action);
+  return out.seat === cast.me
+    ? translate(cast.locale, "table.timedOutYou", { action })
+    : translate(cast.locale, "table.timedOut", { name: seatName(cast, out.seat), action });
+}
+
 /** Who won the match, in one line: a shared first place is a draw ("A draw: you share first
  *  place with Bob."), never a list of winners. */
 export function resultLine(cast: Cast, winners: readonly number[]): string {
