@@ -1,7 +1,7 @@
 // App-wide state: the language, the presets from the server, the current route.
 
 import { getModes, getPresets, type ModeInfo } from "./api";
-import { initialLocale, translate, type Locale, type Params } from "./i18n";
+import { hasText, initialLocale, translate, type Locale, type Params, type TextKey } from "./i18n";
 import type { Ruleset } from "./protocol";
 import { parseReplay, parseRoute, routePath, type Route } from "./router";
 import { browserStore, LOCALE_KEY, seatToken } from "./session";
@@ -24,7 +24,7 @@ export const app = $state<{
 });
 
 /** The text for ``key`` in the current language (reactive in templates). */
-export function t(key: string, params: Params = {}): string {
+export function t(key: TextKey, params: Params = {}): string {
   return translate(app.locale, key, params);
 }
 
@@ -70,6 +70,5 @@ export function loadPresets(): Promise<void> {
 
 export function presetName(name: string): string {
   const key = `preset.${name}`;
-  const text = t(key);
-  return text === key ? name : text;
+  return hasText(key) ? t(key) : name;
 }

@@ -4,7 +4,7 @@
 
 import { ApiError } from "./api";
 import { ERROR_CODES, type ErrorCode } from "./wire";
-import { hasText, translate, type Locale } from "./i18n";
+import { hasText, translate, type Locale, type TextKey } from "./i18n";
 
 export { ERROR_CODES, type ErrorCode };
 
@@ -21,7 +21,7 @@ export const STOP_CODES: ReadonlySet<string> = new Set([
 
 /** The button that starts the connection again after a stop, if any: an idle spectator may
  * watch again at once, a full gallery may have room later. */
-export function retryKey(code: string): string | null {
+export function retryKey(code: string): TextKey | null {
   if (code === "idle") return "error.watchAgain";
   if (code === "too_many_spectators") return "error.tryAgain";
   return null;

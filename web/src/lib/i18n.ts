@@ -2,13 +2,31 @@
 // then to the key itself, so a missing German text shows up as English, never as nothing.
 
 import { de } from "./i18n_de";
-import { en } from "./i18n_en";
+import { en, type TextKey } from "./i18n_en";
 
+export type { TextKey };
 export type Locale = "en" | "de";
 export const LOCALES: Locale[] = ["en", "de"];
 export type Params = Record<string, string | number>;
 
-const catalogs: Record<Locale, Record<string, string>> = { en, de };
+const catalogs: Record<Locale, Record<TextKey, string>> = { en, de };
+
+/** The keys that start with ``P``: ``KeyUnder<"level.">`` is "level.easy" | "level.hard" | ... */
+export type KeyUnder<P extends string> = Extract<TextKey, `${P}${string}`>;
+
+/** A key put together at run time from a fixed prefix and a name that is only known then (a
+ *  power, a code the server sends).  The prefix is checked by the type: it must begin at least
+ *  one key (a misspelt prefix fails the build).  The name is not (it is a string from the wire);
+ *  a key without a text reads as itself (``translate``), as it always did.  Where the name has
+ *  a type of its own (a union), build the key with a template string instead: the type checks it
+ *  whole. */
+export function keyUnder<P extends string>(
+  prefix: P & ([KeyUnder<P>] extends [never] ? never : unknown),
+  name: string | number,
+  suffix = "",
+): KeyUnder<P> {
+  return `${prefix}${name}${suffix}` as KeyUnder<P>;
+}
 
 /** The text for ``key`` in ``locale`` with ``{name}`` placeholders filled from ``params``. */
 // ICU-style plurals in a text: "{n, plural, one {# card} other {# cards}}", chosen by the
@@ -28,7 +46,8 @@ function plurals(locale: Locale, text: string, params: Params): string {
   });
 }
 
-export function translate(locale: Locale, key: string, params: Params = {}): string {
+export function translate(locale: Locale, key: TextKey, params: Params = {}): string {
+  // A key built at run time (keyUnder) may have no text: it reads as itself.
   const text = plurals(locale, catalogs[locale][key] ?? catalogs.en[key] ?? key, params);
   return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
     name in params ? String(params[name]) : whole,
@@ -36,7 +55,7 @@ export function translate(locale: Locale, key: string, params: Params = {}): str
 }
 
 /** Whether ``key`` has a text (in English, the reference catalog). */
-export function hasText(key: string): boolean {
+export function hasText(key: string): key is TextKey {
   return key in catalogs.en;
 }
 
@@ -55,7 +74,12 @@ export function initialLocale(saved: string | null, languages: readonly string[]
   return "en";
 }
 
-const SUITS: Record<string, string> = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" } as const;
+
+/** Whether a card name's last letter is a suit (its key, `suit.${suit}`, is then a text key). */
+function isSuit(letter: string): letter is keyof typeof SUITS {
+  return letter in SUITS;
+}
 
 /** The Joker's name on the card and in the log (the same word in English and German). */
 export const JOKER = "JK";
@@ -66,7 +90,7 @@ export const JOKER = "JK";
 export function cardFace(name: string, locale: Locale = "en"): string {
   if (name === JOKER) return "Joker";
   const suit = name.slice(-1);
-  if (name.length > 1 && suit in SUITS) {
+  if (name.length > 1 && isSuit(suit)) {
     const rank = name.slice(0, -1);
     const key = `rank.short.${rank}`;
     return (hasText(key) ? translate(locale, key) : rank) + SUITS[suit];
@@ -83,9 +107,10 @@ export function isRed(name: string): boolean {
 export function cardWords(locale: Locale, name: string): string {
   if (name === "JK") return translate(locale, "card.joker");
   const suit = name.slice(-1);
-  if (name.length > 1 && suit in SUITS) {
+  if (name.length > 1 && isSuit(suit)) {
     const rank = name.slice(0, -1);
-    const rankWord = hasText(`rank.${rank}`) ? translate(locale, `rank.${rank}`) : rank;
+    const rankKey = `rank.${rank}`;
+    const rankWord = hasText(rankKey) ? translate(locale, rankKey) : rank;
     return translate(locale, "card.suited", { rank: rankWord, suit: translate(locale, `suit.${suit}`) });
   }
   return name;

@@ -8,7 +8,10 @@
 // Zahlen mit einem Nomen stehen als ICU-Plural: "{n, plural, one {# Karte} other {# Karten}}";
 // Kartennamen sind zusammengesetzt ("Herz-7", "Pik-Dame"), ohne Artikel; auf der Karte und im
 // Protokoll stehen die deutschen Buchstaben der Regeln (B, D, K: "B♣"), nicht J und Q.
-export const de: Record<string, string> = {
+import type { TextKey } from "./i18n_en";
+
+// Exactly the English keys (TextKey): one missing or one too many fails the type check.
+export const de: Record<TextKey, string> = {
   "app.title": "Facedown",
   "app.tagline": "Vier Karten verdeckt. Zwei ansehen. Die wenigsten Punkte gewinnen.",
   "app.language": "English",

@@ -1,5 +1,7 @@
-// English texts.  Keys are grouped by screen; {name} marks a placeholder.
-export const en: Record<string, string> = {
+// English texts.  Keys are grouped by screen; {name} marks a placeholder.  This catalog is the
+// reference: its keys are the type TextKey (below, re-exported by lib/i18n.ts) that every t(...) and translate(...)
+// takes, so a misspelt key fails the type check, and German must have exactly these keys.
+export const en = {
   "app.title": "Facedown",
   "app.tagline": "Four cards face down. Peek at two. Lowest score wins.",
   "app.language": "Deutsch",
@@ -667,4 +669,7 @@ export const en: Record<string, string> = {
   "error.account_too_new": "Your account is too new for ranked play: it can queue once it is a day old. Casual tables are open to it now.",
   "home.rankedHint": "Queue with your account and play people of your strength: three rounds, a rating after each match.",
   "home.ranked": "Find a ranked match",
-};
+} satisfies Record<string, string>;
+
+/** A key of the text catalogs. */
+export type TextKey = keyof typeof en;

@@ -6,6 +6,7 @@ import type { KeyValue } from "./session";
 import { normalizeCode } from "./session";
 import { MAX_PLAYERS, MIN_PLAYERS } from "./players";
 import type { Action, TableInfo, View } from "./protocol";
+import type { TextKey } from "./i18n";
 import type { ClientState } from "./state";
 
 /** The settings value of a pass-and-play table's mode (facedown/server/modes.py). */
@@ -96,7 +97,7 @@ export function tappers(legals: Action[][]): number[] {
 }
 
 /** What is wrong with the names typed in (a text key), or null: each filled, each its own. */
-export function namesProblem(names: string[]): string | null {
+export function namesProblem(names: string[]): TextKey | null {
   const cleaned = names.map((n) => n.trim());
   if (cleaned.length < MIN_PLAYERS || cleaned.length > MAX_PLAYERS) return "pass.problemCount";
   if (cleaned.some((n) => !n)) return "pass.problemBlank";

@@ -1,7 +1,7 @@
 // Rules in words, from the ruleset fields the server sends (GET /api/presets): the host's
 // "what is special" lines and the "how to play" pages.  Words only; no rule is decided here.
 
-import { hasText, translate, type Locale } from "./i18n";
+import { hasText, keyUnder, translate, type Locale, type TextKey } from "./i18n";
 import type { Ruleset, View } from "./protocol";
 
 export interface RuleLine {
@@ -27,7 +27,7 @@ function powerList(locale: Locale, rules: Ruleset): string {
   // Group the cards by the powers they give: "7, 8: peek; 9, 10: spy; ...".
   return powerGroups(locale, rules)
     .map((g) => {
-      const powers = g.powers.map((p) => translate(locale, `power.${p}`)).join(" + ");
+      const powers = g.powers.map((p) => translate(locale, keyUnder("power.", p))).join(" + ");
       return translate(locale, "power.list", { cards: g.cards, powers });
     })
     .join("; ");
@@ -45,13 +45,18 @@ function cardLabel(locale: Locale, card: string): string {
   return suited ? letter + suits[last] : letter;
 }
 
-function bool(locale: Locale, field: keyof Ruleset, value: boolean, params = {}): string {
+/** The rules that read as a line when on and another when off: both keys have a text. */
+type OnOffRule = {
+  [F in keyof Ruleset]: `rule.${F}.true` | `rule.${F}.false` extends TextKey ? F : never;
+}[keyof Ruleset];
+
+function bool(locale: Locale, field: OnOffRule, value: boolean, params = {}): string {
   return translate(locale, `rule.${field}.${value}`, params);
 }
 
 /** Every rule of a ruleset as one line each, in the order a player needs them. */
 export function ruleLines(locale: Locale, r: Ruleset): RuleLine[] {
-  const t = (key: string, params = {}) => translate(locale, key, params);
+  const t = (key: TextKey, params = {}) => translate(locale, key, params);
   const lines: RuleLine[] = [];
   const add = (fields: (keyof Ruleset)[], text: string) => {
     if (text) lines.push({ fields, text });
@@ -139,10 +144,10 @@ export function changedOptions(preset: Ruleset, wanted: Partial<Ruleset>): Parti
  *  yours to see. */
 export function heldFacts(locale: Locale, view: View): string {
   if (view.held === null) return "";
-  const t = (key: string, params = {}) => translate(locale, key, params);
+  const t = (key: TextKey, params = {}) => translate(locale, key, params);
   const worth = view.held_value === null ? "" : t("table.worth", { n: view.held_value });
   const powers = view.held_powers.length
-    ? t("table.gives", { powers: view.held_powers.map((p) => t(`power.${p}`)).join(", ") })
+    ? t("table.gives", { powers: view.held_powers.map((p) => t(keyUnder("power.", p))).join(", ") })
     : "";
   return [worth, powers].filter(Boolean).join(" · ");
 }
@@ -156,5 +161,5 @@ export function reasonText(locale: Locale, rules: Ruleset, code: string): string
     moon_against: rules.moon_points,
     hundred_reset: rules.hundred_reset,
   };
-  return translate(locale, `reason.${code}`, { n: numbers[code] ?? "" });
+  return translate(locale, keyUnder("reason.", code), { n: numbers[code] ?? "" });
 }

@@ -1,6 +1,6 @@
 // Events and actions in words: "Maya drew", "Sam tapped a 7: hit", the label of a button.
 
-import { cardFace, cardWords, translate, type Locale, type Params } from "./i18n";
+import { cardFace, cardWords, hasText, keyUnder, translate, type Locale, type Params } from "./i18n";
 import type { Action, GameEvent, SeatInfo } from "./protocol";
 
 /** Who is who at the table, for the words: seat names, which seat is "you", the call's name,
@@ -26,8 +26,7 @@ export function seatLabel(locale: Locale, seat: SeatInfo | undefined): string {
   if (!seat) return "";
   if (seat.kind === "bot" && seat.level && seat.name === `Bot (${seat.level})`) {
     const key = `bot.${seat.level}`;
-    const text = translate(locale, key);
-    if (text !== key) return text;
+    if (hasText(key)) return translate(locale, key);
   }
   return seat.name;
 }
@@ -38,8 +37,7 @@ export function nameLabel(locale: Locale, name: string): string {
   const m = /^Bot \((\w+)\)$/.exec(name);
   if (!m) return name;
   const key = `bot.${m[1]}`;
-  const text = translate(locale, key);
-  return text === key ? name : text;
+  return hasText(key) ? translate(locale, key) : name;
 }
 
 /** A bot seat's level in words, when its name does not say it already: "" for "Bot (easy)",
@@ -47,7 +45,7 @@ export function nameLabel(locale: Locale, name: string): string {
 export function seatLevel(locale: Locale, seat: SeatInfo | undefined): string {
   if (!seat || seat.kind !== "bot" || !seat.level) return "";
   if (seat.name === `Bot (${seat.level})`) return "";
-  return translate(locale, `level.${seat.level}`);
+  return translate(locale, keyUnder("level.", seat.level));
 }
 
 export function seatName(cast: Cast, seat: number): string {
@@ -105,20 +103,27 @@ export function describeEvent(cast: Cast, ev: GameEvent, spoken = false): string
     // card once the moment is over, and the public part of an event (a page loaded afresh gets
     // its log back so) says none either: without it, the same words.
     if (!cast.recollection || !ev.seen?.length) {
-      const unseen = translate(cast.locale, `${key}.you.unseen`, params);
-      if (unseen !== `${key}.you.unseen`) return unseen;
+      const unseen = `${key}.you.unseen`;
+      if (hasText(unseen)) return translate(cast.locale, unseen, params);
     }
-    const own = translate(cast.locale, `${key}.you`, params);
-    if (own !== `${key}.you`) return own;
+    const own = `${key}.you`;
+    if (hasText(own)) return translate(cast.locale, own, params);
   }
-  const text = translate(cast.locale, key, params);
-  return text === key ? "" : text;
+  return hasText(key) ? translate(cast.locale, key, params) : "";
 }
 
 /** The label of a simple action button (draw, discard, skip, END TURN, the call, ...). */
 export function actionLabel(cast: Cast, action: Action): string {
   if (action.do === "call") return translate(cast.locale, "act.call", { call: cast.callName });
   return translate(cast.locale, `act.${action.do}`);
+}
+
+/** A move a timer played for a seat, in words ("Time ran out for Sam: Draw was played"). */
+export function timedOutText(cast: Cast, out: { seat: number; action: Action }): string {
+  const action = actionLabel(cast, out.action);
+  return out.seat === cast.me
+    ? translate(cast.locale, "table.timedOutYou", { action })
+    : translate(cast.locale, "table.timedOut", { name: seatName(cast, out.seat), action });
 }
 
 /** Who won the match, in one line: a shared first place is a draw ("A draw: you share first
