@@ -84,9 +84,14 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
         state.hands, discard, state.draw_pile = _stack(deal, n, size, list(range(cards)), rng)
         state.occ = [tuple(range(len(h))) for h in state.hands]
     state.discard_pile = [discard]
-    playing = state.sudden_seats()
-    if playing:
-        _sit_out(state, playing)
+    state.peeked = [False] * n
+    if state.sudden_death_played:  # (sudden_seats is empty in every other round)
+        playing = state.sudden_seats()
+        if playing:
+            _sit_out(state, playing)
+            for seat in range(n):
+                if seat not in playing:
+                    state.peeked[seat] = True  # a seat sitting out has nothing to look at
     state.held = EMPTY
     state.held_from_discard = False
     state.pending = ()
@@ -95,10 +100,6 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.passes = 0
     state.reshuffles = 0
     state.round_actions = 0
-    state.peeked = [False] * n
-    for seat in range(n) if playing else ():
-        if seat not in playing:
-            state.peeked[seat] = True  # a seat sitting out has nothing to look at
     state.known = [0] * n
     state.public = 0
     state._showing = None

@@ -312,28 +312,29 @@ def set_replaces(g: State, seat: int) -> Actions:
 
 def turn_actions(g: State, p: int) -> Actions:
     """The turn player's actions now (interned: the key holds all they depend on)."""
+    # The memo is the ruleset's own (one per ruleset and table size): a key holds what the list
+    # depends on in the state, never a ruleset field.  (Conditional expressions, not bool():
+    # no call in the common case.)
     phase = g.phase
     if phase is TURN_START:
-        rules = g.rules
         discard = g.discard_pile
         key: tuple[Any, ...] = (
             TURN_START,
             p,
-            bool(g.draw_pile) or len(discard) >= 2,
-            bool(discard and (g.occ[p] or rules.return_taken_discard)),
-            rules.call_at_turn_start and g.caller < 0,
+            True if g.draw_pile else len(discard) >= 2,  # a card can be drawn
+            (g.occ[p] != () or g.rules.return_taken_discard) if discard else False,
+            g.caller < 0,  # no call yet
         )
     elif phase is HOLDING:
         pending = g.pending
-        others = tuple(g.occ) if pending else ()  # targets matter only for powers
-        key = (HOLDING, p, g.occ[p], pending, others)
+        # Targets matter only for powers.
+        key = (HOLDING, p, g.occ[p], pending, tuple(g.occ)) if pending else (HOLDING, p, g.occ[p])
     elif phase is TAKEN:
-        rules = g.rules
-        key = (TAKEN, p, g.occ[p], rules.undo_take_discard, rules.return_taken_discard)
+        key = (TAKEN, p, g.occ[p])
     elif phase is POWERS:
         key = (POWERS, p, g.pending, tuple(g.occ))
     else:
-        key = (TURN_END, p, g.rules.call_after_action and g.caller < 0)
+        key = (TURN_END, p, g.caller < 0)
     found = g._tables.lists.get(key)
     if found is None:
         made: list[Action] = []

@@ -23,10 +23,7 @@ from .results import (
 from .rules import Ruleset
 from .state import State
 
-
-def _is_moon(values: list[int]) -> bool:
-    """Two 12s and two 13s among a hand's card values (13s are the rarer: counted first)."""
-    return values.count(13) >= 2 and values.count(12) >= 2
+_LOWEST = (LOWEST,)  # a reason tuple, shared
 
 
 def _score_caller(
@@ -99,13 +96,14 @@ def score_totals(
         if rules.lowest_scores_zero:
             lowest = min(hand_totals)
             if hand_totals.count(lowest) == 1:  # the common case: one lowest, no tie to settle
-                zeroed = [hand_totals.index(lowest)]
+                p = hand_totals.index(lowest)
+                scores[p] = 0
+                reasons[p] = _LOWEST
             else:
                 tied = _seats_with(hand_totals, lowest)
-                zeroed = [caller] if rules.lowest_tie_caller_only and caller in tied else tied
-            for p in zeroed:
-                scores[p] = 0
-                reasons[p] = (LOWEST,)
+                for p in [caller] if rules.lowest_tie_caller_only and caller in tied else tied:
+                    scores[p] = 0
+                    reasons[p] = _LOWEST
         if caller >= 0:
             _score_caller(rules, hand_totals, caller, scores, reasons)
     new_totals = list(map(add, totals, scores))
@@ -123,14 +121,20 @@ def score_totals(
 def score_round(game: State, caller: int) -> RoundResult:
     rules = game.rules
     value = game._tables.values  # by card id, and 0 for an empty place (-1)
-    totals = []
-    moon = []
-    shoot = rules.shoot_the_moon
-    for p, hand in enumerate(game.hands):
-        held = list(map(value, hand))
-        totals.append(sum(held))
-        if shoot and _is_moon(held):  # an empty place's 0 is neither a 12 nor a 13
-            moon.append(p)
+    hands = game.hands
+    totals: list[int] = []
+    moon: list[int] = []
+    if rules.shoot_the_moon:
+        for hand in hands:
+            held = list(map(value, hand))
+            # Shooting the Moon: two 12s and two 13s among the hand's values (the rarer 13s
+            # counted first; an empty place's 0 is neither).
+            if held.count(13) >= 2 and held.count(12) >= 2:
+                moon.append(len(totals))
+            totals.append(sum(held))
+    else:
+        for hand in hands:
+            totals.append(sum(map(value, hand)))
     playing = game.sudden_seats() if game.sudden_death_played else ()
     if playing:
         scores, new_totals, reasons, used = score_among(
@@ -142,7 +146,7 @@ def score_round(game: State, caller: int) -> RoundResult:
         )
     return RoundResult.made(
         game.round_no,
-        tuple(map(tuple, game.hands)),
+        tuple(map(tuple, hands)),
         tuple(totals),
         tuple(scores),
         tuple(new_totals),
@@ -214,8 +218,9 @@ def match_winners(game: State) -> tuple[int, ...] | None:
 
     Also decides a sudden-death round (see :func:`match_end`).
     """
+    sudden = game.sudden_death_played
     winners, game.sudden_death_played = match_end(
-        game.rules, game.totals, game.round_no, game.sudden_death_played, game.sudden_seats()
+        game.rules, game.totals, game.round_no, sudden, game.sudden_seats() if sudden else ()
     )
     return winners
 
