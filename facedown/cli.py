@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
-    from .matches import MatchLog
-    from .paperboard import Board
-    from .server.settings import ServerSettings
+    from .records.matches import MatchLog
+    from .records.paperboard import Board
+    from .server.edge.settings import ServerSettings
 
 
 USAGE = "Facedown: the face-down memory card games Boyo, Cabo, Kivo and Kaboom."
@@ -277,7 +277,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     import shutil
 
-    from .terminal import play
+    from .terminal.terminal import play
 
     return play(
         args.preset,
@@ -297,7 +297,7 @@ def _levels() -> list[str]:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    from .docs import GENERATED
+    from .devtools.docs import GENERATED
 
     root = Path(args.root)
     stale = []
@@ -345,13 +345,13 @@ def _serve_refusal(args: argparse.Namespace, settings: ServerSettings) -> str | 
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from .server.addresses import LOOPBACK, ClientLimits, proxy_networks
     from .server.app import create_app
-    from .server.context import TableConfig
-    from .server.logs import log_config
-    from .server.ownership import Rebalance
-    from .server.serving import log_slow_collections, max_connections, uvicorn_config
-    from .server.settings import ServerSettings
+    from .server.base.addresses import LOOPBACK, ClientLimits, proxy_networks
+    from .server.base.logs import log_config
+    from .server.cluster.ownership import Rebalance
+    from .server.edge.serving import log_slow_collections, max_connections, uvicorn_config
+    from .server.edge.settings import ServerSettings
+    from .server.play.context import TableConfig
     from .store.base import StoreError
     from .store.database import check_database
 
@@ -415,7 +415,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         f"at most {max_connections(settings)} connections; {where})",
         flush=True,
     )
-    # The limits and timeouts of the open network: server/serving.py and docs/server.md.
+    # The limits and timeouts of the open network: server/edge/serving.py and docs/server.md.
     config = uvicorn_config(
         app,
         settings,
@@ -500,7 +500,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 def _names(text: str) -> list[str]:
     from .engine import MAX_PLAYERS, MIN_PLAYERS
-    from .server.text import NAME_LENGTH, clean
+    from .server.base.text import NAME_LENGTH, clean
 
     try:
         names = [clean(name, NAME_LENGTH) for name in text.split(",")]
@@ -524,7 +524,7 @@ def _points(text: str) -> list[int]:
 def _new_board(args: argparse.Namespace) -> tuple[Board, dict[str, Any]]:
     """A new evening's board from the arguments, and its ruleset options."""
     from .engine import RulesetError, TallyError
-    from .paperboard import Board
+    from .records.paperboard import Board
 
     names = _names(args.players)
     options: dict[str, Any] = {}
@@ -542,7 +542,7 @@ def _new_board(args: argparse.Namespace) -> tuple[Board, dict[str, Any]]:
 
 
 def cmd_scoreboard(args: argparse.Namespace) -> int:
-    from .scoresheet import default_save_path, load_evening, run, unfinished
+    from .records.scoresheet import default_save_path, load_evening, run, unfinished
 
     save = Path(args.save) if args.save else default_save_path()
     if args.csv is not None:
@@ -588,7 +588,7 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    from .server.settings import ServerSettings
+    from .server.edge.settings import ServerSettings
     from .store.backup import backup_sqlite
     from .store.base import StoreError
 
@@ -612,8 +612,8 @@ def _stored_match(args: argparse.Namespace, match_id: str) -> MatchLog:
     import asyncio
 
     from .engine import Ruleset
-    from .matches import split_log
-    from .replay import parse_match_id
+    from .records.matches import split_log
+    from .records.replay import parse_match_id
     from .store.base import StoreError
     from .store.sql import open_store
 
@@ -649,7 +649,7 @@ def _stored_match(args: argparse.Namespace, match_id: str) -> MatchLog:
 
 
 def _load_file(path: Path) -> MatchLog:
-    from .replay import load_export
+    from .records.replay import load_export
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -663,8 +663,8 @@ def _load_file(path: Path) -> MatchLog:
 def cmd_replay(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from .replay import Replay, ReplayError, export
-    from .replay_text import print_replay
+    from .records.replay import Replay, ReplayError, export
+    from .records.replay_text import print_replay
 
     try:
         target = Path(args.match)

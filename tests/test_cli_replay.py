@@ -12,7 +12,7 @@ import pytest
 
 from facedown.cli import main
 from facedown.engine import Action, Game, make_ruleset
-from facedown.matches import ONE_WAY, SEEDING, match_seed
+from facedown.records.matches import ONE_WAY, SEEDING, match_seed
 from facedown.store import LogEntry, SeatRecord, TableRecord
 from facedown.store.sql import open_store
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from facedown.playthrough import GOLDENS, playthrough
+from facedown.devtools.playthrough import GOLDENS, playthrough
 
 HERE = Path(__file__).resolve().parent / "goldens"
 

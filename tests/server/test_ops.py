@@ -20,8 +20,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from facedown.server.logs import JsonFormatter
-from facedown.server.settings import ServerSettings
+from facedown.server.base.logs import JsonFormatter
+from facedown.server.edge.settings import ServerSettings
 from facedown.store import MemoryStore
 from facedown.store.base import StoreError
 from facedown.store.database import make_engine
