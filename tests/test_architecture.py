@@ -24,12 +24,12 @@ ENGINE = PACKAGE / "engine"
 PUBLIC_ENGINE_MODULES = {"actions", "cards", "errors", "phases", "presets", "rules"}
 
 # The players of a table: each asks the engine's arbiter who acts, and works out nothing itself.
-TERMINAL = sorted((PACKAGE / "terminal").glob("*.py"))
+TERMINAL = sorted(p for p in (PACKAGE / "terminal").glob("*.py") if p.name != "__init__.py")
 PLAYERS = [
     PACKAGE / "bots" / "driver.py",
     *TERMINAL,
     *sorted((PACKAGE / "rl").glob("*.py")),
-    *sorted((PACKAGE / "server").rglob("*.py")),
+    *sorted(p for p in (PACKAGE / "server").rglob("*.py") if p.name != "__init__.py"),
 ]
 ASKS_THE_ARBITER = [
     PACKAGE / "bots" / "driver.py",
