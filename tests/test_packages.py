@@ -163,3 +163,24 @@ def test_each_folder_is_a_package_that_says_what_it_is(folder: Path) -> None:
     assert init.is_file(), f"{folder.relative_to(ROOT)} has no __init__.py"
     doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
     assert doc, f"{init.relative_to(ROOT)} says nothing of what it is for"
+
+
+def test_the_homes_of_the_former_loose_modules_keep_their_place() -> None:
+    # records/ is built on the engine alone; nothing but the command line imports the terminal
+    # game or the developers' tools (devtools/ writes the web client's types from the server's
+    # messages: it stands above the server, never under it).
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).parts
+        for module, line in imports(path):
+            where = f"{path.relative_to(ROOT)}:{line}"
+            top = module.split(".")[1] if module.startswith("facedown.") else None
+            if rel[0] == "records" and top not in (None, "engine", "records"):
+                found.append(f"{where}: records imports {module}")
+            if top in ("devtools", "terminal", "cli") and rel[0] not in (
+                top,
+                "cli.py",
+                "__main__.py",
+            ):
+                found.append(f"{where}: imports {module}")
+    assert not found, "\n".join(found)
