@@ -15,6 +15,6 @@ allowed arrows is in tests/test_packages.py):
   pass-and-play, mail links, the operator's endpoints).
 
 ``app`` (:func:`app.create_app`) sits above them all and wires them together; no package
-imports it.  The command line starts the server through ``app``, ``edge.settings`` and
-``edge.serving``.
+imports it.  The command line (``facedown serve``) builds the app with ``app.create_app`` and
+``edge.settings.ServerSettings``, and runs it under uvicorn with ``edge.serving``.
 """
