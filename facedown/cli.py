@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
-    from .matches import MatchLog
-    from .paperboard import Board
-    from .server.settings import ServerSettings
+    from .records.matches import MatchLog
+    from .records.paperboard import Board
+    from .server.edge.settings import ServerSettings
 
 
 USAGE = "Facedown: the face-down memory card games Boyo, Cabo, Kivo and Kaboom."
@@ -107,13 +107,13 @@ class _Choices:
 
 
 def _log_formats() -> Sequence[str]:
-    from .server.logs import LOG_FORMATS
+    from .server.base.logs import LOG_FORMATS
 
     return LOG_FORMATS
 
 
 def _securities() -> Sequence[str]:
-    from .server.mail import SECURITIES
+    from .server.accounts.mail import SECURITIES
 
     return SECURITIES
 
@@ -304,7 +304,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     import shutil
 
-    from .terminal import play
+    from .terminal.terminal import play
 
     return play(
         args.preset,
@@ -324,7 +324,7 @@ def _levels() -> list[str]:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    from .docs import GENERATED
+    from .devtools.docs import GENERATED
 
     root = Path(args.root)
     stale = []
@@ -372,14 +372,15 @@ def _serve_refusal(args: argparse.Namespace, settings: ServerSettings) -> str | 
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from .server.addresses import LOOPBACK, ClientLimits, proxy_networks
     from .server.app import create_app
-    from .server.context import TableConfig
-    from .server.logs import log_config
-    from .server.ownership import Rebalance
-    from .server.serving import log_slow_collections, max_connections, uvicorn_config
-    from .server.settings import ServerSettings
-    from .store import StoreError, check_database
+    from .server.base.addresses import LOOPBACK, ClientLimits, proxy_networks
+    from .server.base.logs import log_config
+    from .server.cluster.ownership import Rebalance
+    from .server.edge.serving import log_slow_collections, max_connections, uvicorn_config
+    from .server.edge.settings import ServerSettings
+    from .server.play.context import TableConfig
+    from .store import StoreError
+    from .store.database import check_database
 
     _check_serve(Path(args.data), args.database_url)
     try:
@@ -441,7 +442,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         f"at most {max_connections(settings)} connections; {where})",
         flush=True,
     )
-    # The limits and timeouts of the open network: server/serving.py and docs/server.md.
+    # The limits and timeouts of the open network: server/edge/serving.py and docs/server.md.
     config = uvicorn_config(
         app,
         settings,
@@ -526,7 +527,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 def _names(text: str) -> list[str]:
     from .engine import MAX_PLAYERS, MIN_PLAYERS
-    from .server.text import NAME_LENGTH, clean
+    from .server.base.text import NAME_LENGTH, clean
 
     try:
         names = [clean(name, NAME_LENGTH) for name in text.split(",")]
@@ -550,7 +551,7 @@ def _points(text: str) -> list[int]:
 def _new_board(args: argparse.Namespace) -> tuple[Board, dict[str, Any]]:
     """A new evening's board from the arguments, and its ruleset options."""
     from .engine import RulesetError, TallyError
-    from .paperboard import Board
+    from .records.paperboard import Board
 
     names = _names(args.players)
     options: dict[str, Any] = {}
@@ -568,7 +569,7 @@ def _new_board(args: argparse.Namespace) -> tuple[Board, dict[str, Any]]:
 
 
 def cmd_scoreboard(args: argparse.Namespace) -> int:
-    from .scoresheet import default_save_path, load_evening, run, unfinished
+    from .records.scoresheet import default_save_path, load_evening, run, unfinished
 
     save = Path(args.save) if args.save else default_save_path()
     if args.csv is not None:
@@ -613,8 +614,9 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    from .server.settings import ServerSettings
-    from .store import StoreError, backup_sqlite
+    from .server.edge.settings import ServerSettings
+    from .store import StoreError
+    from .store.backup import backup_sqlite
 
     _existing_folder(Path(args.dest), "the copy")
     settings = ServerSettings(data_dir=Path(args.data), database_url=args.database_url)
@@ -636,9 +638,10 @@ def _stored_match(args: argparse.Namespace, match_id: str) -> MatchLog:
     import asyncio
 
     from .engine import Ruleset
-    from .matches import split_log
-    from .replay import parse_match_id
-    from .store import StoreError, open_store
+    from .records.matches import split_log
+    from .records.replay import parse_match_id
+    from .store import StoreError
+    from .store.sql import open_store
 
     table_id, match_no = parse_match_id(match_id)
     url = args.database_url
@@ -672,7 +675,7 @@ def _stored_match(args: argparse.Namespace, match_id: str) -> MatchLog:
 
 
 def _load_file(path: Path) -> MatchLog:
-    from .replay import load_export
+    from .records.replay import load_export
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -686,8 +689,8 @@ def _load_file(path: Path) -> MatchLog:
 def cmd_replay(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from .replay import Replay, ReplayError, export
-    from .replay_text import print_replay
+    from .records.replay import Replay, ReplayError, export
+    from .records.replay_text import print_replay
 
     try:
         target = Path(args.match)
