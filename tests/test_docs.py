@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from facedown.docs import GENERATED
+from facedown.devtools.docs import GENERATED
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -30,7 +30,7 @@ A command module looks like this (``common.Command``)::
 
 
     def run(args: argparse.Namespace) -> int:  # the exit status
-        from ..terminal import play  # the heavy imports here, never at the top
+        from ..terminal.terminal import play  # the heavy imports here, never at the top
 
         return play(...)
 

@@ -26,8 +26,9 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..server.settings import ServerSettings
-    from ..store import StoreError, backup_sqlite
+    from ..server.edge.settings import ServerSettings
+    from ..store import StoreError
+    from ..store.backup import backup_sqlite
 
     existing_folder(Path(args.dest), "the copy")
     settings = ServerSettings(data_dir=Path(args.data), database_url=args.database_url)

@@ -29,7 +29,7 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..docs import GENERATED
+    from ..devtools.docs import GENERATED
 
     root = Path(args.root)
     stale = []

@@ -46,7 +46,7 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     import shutil
 
-    from ..terminal import play
+    from ..terminal.terminal import play
 
     return play(
         args.preset,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .common import CommandError, command_parser, count
 
 if TYPE_CHECKING:
-    from ..matches import MatchLog
+    from ..records.matches import MatchLog
     from .common import Subparsers
 
 NAME = "replay"
@@ -37,9 +37,10 @@ def _stored_match(args: argparse.Namespace, match_id: str) -> MatchLog:
     import asyncio
 
     from ..engine import Ruleset
-    from ..matches import split_log
-    from ..replay import parse_match_id
-    from ..store import StoreError, open_store
+    from ..records.matches import split_log
+    from ..records.replay import parse_match_id
+    from ..store import StoreError
+    from ..store.sql import open_store
 
     table_id, match_no = parse_match_id(match_id)
     url = args.database_url
@@ -73,7 +74,7 @@ def _stored_match(args: argparse.Namespace, match_id: str) -> MatchLog:
 
 
 def _load_file(path: Path) -> MatchLog:
-    from ..replay import load_export
+    from ..records.replay import load_export
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -87,8 +88,8 @@ def _load_file(path: Path) -> MatchLog:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from ..replay import Replay, ReplayError, export
-    from ..replay_text import print_replay
+    from ..records.replay import Replay, ReplayError, export
+    from ..records.replay_text import print_replay
 
     try:
         target = Path(args.match)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .common import PRESET_NAMES, CommandError, command_parser, count, existing_folder, writable
 
 if TYPE_CHECKING:
-    from ..paperboard import Board
+    from ..records.paperboard import Board
     from .common import Subparsers
 
 NAME = "scoreboard"
@@ -56,7 +56,7 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
 
 def _names(text: str) -> list[str]:
     from ..engine import MAX_PLAYERS, MIN_PLAYERS
-    from ..server.text import NAME_LENGTH, clean
+    from ..server.base.text import NAME_LENGTH, clean
 
     try:
         names = [clean(name, NAME_LENGTH) for name in text.split(",")]
@@ -80,7 +80,7 @@ def _points(text: str) -> list[int]:
 def _new_board(args: argparse.Namespace) -> tuple[Board, dict[str, Any]]:
     """A new evening's board from the arguments, and its ruleset options."""
     from ..engine import RulesetError, TallyError
-    from ..paperboard import Board
+    from ..records.paperboard import Board
 
     names = _names(args.players)
     options: dict[str, Any] = {}
@@ -98,8 +98,8 @@ def _new_board(args: argparse.Namespace) -> tuple[Board, dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..scoresheet import default_save_path, load_evening, unfinished
-    from ..scoresheet import run as score_evening
+    from ..records.scoresheet import default_save_path, load_evening, unfinished
+    from ..records.scoresheet import run as score_evening
 
     save = Path(args.save) if args.save else default_save_path()
     if args.csv is not None:

@@ -23,7 +23,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from ..server.settings import ServerSettings
+    from ..server.edge.settings import ServerSettings
     from .common import Subparsers
 
 NAME = "serve"
@@ -32,13 +32,13 @@ EXAMPLE = "facedown serve --port 8000"
 
 
 def _log_formats() -> Sequence[str]:
-    from ..server.logs import LOG_FORMATS
+    from ..server.base.logs import LOG_FORMATS
 
     return LOG_FORMATS
 
 
 def _securities() -> Sequence[str]:
-    from ..server.mail import SECURITIES
+    from ..server.accounts.mail import SECURITIES
 
     return SECURITIES
 
@@ -273,14 +273,15 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from ..server.addresses import LOOPBACK, ClientLimits, proxy_networks
     from ..server.app import create_app
-    from ..server.context import TableConfig
-    from ..server.logs import log_config
-    from ..server.ownership import Rebalance
-    from ..server.serving import log_slow_collections, max_connections, uvicorn_config
-    from ..server.settings import ServerSettings
-    from ..store import StoreError, check_database
+    from ..server.base.addresses import LOOPBACK, ClientLimits, proxy_networks
+    from ..server.base.logs import log_config
+    from ..server.cluster.ownership import Rebalance
+    from ..server.edge.serving import log_slow_collections, max_connections, uvicorn_config
+    from ..server.edge.settings import ServerSettings
+    from ..server.play.context import TableConfig
+    from ..store import StoreError
+    from ..store.database import check_database
 
     _check_serve(Path(args.data), args.database_url)
     try:
@@ -342,7 +343,7 @@ def run(args: argparse.Namespace) -> int:
         f"at most {max_connections(settings)} connections; {where})",
         flush=True,
     )
-    # The limits and timeouts of the open network: server/serving.py and docs/server.md.
+    # The limits and timeouts of the open network: server/edge/serving.py and docs/server.md.
     config = uvicorn_config(
         app,
         settings,

@@ -18,16 +18,16 @@ import pytest
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from facedown.cli import build_parser
-from facedown.server.addresses import ClientLimits
-from facedown.server.addresses import network_of as peer_key
 from facedown.server.app import create_app
-from facedown.server.serving import (
+from facedown.server.base.addresses import ClientLimits
+from facedown.server.base.addresses import network_of as peer_key
+from facedown.server.edge.serving import (
     OncePerInterval,
     PeerConnections,
     max_connections,
     uvicorn_config,
 )
-from facedown.server.settings import ServerSettings
+from facedown.server.edge.settings import ServerSettings
 from facedown.store import MemoryStore
 
 from .harness import RunningServer, client, create_table, on_loop, run_server
