@@ -179,7 +179,7 @@ def test_the_homes_of_the_former_loose_modules_keep_their_place() -> None:
                 found.append(f"{where}: records imports {module}")
             if top in ("devtools", "terminal", "cli") and rel[0] not in (
                 top,
-                "cli.py",
+                "cli",  # the command line, a package of one module per command
                 "__main__.py",
             ):
                 found.append(f"{where}: imports {module}")
