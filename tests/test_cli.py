@@ -287,6 +287,7 @@ def test_help_says_what_each_command_is_for_with_defaults_and_examples(
     for name, command in commands.items():
         text = " ".join(command.format_help().split())
         assert "Example:" in text, name
+        assert "%%" not in text, name  # a percent sign doubled for argparse shows as one
         for action in command._actions:
             if not action.option_strings or action.dest == "help" or action.required:
                 continue

@@ -69,11 +69,14 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 def command_parser(
     sub: Subparsers, name: str, summary: str, example: str
 ) -> argparse.ArgumentParser:
-    """The parser of command ``name``: what it is for, and its example."""
+    """The parser of command ``name``: what it is for, and its example.  ``summary`` is written
+    for the commands list, where argparse %-formats it (a percent sign as ``%%``); the
+    description is printed as it is."""
+    text = summary.replace("%%", "%")
     return sub.add_parser(
         name,
         help=summary,
-        description=f"{summary[0].upper()}{summary[1:]}.",
+        description=f"{text[0].upper()}{text[1:]}.",
         epilog=f"Example:\n  {example}",
         formatter_class=HelpFormatter,
     )
