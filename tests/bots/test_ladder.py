@@ -93,6 +93,60 @@ def test_a_step_holds_only_when_the_upper_level_wins_more_and_scores_lower() -> 
     assert "wins no more" in ladder.row(step(0.45, -0.2))
 
 
+def test_the_match_ladder_counts_whole_matches_as_the_engine_ends_them() -> None:
+    ladder = _benchmark("ladder")
+    step = ladder.measure_matches("cabo", 2, "easy", "random", 9, seed=3, jobs=1)
+    assert step.matches == 8  # whole deals: each played once from each seat
+    # The same tournament, read here game by game: the step's figures are its bookkeeping.
+    config = SimConfig("cabo", 2, ("easy", "random"), 8, seed=3, unit="match", duplicate=True)
+    games = run(config)
+    shares = []
+    for game in games:
+        totals = [s.total for s in game.seats]
+        assert max(totals) > 100  # a cabo match ends when a total passes 100
+        assert game.winners == tuple(s for s in range(2) if totals[s] == min(totals))
+        shares.append(sum(s.share for s in game.seats if s.bot == "easy"))
+    assert (step.won, step.shared, step.lost) == (
+        shares.count(1.0),
+        sum(0 < v < 1 for v in shares),
+        shares.count(0.0),
+    )
+    assert step.share == pytest.approx(sum(shares) / 8)
+    assert step.rounds == pytest.approx(sum(g.rounds for g in games) / 8)
+    assert step.rounds > 1
+    # Wilson's interval with the deal as the trial: four deals here.
+    assert (step.low, step.high) == pytest.approx(wilson(step.share * 4, 4))
+    line = ladder.match_row(step)
+    assert "| cabo | a total past 100 | 2 | easy > random | 8 |" in line
+    assert f"{step.won} / {step.shared} / {step.lost}" in line
+    assert line.count("|") == ladder.MATCH_HEADER.splitlines()[0].count("|")
+
+
+def test_the_match_ladder_plays_duplicate_matches_and_kivo_for_three_rounds() -> None:
+    ladder = _benchmark("ladder")
+    alike = ("tests.sim.sample_bots:Steady", "tests.sim.sample_bots:SteadyToo")
+    even = ladder.measure_matches("kivo", 4, *alike, 8, seed=5, jobs=1)
+    assert even.rounds == 3.0
+    # Two sides that play alike meet the same cards from every seat: every deal comes out even.
+    assert even.share == 0.5
+    assert even.won == even.lost
+    assert even.low < 0.5 < even.high
+    assert not even.holds
+    assert ladder.match_length("kivo") == ladder.match_length("boyo") == "3 rounds"
+    assert ladder.match_length("kaboom") == "a total past 100"
+
+
+def test_the_match_ladder_runs_from_the_command_line(tmp_path: Path) -> None:
+    ladder = _benchmark("ladder")
+    out = tmp_path / "matches.md"
+    argv = ["--matches", "4", "--presets", "kivo", "--players", "2", "--steps", "easy"]
+    ladder.main([*argv, "--jobs", "1", "--markdown", str(out)])
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[:2] == ladder.MATCH_HEADER.splitlines()
+    assert lines[2].startswith("| kivo | 3 rounds | 2 | easy > random | 4 |")
+    assert lines[-1].endswith("steps hold (expert: `expert(budget_ms=0, iterations=24)`, seed 1).")
+
+
 def test_the_sampler_bias_benchmark_compares_sampled_and_real_opponent_hands() -> None:
     errors = _benchmark("sampler_bias").errors_by_turn("kivo", 3, rounds=3, samples=4, seed=2)
     assert errors
