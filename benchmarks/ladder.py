@@ -28,10 +28,10 @@ seed and its round number, so on duplicate deals the matches of one deal meet th
 round by round, each side from every seat.  A match's winners are the engine's (the lowest
 total; a tie shares the win, as every preset's text says); the upper level's share of a match
 is the part of the win its seats took.  The step holds when the 95% interval of that share
-lies above 50%: Wilson's, with the deal as the trial and its mean share as its success (a
-share lies in [0, 1], so its variance is at most p(1 - p): the interval is conservative, and
-it does not shrink to a point when one side wins every match).  The mean match length in
-rounds is reported with it.
+lies above 50%: as in the round ladder, the normal interval over deals of each deal's mean
+share; when every deal comes out the same (one side wins every match) that interval shrinks
+to a point, and Wilson's is given instead, with the deal as the trial.  The mean match length
+in rounds is reported with it.
 
     .venv/bin/python -m benchmarks.ladder --matches --jobs 2
 """
@@ -227,9 +227,9 @@ def measure_matches(
         return sum(s.share for s in game.seats if s.bot == up)
 
     shares = [upper_share(g) for g in results]
-    # One trial per deal (the matches of one duplicate deal are not independent).
+    # The deal is the unit (the matches of one duplicate deal are not independent).
     means = deal_means(config, results, upper_share)
-    low, high = wilson(sum(means), len(means))
+    low, high = share_interval(means)
     return MatchStep(
         preset,
         players,
@@ -245,6 +245,16 @@ def measure_matches(
         sum(g.rounds for g in results) / matches,
         seconds,
     )
+
+
+def share_interval(means: list[float]) -> tuple[float, float]:
+    """The 95% interval of the mean of the deals' mean shares: the normal one, within [0, 1];
+    Wilson's, a deal counting as one trial, when all the deals came out the same (the normal
+    one is then a point, however few the deals)."""
+    if len(means) > 1 and min(means) < max(means):
+        _, low, high = mean_interval(means)
+        return max(0.0, low), min(1.0, high)
+    return wilson(sum(means), len(means))
 
 
 def match_row(step: MatchStep) -> str:

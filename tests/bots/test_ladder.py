@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from facedown.sim import SimConfig, run, wilson
+from facedown.sim import SimConfig, mean_interval, run, wilson
 
 STEPS = [("easy", "random"), ("medium", "easy"), ("hard", "medium")]
 
@@ -106,6 +106,7 @@ def test_the_match_ladder_counts_whole_matches_as_the_engine_ends_them() -> None
         assert max(totals) > 100  # a cabo match ends when a total passes 100
         assert game.winners == tuple(s for s in range(2) if totals[s] == min(totals))
         shares.append(sum(s.share for s in game.seats if s.bot == "easy"))
+    deal_shares = [(shares[k] + shares[k + 1]) / 2 for k in range(0, 8, 2)]
     assert (step.won, step.shared, step.lost) == (
         shares.count(1.0),
         sum(0 < v < 1 for v in shares),
@@ -114,12 +115,24 @@ def test_the_match_ladder_counts_whole_matches_as_the_engine_ends_them() -> None
     assert step.share == pytest.approx(sum(shares) / 8)
     assert step.rounds == pytest.approx(sum(g.rounds for g in games) / 8)
     assert step.rounds > 1
-    # Wilson's interval with the deal as the trial: four deals here.
-    assert (step.low, step.high) == pytest.approx(wilson(step.share * 4, 4))
+    # The interval takes the deal as its unit: four deals here.
+    assert (step.low, step.high) == pytest.approx(ladder.share_interval(deal_shares))
     line = ladder.match_row(step)
     assert "| cabo | a total past 100 | 2 | easy > random | 8 |" in line
     assert f"{step.won} / {step.shared} / {step.lost}" in line
     assert line.count("|") == ladder.MATCH_HEADER.splitlines()[0].count("|")
+
+
+def test_the_match_share_interval_is_normal_over_deals_and_wilson_when_all_alike() -> None:
+    ladder = _benchmark("ladder")
+    means = [1.0, 0.5, 0.75, 1.0, 0.25, 1.0]
+    _, low, high = mean_interval(means)
+    assert ladder.share_interval(means) == pytest.approx((low, min(1.0, high)))
+    assert high > 1.0  # clipped to a share
+    # One side won every match: the normal interval would be the point 100%.
+    assert ladder.share_interval([1.0] * 6) == wilson(6, 6)
+    low, high = ladder.share_interval([1.0] * 6)
+    assert 0.5 < low < high == 1.0
 
 
 def test_the_match_ladder_plays_duplicate_matches_and_kivo_for_three_rounds() -> None:
