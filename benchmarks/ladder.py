@@ -161,7 +161,7 @@ HEADER = (
 )
 
 
-DEFAULT_MATCHES = 200  # matches per step of the heuristic levels: the default run's size
+DEFAULT_MATCHES = 100  # matches per step of the heuristic levels: the default run, ~10 minutes
 DEFAULT_EXPERT_MATCHES = 8  # the expert's steps (it searches: a match takes seconds to minutes)
 MATCH_STEPS = "easy,medium,hard"  # the expert's steps only when --steps names them
 
