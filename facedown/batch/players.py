@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .deal import _bit
 from .jit import F64, I8, I64, U64, inline, kernel
-from .kernels import _bit, actor_of, needs_keys, step_one, window_offset
+from .kernels import actor_of, needs_keys, step_one, window_offset
 from .layout import (
     ERROR,
     HAND_TOTALS,
