@@ -37,6 +37,7 @@ from .layout import (
     NDISC,
     PENDING,
     PHASE,
+    PLAYED,
     POWERS,
     RANK,
     ROUND_CALLER,
@@ -286,13 +287,17 @@ def play_lineup(
     """Up to ``steps`` decisions in each game of ``live``, one game after the other: seat ``p``
     of game ``g`` plays batch-easy where ``easy[g, p]``, else batch-random (``call``, ``tap``);
     each round's result is added to ``tally`` as it ends and ``progress`` says which games are
-    over and how many rounds each played.  A game stops early when it is over or needs keys
-    (listed in ``todo``).  Returns how many games need keys and how many decisions were made."""
+    over and how many rounds each played; ``ROUND_ENDED`` and ``MATCH_ENDED`` say whether one
+    ended during the call (as in ``legal.play_random``).  A game stops early when it is over or
+    needs keys (listed in ``todo``).  Returns how many games need keys and how many decisions
+    were made."""
     np.random.seed(seed)
     count = 0
     made = 0
     for i in range(live.size):
         g = live[i]
+        Z[g, ROUND_ENDED] = 0
+        Z[g, MATCH_ENDED] = 0
         for _ in range(steps):
             p = actor_of(Z, S, hands, R, g)
             if p < 0 or progress[g, DONE]:
@@ -304,11 +309,10 @@ def play_lineup(
                 )  # fmt: skip
             else:
                 a = choose(Z, S, hands, R, T, CS, g, buf, occ, call, tap)
-            Z[g, ROUND_ENDED] = 0
-            Z[g, MATCH_ENDED] = 0
+            played = Z[g, PLAYED]
             step_one(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, a)
             made += 1
-            over = Z[g, ROUND_ENDED] != 0 and _tally(Z, S, R, tally, progress, g, per_round)
+            over = Z[g, PLAYED] != played and _tally(Z, S, R, tally, progress, g, per_round)
             if (needs_keys(Z, R, g) and not over) or Z[g, ERROR]:
                 todo[count] = g
                 count += 1

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from facedown.batch import tournament
+from facedown.batch import Batch, tournament
+from facedown.batch.players import TALLY_FIELDS, play_lineup
+from facedown.batch.policies import EasyPlayer, RandomPlayer
 from facedown.batch.tournament import BATCH_PLAYERS, play_batch
 from facedown.bots.registry import LEVELS
 from facedown.cli import main
+from facedown.engine import make_ruleset
 from facedown.sim import SimConfig, derive_seed, standings
 
 # The batch players tested to make the same decisions as the bot level of the same name (a
@@ -103,3 +107,48 @@ def test_batch_easy_beats_batch_random_in_a_tournament() -> None:
     config = SimConfig("cabo", 4, ("batch-easy", "batch-random"), games=400, seed=2)
     rows = {row.bot: row for row in standings(play_batch(config))}
     assert rows["batch-easy"].win_rate > 3 * rows["batch-random"].win_rate
+
+
+@pytest.mark.parametrize(("preset", "easy"), [("cabo", True), ("boyo", False), ("kaboom", True)])
+def test_the_tournament_loop_is_the_player_the_step_and_the_tally(preset: str, easy: bool) -> None:
+    # One decision per game and call, every seat batch-easy (or batch-random): the same draws
+    # in the same order as the compiled player's actions then the step, so the two batches
+    # stay equal, and the loop's tally is the rounds' results added up from the stepped batch.
+    rules = make_ruleset(preset)
+    one, two = Batch(rules, 2, 24), Batch(rules, 2, 24)
+    player = EasyPlayer(two) if easy else RandomPlayer(two)
+    seats = np.full((24, 2), int(easy), dtype=np.int64)
+    tally = np.zeros((24, TALLY_FIELDS, 2), dtype=np.int64)
+    progress = np.zeros((24, 2), dtype=np.int64)
+    want = np.zeros_like(tally)
+    rounds = np.zeros(24, dtype=np.int64)
+    buf, occ = one._scratch
+    for k in range(3000):
+        if one.over.all():
+            break
+        seed = int(np.random.default_rng(k).integers(2**31))
+        count, _ = play_lineup(
+            *one._state, one.deck_table, one.codes.table, one.tables, one.codes.slots, buf, occ,
+            seats, np.arange(24), seed, 0.05, 0.05, 3, 8, 0.02, 1, False, tally, progress,
+            one._todo,
+        )  # fmt: skip
+        if count:
+            one._refill(one._todo[:count])
+        two.step(player(np.random.default_rng(k)), check=False)
+        assert (one.Z == two.Z).all(), (k, np.argwhere(one.Z != two.Z)[:5].tolist())
+        assert (one.hands == two.hands).all()
+        assert (one.known_bits == two.known_bits).all()
+        ended = two.round_ended
+        want[ended, 0] += two.round_scores[ended]
+        want[ended, 1] += two.hand_totals[ended]
+        for g in np.flatnonzero(ended & (two.round_caller >= 0)):
+            want[g, 2, two.round_caller[g]] += 1
+        rounds += ended
+        over = two.match_ended
+        want[over, 3] = two.totals[over]
+        want[over, 4] = two.winners[over]
+    assert one.over.all()
+    assert (progress[:, 0] == 1).all()
+    assert (progress[:, 1] == rounds).all()
+    assert (tally == want).all()
+    assert rounds.sum() > 24
