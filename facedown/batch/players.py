@@ -95,7 +95,7 @@ def _first_power(C: I64, T: Tables, buf: I64, count: int, first_unknown: int) ->
     return int(T.simple[K_SKIP])
 
 
-@inline
+@kernel  # called, not inlined: inlined in both loops it tripled the cold compile's time
 def easy_choice(  # noqa: C901 - one branch per phase, as easy_actions' overrides
     Z: I64,
     S: I64,
