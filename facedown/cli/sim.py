@@ -25,10 +25,11 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
     p.add_argument("--players", type=seats, default=4, help="seats (2 to 8)")
     p.add_argument(
         "--bots",
-        default="random",
+        default=None,
         help="comma-separated bots, one per seat (repeated to fill the table): a level "
         "(random, easy, medium, hard, expert) with options in brackets if wanted, e.g. "
-        "'expert(budget_ms=20)', module:Class, or cmd:COMMAND",
+        "'expert(budget_ms=20)', module:Class, or cmd:COMMAND; with --batch the batch's "
+        "players batch-random and batch-easy (default: random; batch-random with --batch)",
     )
     p.add_argument("--games", type=count(1), default=100, help="matches (or rounds) to play")
     p.add_argument("--jobs", type=count(1), default=1, help="processes to play on")
@@ -50,8 +51,8 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--batch",
         action="store_true",
-        help="play on the vectorised batch (facedown.batch): its random and easy players, "
-        "every preset (TAP windows as docs/batch.md says)",
+        help="play on the vectorised batch (facedown.batch): its own players batch-random and "
+        "batch-easy (not the bot levels), every preset (TAP windows as docs/batch.md says)",
     )
     return p
 
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: --options is not JSON: {e}", file=sys.stderr)
         return 2
     try:
-        bots = split_bots(args.bots)
+        bots = split_bots(args.bots or ("batch-random" if args.batch else "random"))
     except SimError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         if args.batch:
             from ..batch.tournament import play_batch
 
-            results = play_batch(config)
+            results = play_batch(config, progress=ProgressBar(args.games) if show else None)
         else:
             results = play_games(
                 config, jobs=args.jobs, progress=ProgressBar(args.games) if show else None
