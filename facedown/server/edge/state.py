@@ -12,6 +12,7 @@ from ..base.errors import TableError
 from ..base.metrics import Metrics
 from ..play.lobby import Elsewhere, Lobby
 from ..play.table import Table
+from ..transport.protocol import TableInfo
 from .settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -94,19 +95,20 @@ class ServerState:
                 lookups.charge(address)
             raise
 
-    async def table_info(self, table: AnyTable) -> tuple[dict[str, Any], int]:
+    async def table_info(self, table: AnyTable) -> tuple[TableInfo, int]:
         """The table's public facts and its match number, from its owner."""
         if isinstance(table, Table):
-            return table.table_info(), table.match_no
+            return TableInfo.model_validate(table.table_info()), table.match_no
         result = await self._relays().call(table, "info")
-        return result["info"], int(result["match"])
+        return TableInfo.model_validate(result["info"]), int(result["match"])
 
-    async def join(self, table: AnyTable, player_id: str, name: str) -> tuple[int, dict[str, Any]]:
+    async def join(self, table: AnyTable, player_id: str, name: str) -> tuple[int, TableInfo]:
         """Seat a player at the table, wherever it is owned: the seat and the table's facts."""
         if isinstance(table, Table):
-            return await table.join(player_id, name), table.table_info()
+            seat = await table.join(player_id, name)
+            return seat, TableInfo.model_validate(table.table_info())
         result = await self._relays().call(table, "join", player_id=player_id, name=name)
-        return int(result["seat"]), result["info"]
+        return int(result["seat"]), TableInfo.model_validate(result["info"])
 
     def _relays(self) -> Relaying:
         if self.relays is None:  # never: only a cluster has tables elsewhere
