@@ -21,8 +21,7 @@ from .accounts.mail import Mailer
 from .accounts.notify import Notifier
 from .accounts.passwords import Passwords
 from .accounts.postbox import Postbox
-from .api import tables
-from .api.account_routes import account_routes
+from .api import account_routes, tables
 from .api.games import games_routes
 from .api.mail_routes import mail_routes
 from .api.ops import ops_routes
@@ -170,7 +169,7 @@ def create_app(
     ops_routes(app, state)
     app.include_router(tables.router)
     passplay_routes(app, state)
-    account_routes(app, state)
+    app.include_router(account_routes.router)
     mail_routes(app, state)
     ranked_routes(app, state)
     games_routes(app, state)
