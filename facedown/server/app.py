@@ -21,9 +21,8 @@ from .accounts.mail import Mailer
 from .accounts.notify import Notifier
 from .accounts.passwords import Passwords
 from .accounts.postbox import Postbox
-from .api import account_routes, tables
+from .api import account_routes, mail_routes, tables
 from .api.games import games_routes
-from .api.mail_routes import mail_routes
 from .api.ops import ops_routes
 from .api.passplay import passplay_routes
 from .api.ranked_routes import ranked_routes
@@ -170,7 +169,7 @@ def create_app(
     app.include_router(tables.router)
     passplay_routes(app, state)
     app.include_router(account_routes.router)
-    mail_routes(app, state)
+    app.include_router(mail_routes.router)
     ranked_routes(app, state)
     games_routes(app, state)
     replay_routes(app, state)
