@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -21,11 +21,15 @@ from .accounts.mail import Mailer
 from .accounts.notify import Notifier
 from .accounts.passwords import Passwords
 from .accounts.postbox import Postbox
-from .api import account_routes, mail_routes, tables
+from .api import (
+    account_routes,
+    mail_routes,
+    ranked_routes,
+    tables,
+)
 from .api.games import games_routes
 from .api.ops import ops_routes
 from .api.passplay import passplay_routes
-from .api.ranked_routes import ranked_routes
 from .api.replays import replay_routes
 from .api.scoreboards import scoreboard_routes
 from .api.tables import CreateTable as CreateTable  # the request model, where tests look
@@ -170,15 +174,11 @@ def create_app(
     passplay_routes(app, state)
     app.include_router(account_routes.router)
     app.include_router(mail_routes.router)
-    ranked_routes(app, state)
+    app.include_router(ranked_routes.router)
     games_routes(app, state)
     replay_routes(app, state)
     if docs:
-
-        @app.get("/docs", include_in_schema=False)
-        async def api_docs() -> HTMLResponse:
-            return HTMLResponse(api_docs_page(app.openapi()))
-
+        app.add_api_route("/docs", api_docs, include_in_schema=False)
     scoreboard_routes(app, state)
 
     # A plain ASGI application, which Starlette's route takes as it is (FastAPI's signature
@@ -188,6 +188,11 @@ def create_app(
     _serve_client(app, WEB_DIST)
     app.state.lobby = state.lobby
     return app
+
+
+async def api_docs(request: Request) -> HTMLResponse:
+    """The plain page of the HTTP API (``--api-docs``), made from the app's OpenAPI document."""
+    return HTMLResponse(api_docs_page(request.app.openapi()))
 
 
 async def _cluster(
