@@ -23,11 +23,11 @@ from .accounts.passwords import Passwords
 from .accounts.postbox import Postbox
 from .api import (
     account_routes,
+    games,
     mail_routes,
     ranked_routes,
     tables,
 )
-from .api.games import games_routes
 from .api.ops import ops_routes
 from .api.passplay import passplay_routes
 from .api.replays import replay_routes
@@ -175,7 +175,7 @@ def create_app(
     app.include_router(account_routes.router)
     app.include_router(mail_routes.router)
     app.include_router(ranked_routes.router)
-    games_routes(app, state)
+    app.include_router(games.router)
     replay_routes(app, state)
     if docs:
         app.add_api_route("/docs", api_docs, include_in_schema=False)
