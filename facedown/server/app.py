@@ -25,11 +25,11 @@ from .api import (
     account_routes,
     games,
     mail_routes,
+    passplay,
     ranked_routes,
     tables,
 )
 from .api.ops import ops_routes
-from .api.passplay import passplay_routes
 from .api.replays import replay_routes
 from .api.scoreboards import scoreboard_routes
 from .api.tables import CreateTable as CreateTable  # the request model, where tests look
@@ -171,7 +171,7 @@ def create_app(
     app.state.server = state  # what the routes take (api/deps.py)
     ops_routes(app, state)
     app.include_router(tables.router)
-    passplay_routes(app, state)
+    app.include_router(passplay.router)
     app.include_router(account_routes.router)
     app.include_router(mail_routes.router)
     app.include_router(ranked_routes.router)
