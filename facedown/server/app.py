@@ -25,11 +25,11 @@ from .api import (
     account_routes,
     games,
     mail_routes,
+    ops,
     passplay,
     ranked_routes,
     tables,
 )
-from .api.ops import ops_routes
 from .api.replays import replay_routes
 from .api.scoreboards import scoreboard_routes
 from .api.tables import CreateTable as CreateTable  # the request model, where tests look
@@ -169,7 +169,9 @@ def create_app(
     # Outermost: no route sees a forwarded header that no trusted proxy sent.
     app.add_middleware(ForwardedHeaders, behind_proxy=settings.behind_proxy, proxies=state.proxies)
     app.state.server = state  # what the routes take (api/deps.py)
-    ops_routes(app, state)
+    app.include_router(ops.router)
+    if settings.metrics:
+        app.include_router(ops.metrics_router)
     app.include_router(tables.router)
     app.include_router(passplay.router)
     app.include_router(account_routes.router)
