@@ -28,9 +28,9 @@ from .api import (
     ops,
     passplay,
     ranked_routes,
+    replays,
     tables,
 )
-from .api.replays import replay_routes
 from .api.scoreboards import scoreboard_routes
 from .api.tables import CreateTable as CreateTable  # the request model, where tests look
 from .base.clock import Clock, SystemClock
@@ -169,6 +169,7 @@ def create_app(
     # Outermost: no route sees a forwarded header that no trusted proxy sent.
     app.add_middleware(ForwardedHeaders, behind_proxy=settings.behind_proxy, proxies=state.proxies)
     app.state.server = state  # what the routes take (api/deps.py)
+    app.state.replays = replays.Replays(state)  # the replays built and kept (api/replays.py)
     app.include_router(ops.router)
     if settings.metrics:
         app.include_router(ops.metrics_router)
@@ -178,7 +179,7 @@ def create_app(
     app.include_router(mail_routes.router)
     app.include_router(ranked_routes.router)
     app.include_router(games.router)
-    replay_routes(app, state)
+    app.include_router(replays.router)
     if docs:
         app.add_api_route("/docs", api_docs, include_in_schema=False)
     scoreboard_routes(app, state)
