@@ -29,9 +29,9 @@ from .api import (
     passplay,
     ranked_routes,
     replays,
+    scoreboards,
     tables,
 )
-from .api.scoreboards import scoreboard_routes
 from .api.tables import CreateTable as CreateTable  # the request model, where tests look
 from .base.clock import Clock, SystemClock
 from .base.crashhook import ENV as CRASH_ENV
@@ -182,7 +182,7 @@ def create_app(
     app.include_router(replays.router)
     if docs:
         app.add_api_route("/docs", api_docs, include_in_schema=False)
-    scoreboard_routes(app, state)
+    app.include_router(scoreboards.router)
 
     # A plain ASGI application, which Starlette's route takes as it is (FastAPI's signature
     # names only a function of a WebSocket).
