@@ -384,7 +384,7 @@ async def history(request: Request, state: State) -> MatchHistory:
     who = await _who(state, request)
     ids = await _account(state).player_ids(who)
     rows = await _history(state).of(ids)
-    return MatchHistory(matches=[HistoryMatch(**row.to_json()) for row in rows])
+    return MatchHistory(matches=[HistoryMatch.model_validate(row.to_json()) for row in rows])
 
 
 async def _with_mail(state: ServerState, who: SignedIn) -> AccountInfo:
