@@ -20,7 +20,7 @@ from ..base.limits import MAX_PLAYERS, MIN_PLAYERS
 from ..base.text import CODE_PATTERN
 from ..edge.state import ServerState
 from ..modes import ratings
-from ..play.ranked import Matched, RankedError, Status, Waiting
+from ..play.ranked import Matched, RankedError, StackedHooks, Status, Waiting
 from .account_routes import signed_in
 from .deps import State, refused
 
@@ -162,7 +162,11 @@ async def join(
 ) -> QueueStatus:
     """Wait in a queue (leaving any other).  Signed-in accounts only."""
     user, session = await _user(state, request)
-    hooks = {"seed": body.seed, "deal": body.deal}
+    hooks = StackedHooks()
+    if body.seed is not None:
+        hooks["seed"] = body.seed
+    if body.deal is not None:
+        hooks["deal"] = body.deal
     try:
         joined = await state.ranked_().join(
             user,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from ..accounts.auth import Guest, Tokens
 from ..base.addresses import Limits, Network, client_address, proxy_networks
@@ -26,6 +26,22 @@ if TYPE_CHECKING:
 AnyTable = Table | Elsewhere  # a table of this process, or one another process owns
 
 
+class RelayError(TypedDict):
+    code: str
+    message: str
+
+
+class RelayReply(TypedDict, total=False):
+    """A table owner's answer to a call of another process (:meth:`Relaying.call`), as it
+    comes over Redis: a refusal, or the table's facts (``info``: a :class:`TableInfo`'s JSON,
+    validated where it is used) and match number, and the seat a ``join`` took."""
+
+    error: RelayError
+    info: object
+    match: int
+    seat: int
+
+
 class Relaying(Protocol):
     """What the routes and the WebSocket ask of the cluster's relays (:class:`.relay.Relays`,
     which implements it): declared here, so the shared state needs nothing of the relay module,
@@ -37,7 +53,7 @@ class Relaying(Protocol):
 
     def detach(self, conn: Connection) -> None: ...
 
-    async def call(self, elsewhere: Elsewhere, fn: str, **args: Any) -> dict[str, Any]: ...
+    async def call(self, elsewhere: Elsewhere, fn: str, **args: str) -> RelayReply: ...
 
     async def close(self) -> None: ...
 
