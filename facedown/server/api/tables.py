@@ -133,7 +133,8 @@ async def create_table(
 
 
 def table_settings(body: CreateTable) -> dict[str, Any]:
-    """A new table's settings: its mode and timers."""
+    """A new table's settings: its mode and timers (the lobby takes settings as the store keeps
+    them, a JSON object; their keys are the modes' and the timers')."""
     if body.mode == TURN_BASED:
         return turn_based_settings(body.move_deadline)
     return {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}
