@@ -33,16 +33,16 @@ from ..base.errors import TableError
 from ..base.limits import check_bot_level, check_options, check_players
 from ..base.testhooks import DEAL, stacked_deal
 from ..cluster.ownership import Rebalance, share, surplus
-from ..modes.modes import engine_mode, is_pass_and_play, is_turn_based, shows_recollection
+from ..modes.modes import table_mode
 from . import seating
 from .context import TableContext
 from .table import Table
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 CODE_LENGTH = 6
-# The states a pass-and-play table expires from: closed when it was not over, and a finished one
-# stays finished in the store but is no longer served (its replay still is).
-PASS_AND_PLAY_EXPIRING = ("lobby", "playing", "finished")
+# The states a table of one sitting (pass-and-play) expires from: closed when it was not over,
+# and a finished one stays finished in the store but is no longer served (its replay still is).
+ONE_SITTING_EXPIRING = ("lobby", "playing", "finished")
 MAX_DAMAGE = 1000  # characters of a rebuild's error kept with a broken table
 SCAN_EVERY = 1.0  # seconds between a cluster process's looks for tables nobody owns
 SCAN_LIMIT = 256  # unowned tables looked at per look
@@ -108,7 +108,7 @@ def _moded_rules(preset: str, options: dict[str, Any], settings: dict[str, Any])
         raise TableError("bad_rules", str(e)) from None
     try:
         rules = _with_recollection(rules, settings)
-        check_mode(rules, preset, engine_mode(settings))
+        check_mode(rules, preset, table_mode(settings).name)
     except ModeError as e:
         raise _mode_refusal(e) from None
     return rules
@@ -122,7 +122,7 @@ def _mode_refusal(e: ModeError) -> TableError:
 
 def _with_recollection(rules: Ruleset, settings: dict[str, Any]) -> Ruleset:
     """Recollection is on at the tables whose mode shows it (turn-based), and nowhere else."""
-    if shows_recollection(settings):
+    if table_mode(settings).recollection:
         return rules if rules.recollection else rules.with_options({"recollection": True})
     if rules.recollection:
         raise TableError("turn_based_only", "Recollection is for turn-based tables only")
@@ -251,15 +251,11 @@ class Lobby:
 
     # ------------------------------------------------------------------ expiry
     def _expired(self, record: TableRecord) -> bool:
-        config = self.ctx.config
-        if is_pass_and_play(record.settings):  # started at once, one sitting: closed all the same
-            return (
-                record.status in PASS_AND_PLAY_EXPIRING
-                and record.created_at + config.pass_and_play_expiry <= self.ctx.clock.now()
-            )
-        turn_based = is_turn_based(record.settings)
-        expiry = config.turn_based_lobby_expiry if turn_based else config.lobby_expiry
-        return record.status == "lobby" and record.created_at + expiry <= self.ctx.clock.now()
+        mode = table_mode(record.settings)
+        # A lobby expires; a table of one sitting, started at once, all the same.
+        expiring = ONE_SITTING_EXPIRING if mode.one_sitting else ("lobby",)
+        expiry = self.ctx.config.expiry(mode)
+        return record.status in expiring and record.created_at + expiry <= self.ctx.clock.now()
 
     async def _close_expired(self, record: TableRecord, lease: Lease | None = None) -> None:
         if record.status == "finished":  # an expired pass-and-play table: kept as it ended

@@ -57,6 +57,7 @@ from ..base.testhooks import DEAL, stacked_deal
 from ..cluster.ownership import Once
 from ..modes import ranked_mode, ratings
 from ..modes.matchmaking import RankedConfig, expected_wait, groups, reach
+from ..modes.modes import table_mode
 from .lobby import Lobby, new_code
 
 log = logging.getLogger(__name__)
@@ -431,7 +432,7 @@ class Ranked:
     # ------------------------------------------------------------------ ratings
     def _finished(self, record: TableRecord) -> None:
         """A table's match ended (under its lock): a ranked one is rated soon after."""
-        if not ranked_mode.is_ranked(record.settings) or self._closed:
+        if not table_mode(record.settings).rated or self._closed:
             return
         task = asyncio.get_running_loop().create_task(self._rate_logged(record.id))
         self._tasks.add(task)

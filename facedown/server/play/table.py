@@ -34,7 +34,7 @@ from ...records.matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match, st
 from ...store import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
 from ..base.errors import TableError
 from ..modes import ranked_mode
-from ..modes.modes import has_stand_ins, is_turn_based, shows_recollection
+from ..modes.modes import table_mode
 from ..modes.ratings import first_placed, places
 from ..modes.turnbased import MISSED, misses_forfeit
 from ..transport.hub import SPECTATORS
@@ -81,12 +81,12 @@ class Table:
         self.action_ids: dict[tuple[int, str], int] = {}  # this match's (seat, id) -> seq
         self.last_action = ""  # the text form of the last action applied (public)
         self.last_write = record.updated_at  # when its log was last written (or its record)
-        self.turn_based = is_turn_based(record.settings)
+        self.mode = table_mode(record.settings)  # what its kind changes, read once
         self.presence = Presence(
             record.seed,
             ctx.bot_factory,
             ctx.config.grace_seconds,
-            standins=has_stand_ins(record.settings),
+            standins=self.mode.stand_ins,
         )
         self.scheduler = Scheduler(self, ctx.clock, ctx.config.bot_delay, ctx.thinker)
         # Turn-based: missed deadlines per seat in this match, and the deadline each seat was
@@ -151,7 +151,7 @@ class Table:
             for seat in ranked_mode.forfeits(record.settings):
                 table.presence.forfeit(seat, table.game)
         # Whoever the table waited for was told before the restart: not again for that wait.
-        table.notified = set(table.waiting_for()) if table.turn_based else set()
+        table.notified = set(table.waiting_for()) if table.mode.move_deadlines else set()
         if record.status == "playing":
             # Everyone is disconnected after a restart: grace periods start now.
             table.presence.absent(seating.human_seats(record), ctx.clock.now())
@@ -374,7 +374,7 @@ class Table:
     def _misses_now(self, game: Game, seat: int) -> bool:
         """Whether a move the timer plays for ``seat`` is a missed deadline to count: at a
         turn-based table, the first such move for the deadline of a peek or a turn."""
-        if not self.turn_based or game.awaiting().timer not in (Timer.PEEK, Timer.TURN):
+        if not self.mode.move_deadlines or game.awaiting().timer not in (Timer.PEEK, Timer.TURN):
             return False
         return seat not in self.charged or self.charged[seat] != self.deadline
 
@@ -451,7 +451,7 @@ class Table:
     def _notify(self) -> None:
         """Tell the players of a turn-based table that it is their move, once per wait (a
         seat is told again only after it stopped being waited for)."""
-        if not self.turn_based:
+        if not self.mode.move_deadlines:
             return
         waiting = set(self.waiting_for())
         self.notified &= waiting
@@ -464,7 +464,7 @@ class Table:
         return {**DEFAULT_SETTINGS, **self.record.settings}
 
     def _deadline_for(self, game: Game) -> float | None:
-        return deadline_for(game, self.settings(), self.ctx.config, self.now())
+        return deadline_for(game, self.mode, self.settings(), self.ctx.config, self.now())
 
     # ------------------------------------------------------------------ fan-out
     def render(
@@ -483,7 +483,7 @@ class Table:
         if game is None:  # never: only a table in a match renders
             raise RuntimeError("render before the match started")
         # Recollection only where the mode shows it (turn-based), whatever the ruleset says.
-        knowledge = shows_recollection(self.record.settings)
+        knowledge = self.mode.recollection
         seen = observe_json(game, _viewer(seat), events or (), knowledge=knowledge, public=public)
         if seat is not None and seat in self.hidden:
             seen["view"]["shown"] = {}  # its moment is over: the seat said so
@@ -664,7 +664,7 @@ class Table:
         settings, so a restart remembers it, with whether no round had been scored yet."""
         settings = self.record.settings
         if (
-            ranked_mode.is_ranked(settings)
+            self.mode.leaving_forfeits
             and self.playing()
             and seat not in ranked_mode.forfeits(settings)
         ):
