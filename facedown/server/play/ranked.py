@@ -58,7 +58,8 @@ from ..cluster.ownership import Once
 from ..modes import ranked_mode, ratings
 from ..modes.matchmaking import RankedConfig, expected_wait, groups, reach
 from ..modes.modes import table_mode
-from .lobby import Lobby, new_code
+from .creation import new_code
+from .lobby import Lobby
 
 log = logging.getLogger(__name__)
 
