@@ -3,9 +3,11 @@
 Every command takes the table's lock (asyncio locks wake waiters in arrival order, so two TAPs
 race fairly), then follows one order of work: check who asks and what they saw, validate with
 the engine, write the log entry, then acknowledge and fan out.  Nothing reaches a client before it
-is durable.  Who sits where is decided in :mod:`.seating`, who plays a seat now in
-:mod:`.presence`, timers and bot moves in :mod:`.scheduler`, what each audience is sent in
-:mod:`.fanout`, how the log is written and replayed in :mod:`.tablelog`, and a turn-based
+is durable.  This module holds the match's commands (start, rematch, act, and the moves bots
+and timers play); the seats' other commands are :mod:`.seatcommands`' (a base class).  Who sits
+where is decided in :mod:`.seating`, who plays a seat now in :mod:`.presence`, timers and bot
+moves in :mod:`.scheduler`, what a move must pass in :mod:`.moves`, what each audience is sent
+in :mod:`.fanout`, how the log is written and replayed in :mod:`.tablelog`, and a turn-based
 table's missed deadlines in :mod:`.deadlines`.  What the table's kind changes is its
 :class:`~..modes.modes.TableMode`, read once from its settings.
 """
@@ -18,41 +20,33 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from ...bots import Bot
-from ...engine import Action, ActionFormatError, Event, Game, IllegalAction, Ruleset
-from ...records.matches import DEAL, ONE_WAY, SEEDING, match_seed, new_match
-from ...store import Lease, LeaseLost, LogEntry, TableRecord
+from ...engine import Action, Event, Game, IllegalAction, Ruleset
+from ...records.matches import DEAL, match_seed, new_match
+from ...store import Lease, LogEntry, TableRecord
 from ..base.errors import TableError
-from ..modes import ranked_mode
 from ..modes.modes import table_mode
 from . import fanout, seating
 from .context import BotFactory, TableConfig, TableContext
 from .deadlines import MoveDeadlines
+from .moves import checked_move
 from .presence import Presence
 from .scheduler import Scheduler, deadline_for
-from .tablelog import MOMENT_OVER, action_entry, hidden_at, replay, status_from_log
+from .seatcommands import SeatCommands
+from .tablelog import Writes, action_entry, rebuild, start_entry
 
 __all__ = ["BotFactory", "Table", "TableConfig", "TableError", "match_seed"]
 
 DEFAULT_SETTINGS: dict[str, Any] = {"peek_seconds": 20, "turn_seconds": 60}
 
-# Moves whose meaning does not depend on what others did since: no stale-seq check for them.
-_INDEPENDENT = frozenset({"opening_peek", "next_round"})
 
-
-class Table:
+class Table(SeatCommands):
     """A table's live state: its record, its game, its sequence number, who plays its seats."""
 
     def __init__(self, record: TableRecord, ctx: TableContext, lease: Lease | None = None) -> None:
         self.record = record
-        self._seats_of: TableRecord | None = None  # the record ``_seats`` was read from
-        self._seats: dict[str, int] = {}  # its human seats, by player id
         self.ctx = ctx
-        # In a cluster, the lease this process owns the table by: every write is fenced with
-        # it (None: the only process, no fence).
-        self.lease = lease
+        self.writes = Writes(ctx, lease, self.lost)  # each fenced with the lease (a cluster)
         self.on_lost: Callable[[], Awaitable[None]] | None = None  # set by the lobby
-        self._losing: asyncio.Task[None] | None = None  # the drop after a refused write
         self.store = ctx.store
         self.hub = ctx.hub
         self.rules = Ruleset.from_json(record.rules)
@@ -67,10 +61,7 @@ class Table:
         self.last_write = record.updated_at  # when its log was last written (or its record)
         self.mode = table_mode(record.settings)  # what its kind changes, read once
         self.presence = Presence(
-            record.seed,
-            ctx.bot_factory,
-            ctx.config.grace_seconds,
-            standins=self.mode.stand_ins,
+            record.seed, ctx.bot_factory, ctx.config.grace_seconds, standins=self.mode.stand_ins
         )
         self.scheduler = Scheduler(self, ctx.clock, ctx.config.bot_delay, ctx.thinker)
         self.turns = MoveDeadlines(self.mode.move_deadlines)  # turn-based: misses, notices
@@ -79,20 +70,13 @@ class Table:
         self.hidden: set[int] = set()
 
     @property
-    def bots(self) -> dict[int, Bot]:
-        return self.presence.bots
-
-    @property
-    def away(self) -> dict[int, float]:
-        return self.presence.away
-
-    @property
-    def standins(self) -> dict[int, Bot]:
-        return self.presence.standins
-
-    @property
     def misses(self) -> dict[int, int]:
         return self.turns.misses
+
+    @property
+    def lease(self) -> Lease | None:
+        """In a cluster, the lease this process owns the table by (None: the only process)."""
+        return self.writes.lease
 
     def now(self) -> float:
         return self.ctx.clock.now()
@@ -118,84 +102,13 @@ class Table:
     ) -> Table:
         """Rebuild a table from its record and log: the state it had, exactly."""
         table = cls(record, ctx, lease)
-        for entry in await ctx.store.log(record.id):
-            replay(table, entry)
-        status = status_from_log(record.status, table.game)
-        if status != record.status:
-            # The log is the truth (a server from before entries and status changes were one
-            # write could crash between them): the record is put right.
-            record = replace(record, status=status, updated_at=ctx.clock.now())
-            await table._save(record)
-        table.presence.seat_bots(record.seats)
-        table.hidden = hidden_at(record.settings, table.seq)
-        for seat in table.turns.forfeited():
-            table.presence.forfeit(seat, table.game)
-        if record.status == "playing":  # a ranked forfeit is for good, across restarts too
-            for seat in ranked_mode.forfeits(record.settings):
-                table.presence.forfeit(seat, table.game)
-        table.turns.restored(table.waiting_for)
-        if record.status == "playing":
-            # Everyone is disconnected after a restart: grace periods start now.
-            table.presence.absent(seating.human_seats(record), ctx.clock.now())
-        table.scheduler.rearm()
+        await rebuild(table, await ctx.store.log(record.id))
         return table
 
-    # ------------------------------------------------------------------ seats
-    def seat_of(self, player_id: str) -> int | None:
-        """The player's seat: found once for each record (an immutable value, replaced when
-        seats move), since every connection's seat is asked several times a frame."""
-        record = self.record
-        if self._seats_of is not record:
-            self._seats_of = record
-            self._seats = {}
-            for s in record.seats:
-                if s.kind == "human" and s.player_id is not None:
-                    self._seats.setdefault(s.player_id, s.seat)  # the first, as seating's
-        return self._seats.get(player_id)
-
-    def host_seat(self) -> int | None:
-        return seating.host_seat(self.record)
-
-    async def join(self, player_id: str, name: str) -> int:
-        """Seat a player (their old seat when they already have one)."""
-        async with self.lock:
-            record, seat = seating.seat_player(self.record, player_id, name, self.now())
-            if record is not self.record:
-                await self._save(record)
-                self.publish_table()
-            return seat
-
-    async def add_bot(self, player_id: str, level: str, seat: int | None) -> None:
-        async with self.lock:
-            chosen = seating.open_seat_for_bot(self.record, player_id, seat)
-            try:  # the bot first: a level no bot has is refused before anything is saved
-                bot = self.presence.new_bot(chosen, level)
-            except ValueError as e:
-                raise TableError("bad_bot_level", str(e)) from None
-            await self._save(seating.seat_bot(self.record, chosen, level, self.now()))
-            self.presence.bots[chosen] = bot
-            self.publish_table()
-
-    async def remove_seat(self, player_id: str, seat: int) -> None:
-        async with self.lock:
-            record, kept = seating.without_seat(self.record, player_id, seat, self.now())
-            self.presence.renumber(kept)
-            await self._save(record)
-            self.publish_table()
-
+    # ------------------------------------------------------------------ writes
     async def _save(self, record: TableRecord) -> None:
-        try:
-            await self.store.update_table(record, lease=self.lease)
-        except LeaseLost:
-            self._lost_later()
-            raise
+        await self.writes.save(record)
         self.record = record
-
-    def _lost_later(self) -> None:
-        """A fenced write was refused, whatever asked for it (a player's frame, an HTTP call,
-        a timer): the table is dropped here once its caller lets go of it (:meth:`lost`)."""
-        if self._losing is None:
-            self._losing = asyncio.get_running_loop().create_task(self.lost())
 
     async def _log(
         self,
@@ -209,16 +122,7 @@ class Table:
         With ``record``, the table's record changes to it in the same transaction.  ``window``
         names the change for the crash test hook (server/base/crashhook.py)."""
         entry = LogEntry(self.seq + 1, kind, payload, self.now())
-        if self.ctx.crash is not None:
-            self.ctx.crash.arm(window, self.record.id, entry.seq)
-        try:
-            if record is None:
-                await self.store.append(self.record.id, entry, lease=self.lease)
-            else:
-                await self.store.append_and_update(record, entry, lease=self.lease)
-        except LeaseLost:
-            self._lost_later()
-            raise
+        await self.writes.append(self.record.id, entry, record, window)
         if record is not None:
             self.record = record
         self.last_write = entry.created_at
@@ -247,14 +151,7 @@ class Table:
         except ValueError as e:  # the host removed a seat the stacked deal has a hand for
             raise TableError("bad_deal", str(e)) from None
         deadline = self._deadline_for(game)
-        payload: dict[str, Any] = {
-            "match": match_no,
-            "players": players,
-            "deadline": deadline,
-            SEEDING: ONE_WAY,
-        }
-        if deal is not None:
-            payload[DEAL] = deal
+        payload = start_entry(match_no, players, deadline, deal)
         # The entry and the status change are one write: a crash leaves both or neither.
         playing = replace(self.record, status="playing", updated_at=self.now())
         window = "first_start" if match_no == 1 else "rematch"
@@ -289,23 +186,8 @@ class Table:
             game = self.game
             if game is None or not self.playing():
                 raise TableError("not_playing", "no match is being played at this table")
-            if seat in self.presence.forfeited:
-                raise TableError(
-                    "seat_forfeited",
-                    "your seat was forfeited (three missed deadlines, or a ranked match left "
-                    "past its grace period): a bot plays it to the end of this match",
-                )
-            try:
-                action = Action.from_json(data, player=seat)
-            except ActionFormatError as e:
-                raise TableError("bad_action", str(e)) from None
-            if seen_seq is not None and seen_seq != self.seq and action.kind not in _INDEPENDENT:
-                last = f"; last: {self.last_action}" if self.last_action else ""
-                raise TableError(
-                    "stale",
-                    f"the table moved on before your action arrived (you saw {seen_seq}, "
-                    f"it is at {self.seq}{last}): here is the current state",
-                )
+            forfeited = seat in self.presence.forfeited
+            action = checked_move(seat, data, forfeited, seen_seq, self.seq, self.last_action)
             return await self._apply(game, action, action_id, auto=False), True
 
     async def play(self, game: Game, action: Action, *, timed_out: bool = False) -> None:
@@ -403,59 +285,6 @@ class Table:
 
     def catch_up(self, seat: int | None, last_seq: int | None) -> list[dict[str, Any]]:
         return fanout.catch_up(self, seat, last_seq)
-
-    async def moment_over(self, seat: int) -> None:
-        """The seat is done looking (``ready``): what it is being shown now leaves its view
-        until the table moves on, and every device of the seat is sent that view (a reload
-        or a second device shows the card no more)."""
-        async with self.lock:
-            game = self.game
-            if game is None or seat in self.hidden:
-                return
-            shown = game.shown
-            if shown is None or shown[0] != seat:
-                return  # nothing shown to this seat alone (a card shown to all stays public)
-            # Stored before anyone is told: a restart keeps the moment over (a stale entry,
-            # of a seq the table has moved on from, is ignored when it is read).
-            hidden = sorted(self.hidden | {seat})
-            settings = {**self.record.settings, MOMENT_OVER: {"seq": self.seq, "seats": hidden}}
-            await self._save(replace(self.record, settings=settings, updated_at=self.now()))
-            self.hidden.add(seat)
-            if seat in self.hub.audiences(self.record.id):
-                self.hub.publish(self.record.id, {seat: fanout.render(self, seat)})
-
-    # ------------------------------------------------------------------ presence
-    async def connected(self, seat: int) -> None:
-        async with self.lock:
-            self.presence.arrived(seat)
-            self.publish_table()
-            self.scheduler.rearm()
-
-    async def disconnected(self, seat: int) -> None:
-        async with self.lock:
-            if seat in self.hub.present(self.record.id):
-                return  # another device of the same player is still here
-            if self.playing():
-                self.presence.left(seat, self.now())
-            self.publish_table()
-            self.scheduler.rearm()
-
-    async def stood_in(self, seat: int) -> None:
-        """A stand-in took the seat of a player whose grace period ended (the caller holds the
-        lock).  At a ranked table that player forfeits the match, for good: kept in the table's
-        settings, so a restart remembers it, with whether no round had been scored yet."""
-        settings = self.record.settings
-        if (
-            self.mode.leaving_forfeits
-            and self.playing()
-            and seat not in ranked_mode.forfeits(settings)
-        ):
-            early = self.game is not None and not self.game.history
-            changed = ranked_mode.with_forfeit(settings, seat, early)
-            await self._save(replace(self.record, settings=changed, updated_at=self.now()))
-            # For good here too, not only after a restart: the player, back, may do nothing.
-            self.presence.forfeit(seat, self.game)
-        self.publish_table()
 
     async def close(self) -> None:
         self.scheduler.close()
