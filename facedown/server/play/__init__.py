@@ -14,7 +14,8 @@
 - ``scheduler``: a table's one timer: deadlines, grace periods, bot moves.
 - ``defaults``: the move played for a player whose timer ran out.
 - ``thinking``: where a bot chooses its move (a thread, or a process pool).
-- ``ranked``: the ranked queues: matchmaking into tables of the lobby, rating their results.
+- ``ranked``: the ranked queues: matchmaking into tables of the lobby, rating their results
+  (``rating``: a finished match rated from its stored log, once).
 
 Its public surface is ``table``, ``context``, ``lobby`` and ``ranked``; used by ``edge`` and
 ``api``.  Imports ``base``, ``cluster``, ``transport``, ``modes`` and ``accounts``.
