@@ -44,7 +44,7 @@ def test_what_each_mode_turns_on() -> None:
     on = {m.name: {f.name for f in fields(m) if getattr(m, f.name) is True} for m in MODES.values()}
     assert on == {
         "live": {"timed", "stand_ins"},
-        "turn_based": {"timed", "recollection", "move_deadlines", "long_lobby"},
+        "turn_based": {"timed", "recollection", "misses_forfeit", "notifies", "long_lobby"},
         "pass_and_play": {"one_sitting"},
         "ranked": {"timed", "stand_ins", "leaving_forfeits", "rated"},
     }
@@ -58,8 +58,9 @@ def test_each_mode_expires_after_its_own_time() -> None:
     assert config.expiry(TableMode("x", long_lobby=True, one_sitting=True)) == 3.0
 
 
-def test_move_deadlines_count_only_where_the_mode_has_them() -> None:
-    on, off = MoveDeadlines(True), MoveDeadlines(False)
+def test_move_deadlines_count_and_notify_only_where_the_mode_says() -> None:
+    on, off = MoveDeadlines(True, True), MoveDeadlines(False, False)
+    assert MoveDeadlines(True, False).to_notify(lambda: [0]) == []
     assert off.to_notify(lambda: [0, 1]) == []
     assert on.to_notify(lambda: [0, 1]) == [0, 1]
     assert on.to_notify(lambda: [0, 1]) == []  # told once per wait

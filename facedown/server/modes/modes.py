@@ -40,9 +40,10 @@ class TableMode:
     # Its players are shown what they have learned (Recollection): forced on, and refused at
     # every other kind of table.
     recollection: bool = False
-    # Missed move deadlines are counted (in the log) and the third in a match forfeits the seat;
-    # players are told (by e-mail) when the table waits for their move.
-    move_deadlines: bool = False
+    # Missed move deadlines are counted (in the log), and the third in a match forfeits the seat.
+    misses_forfeit: bool = False
+    # Players are told (by e-mail) when the table waits for their move.
+    notifies: bool = False
     # A stand-in taking a seat forfeits its player's match for good (kept in the settings,
     # placed last: never among the winners).
     leaving_forfeits: bool = False
@@ -57,7 +58,12 @@ class TableMode:
 
 LIVE_TABLE: Final = TableMode("live")
 TURN_BASED_TABLE: Final = TableMode(
-    TURN_BASED, stand_ins=False, recollection=True, move_deadlines=True, long_lobby=True
+    TURN_BASED,
+    stand_ins=False,
+    recollection=True,
+    misses_forfeit=True,
+    notifies=True,
+    long_lobby=True,
 )
 PASS_AND_PLAY_TABLE: Final = TableMode(
     PASS_AND_PLAY, timed=False, stand_ins=False, one_sitting=True

@@ -2,8 +2,8 @@
 in the match, and which players were told that the table waits for them.
 
 The rules (how many misses forfeit a seat, the mark in the log) are :mod:`..modes.turnbased`'s;
-whether a table has them at all is its mode's (``TableMode.move_deadlines``).  At any other
-table this counts nothing and tells nobody.
+whether a table counts misses and tells its players is its mode's (``TableMode.misses_forfeit``
+and ``TableMode.notifies``): elsewhere this counts nothing and tells nobody.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ class MoveDeadlines:
     (one miss per deadline, however many default moves it takes), and the seats told it is
     their move (until they have moved)."""
 
-    def __init__(self, on: bool) -> None:
-        self.on = on
+    def __init__(self, counts: bool, notifies: bool) -> None:
+        self.counts = counts  # missed deadlines are counted
+        self.notifies = notifies  # the players waited for are told
         self.misses: dict[int, int] = {}
         self.charged: dict[int, float | None] = {}
         self.notified: set[int] = set()
@@ -33,7 +34,7 @@ class MoveDeadlines:
     def misses_now(self, game: Game, seat: int, deadline: float | None) -> bool:
         """Whether a move the timer plays for ``seat`` is a missed deadline to count: at a
         turn-based table, the first such move for the deadline of a peek or a turn."""
-        if not self.on or game.awaiting().timer not in (Timer.PEEK, Timer.TURN):
+        if not self.counts or game.awaiting().timer not in (Timer.PEEK, Timer.TURN):
             return False
         return seat not in self.charged or self.charged[seat] != deadline
 
@@ -51,7 +52,7 @@ class MoveDeadlines:
     def to_notify(self, waiting: Callable[[], list[int]]) -> list[int]:
         """The seats to tell that it is their move: those waited for now that were not told for
         this wait (a seat is told again only after it stopped being waited for)."""
-        if not self.on:
+        if not self.notifies:
             return []
         now = set(waiting())
         self.notified &= now
@@ -62,4 +63,4 @@ class MoveDeadlines:
     def restored(self, waiting: Callable[[], list[int]]) -> None:
         """After a restart: whoever the table waited for was told before it, not again for
         that wait."""
-        self.notified = set(waiting()) if self.on else set()
+        self.notified = set(waiting()) if self.notifies else set()

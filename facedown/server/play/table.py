@@ -64,7 +64,7 @@ class Table(SeatCommands):
             record.seed, ctx.bot_factory, ctx.config.grace_seconds, standins=self.mode.stand_ins
         )
         self.scheduler = Scheduler(self, ctx.clock, ctx.config.bot_delay, ctx.thinker)
-        self.turns = MoveDeadlines(self.mode.move_deadlines)  # turn-based: misses, notices
+        self.turns = MoveDeadlines(self.mode.misses_forfeit, self.mode.notifies)  # turn-based
         # Seats that said their moment is over (``ready``) at this seq: what they were being
         # shown is no longer in any frame for them, until the table moves on.
         self.hidden: set[int] = set()
