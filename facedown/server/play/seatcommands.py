@@ -2,7 +2,7 @@
 a player arriving or leaving, a stand-in taking a seat, a seat done looking at its card.
 
 :class:`SeatCommands` is a part of :class:`~.table.Table` (its base class): each command takes
-the table's lock (``stood_in`` runs under the scheduler's), changes the record through
+the table's lock (``stood_in`` is called with it held), changes the record through
 :mod:`.seating` and :mod:`.presence`, saves it, then tells every audience.
 """
 

@@ -1,12 +1,12 @@
 """A table's log: the entries a table writes, and how a table is rebuilt by replaying them.
 
 Every write of a table goes through its :class:`Writes`, fenced with the table's lease in a
-cluster.  A table's log is the truth of its match: a ``start`` entry for each match (its number, its
-player count, its seeding and any stacked deal) and an ``action`` entry for each move applied
-(the action, the deadline it leaves, and whether a bot, a timer or a missed deadline played it).
-Replaying the log rebuilds exactly the state the table had: its game, its sequence number, the
-ids of the actions applied, the recent events a reconnecting client may have missed, and the
-misses of a turn-based match.
+cluster.  A table's log is the truth of its match: a ``start`` entry for each match (its number,
+its player count, its seeding and any stacked deal) and an ``action`` entry for each move
+applied (the action, the deadline it leaves, and whether a bot, a timer or a missed deadline
+played it).  Replaying the log rebuilds exactly the state the table had (:func:`rebuild`): its
+game, its sequence number, the ids of the actions applied, the recent events a reconnecting
+client may have missed, and the misses of a turn-based match.
 """
 
 from __future__ import annotations
