@@ -332,7 +332,7 @@ async def test_a_join_relayed_to_a_new_owner_still_loading_the_table_waits_for_i
             old, new = lobby_of(a), lobby_of(b)
             # The new owner loads the table only once the relayed call has reached it.
             # (An asyncio.Event of b's loop, where both functions run; the test only reads it.)
-            loaded, served, relayed = new._load, new.served, asyncio.Event()
+            loaded, served, relayed = new.load, new.served, asyncio.Event()
 
             async def slowly(*args: Any, **kwargs: Any) -> Any:
                 with contextlib.suppress(TimeoutError):
@@ -343,7 +343,7 @@ async def test_a_join_relayed_to_a_new_owner_still_loading_the_table_waits_for_i
                 relayed.set()
                 return await served(table_id)
 
-            monkeypatch.setattr(new, "_load", slowly)
+            monkeypatch.setattr(new, "load", slowly)
             monkeypatch.setattr(new, "served", noted)
             assert await on_loop(a, old.hand_over(old.tables[t]))
             taking = on_loop(b, new.locate(code))

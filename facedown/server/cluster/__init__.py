@@ -2,6 +2,7 @@
 
 - ``cluster``: the processes talking through Redis pub/sub (:class:`~.cluster.Node`).
 - ``ownership``: which process owns each table: alone, or by a lease in the shared database.
+- ``sharing``: each process's part of the tables nobody owns, and rebalancing (by table id).
 
 Used by ``play`` (leases of tables), ``edge`` (the relays) and ``api`` (readiness).  Imports no
 other server package.

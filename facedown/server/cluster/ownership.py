@@ -11,8 +11,9 @@ time: ``holds`` is judged on this process's monotonic clock from the moment each
 asked, so it errs towards letting go early, never late.
 
 A process that owns clearly more tables than its share of the cluster hands a few over now and
-then (:class:`Rebalance`, :func:`surplus`; the lobby does it): it lets their leases go at once
-(:meth:`Ownership.release`), and the others' looks for tables nobody owns take them.
+then (:class:`Rebalance`, :func:`surplus`; :mod:`.sharing` decides, the lobby hands over): it
+lets their leases go at once (:meth:`Ownership.release`), and the others' looks for tables
+nobody owns take them.
 
 Work that must run once per cluster (ranked matchmaking, turn-based deadlines, a sweep) takes a
 lease by name: :meth:`Ownership.run_once`.  Exactly one process runs it at a time, another

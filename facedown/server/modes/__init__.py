@@ -1,6 +1,7 @@
 """The kinds of table and what each changes: pure rules, no tables, no I/O of their own.
 
-- ``modes``: a table's mode (live, turn-based, pass-and-play, ranked) and what it turns on.
+- ``modes``: a table's mode (live, turn-based, pass-and-play, ranked): one
+  :class:`~.modes.TableMode` value each, whose fields say what it turns on.
 - ``turnbased``: the move deadlines of turn-based tables, and when a seat is forfeited.
 - ``ranked_mode``: what makes a table ranked: its mode, rules, host and forfeits.
 - ``ratings``: OpenSkill ratings of ranked play, and the places of a finished match.

@@ -1,62 +1,91 @@
 """A table's mode, kept in its settings under ``"mode"``: what kind of table it is, and what
-each mode turns on or off.
+each mode turns on or off, as one :class:`TableMode` value.
 
 Absent means a Live Private table (everyone at the table now, timers of seconds).
 ``turn_based`` is a table that lives for days (players act when it is their turn, from any
-device; a move deadline of hours).  ``pass_and_play`` is one device passed around a real table
-(:mod:`.passplay`): nobody there is remote, so its turns are not timed and no stand-in bot plays
-a seat whose player is "away" (a device put to sleep or reloaded leaves every seat away, and
-the round waits for it).  Ranked tables have their own module (:mod:`.ranked_mode`).
+device; a move deadline of hours).  ``pass_and_play`` is one device passed around a real table:
+nobody there is remote, so its turns are not timed and no stand-in bot plays a seat whose player
+is "away" (a device put to sleep or reloaded leaves every seat away, and the round waits for
+it).  ``ranked`` is a table the ranked matchmaker made (:mod:`.ranked_mode`).
 
-The rest of the server asks these small functions and never reads the mode itself.
+The mode is read once from a table's record (:func:`table_mode`); the rest of the server reads
+the fields of that value and never compares mode names.  The stored data is only the name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 MODE: Final = "mode"  # the settings key
 TURN_BASED: Final = "turn_based"
 PASS_AND_PLAY: Final = "pass_and_play"  # noqa: S105 - a mode's name, no password
+RANKED: Final = "ranked"
+
+
+@dataclass(frozen=True)
+class TableMode:
+    """What one kind of table changes.  One value per mode (:data:`MODES`)."""
+
+    # The mode as the engine's table of modes names it (``facedown.engine.presets.MODES``: what
+    # each mode sets in the rules, and which options its host may choose).
+    name: str
+    # The opening peek, the turns and the reveal have deadlines (not at pass-and-play).
+    timed: bool = True
+    # A player who leaves is replaced by a bot after a short grace period.  Not at a turn-based
+    # table (its players are away most of the time, and the move deadline decides) nor at
+    # pass-and-play (the seats wait for the device).
+    stand_ins: bool = True
+    # Its players are shown what they have learned (Recollection): forced on, and refused at
+    # every other kind of table.
+    recollection: bool = False
+    # Missed move deadlines are counted (in the log), and the third in a match forfeits the seat.
+    misses_forfeit: bool = False
+    # Players are told (by e-mail) when the table waits for their move.
+    notifies: bool = False
+    # A stand-in taking a seat forfeits its player's match for good (kept in the settings,
+    # placed last: never among the winners).
+    leaving_forfeits: bool = False
+    # A finished match changes its players' ratings.
+    rated: bool = False
+    # A lobby that waits for its players for days (a week), not a day.
+    long_lobby: bool = False
+    # One sitting at one device: started as it is made, and closed a day after it was made
+    # whatever its state (a finished one is kept as it ended).
+    one_sitting: bool = False
+
+
+LIVE_TABLE: Final = TableMode("live")
+TURN_BASED_TABLE: Final = TableMode(
+    TURN_BASED,
+    stand_ins=False,
+    recollection=True,
+    misses_forfeit=True,
+    notifies=True,
+    long_lobby=True,
+)
+PASS_AND_PLAY_TABLE: Final = TableMode(
+    PASS_AND_PLAY, timed=False, stand_ins=False, one_sitting=True
+)
+RANKED_TABLE: Final = TableMode(RANKED, leaving_forfeits=True, rated=True)
+
+# The settings' ``mode`` -> its value (no mode: a Live Private table).
+MODES: Final[Mapping[str | None, TableMode]] = {
+    None: LIVE_TABLE,
+    TURN_BASED: TURN_BASED_TABLE,
+    PASS_AND_PLAY: PASS_AND_PLAY_TABLE,
+    RANKED: RANKED_TABLE,
+}
 
 
 def mode_of(settings: Mapping[str, Any]) -> str | None:
-    """The table's mode, or None for a Live Private table."""
+    """The table's mode as stored, or None for a Live Private table."""
     mode = settings.get(MODE)
     return mode if isinstance(mode, str) else None
 
 
-def is_turn_based(settings: Mapping[str, Any]) -> bool:
-    """A table that lives for days: players act when it is their turn, from any device."""
-    return mode_of(settings) == TURN_BASED
-
-
-def is_pass_and_play(settings: Mapping[str, Any]) -> bool:
-    """One device on a real table, passed from player to player."""
-    return mode_of(settings) == PASS_AND_PLAY
-
-
-def has_timers(settings: Mapping[str, Any]) -> bool:
-    """Whether the opening peek, the turns and the reveal are timed (not at pass-and-play)."""
-    return not is_pass_and_play(settings)
-
-
-def has_stand_ins(settings: Mapping[str, Any]) -> bool:
-    """Whether a player who leaves is replaced by a bot after a short grace period.  Not at a
-    turn-based table (its players are away most of the time, and the move deadline decides) nor
-    at pass-and-play (the seats wait for the device)."""
-    return not (is_turn_based(settings) or is_pass_and_play(settings))
-
-
-def shows_recollection(settings: Mapping[str, Any]) -> bool:
-    """Whether the table's players are shown what they have learned (Recollection).  Only
-    turn-based tables do; Live, Ranked and Real Life tables never do."""
-    return is_turn_based(settings)
-
-
-def engine_mode(settings: Mapping[str, Any]) -> str:
-    """The table's mode as the engine's table of modes names it (``facedown.engine.presets.
-    MODES``: what each mode sets in the rules, and which options its host may choose)."""
-    mode = mode_of(settings)
-    return "live" if mode is None else mode
+def table_mode(settings: Mapping[str, Any]) -> TableMode:
+    """What the table's kind changes, from its settings (a mode this server does not know is
+    played as a Live Private table, as it always was)."""
+    return MODES.get(mode_of(settings), LIVE_TABLE)

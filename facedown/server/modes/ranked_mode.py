@@ -1,8 +1,8 @@
 """What makes a table a ranked one: its settings' ``mode``, its rules, who hosts it, forfeits.
 
 Small helpers, so that the table, the lobby and the ranked service ask one place.  A table's
-mode lives in its settings under ``"mode"`` (absent: a Live Private table; the other modes are
-in :mod:`.modes`).
+mode lives in its settings under ``"mode"``; what a ranked one changes is its
+:class:`~.modes.TableMode` (:data:`~.modes.RANKED_TABLE`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...engine.presets import mode_options
-from .modes import MODE, mode_of
+from .modes import MODE, RANKED
 
 __all__ = [
     "EARLY_FORFEITS",
@@ -22,11 +22,9 @@ __all__ = [
     "RANKED_OPTIONS",
     "early_forfeits",
     "forfeits",
-    "is_ranked",
     "with_forfeit",
 ]
 
-RANKED = "ranked"
 FORFEITS = "forfeits"  # the settings key of a ranked table's forfeited seats
 # ... and of those among them that forfeited before the first round was scored: the match is a
 # no-contest for the others (docs/ranked.md, "Throwaway accounts").
@@ -39,10 +37,6 @@ RANKED_HOST = "ranked"
 # under its own scoring, then one sudden-death round among the tied, after which a tie stands as
 # a draw (no score limit ends the match early).
 RANKED_OPTIONS: dict[str, Any] = mode_options("cabo", RANKED)
-
-
-def is_ranked(settings: Mapping[str, Any]) -> bool:
-    return mode_of(settings) == RANKED
 
 
 def forfeits(settings: Mapping[str, Any]) -> list[int]:

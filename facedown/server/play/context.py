@@ -12,6 +12,7 @@ from ..base.clock import Clock, SystemClock
 from ..base.crashhook import CrashAt
 from ..base.metrics import Metrics
 from ..cluster.ownership import Ownership, SoleOwner
+from ..modes.modes import TableMode
 from ..transport.hub import Hub
 from .thinking import Thinker
 
@@ -40,6 +41,12 @@ class TableConfig:
     # A pass-and-play table starts when it is made and is played at one device in one sitting:
     # this long after its creation it closes, whatever its state (playing or finished).
     pass_and_play_expiry: float = 86400.0
+
+    def expiry(self, mode: TableMode) -> float:
+        """Seconds after its creation a table of this mode expires (see ``Lobby.sweep``)."""
+        if mode.one_sitting:
+            return self.pass_and_play_expiry
+        return self.turn_based_lobby_expiry if mode.long_lobby else self.lobby_expiry
 
 
 @dataclass

@@ -19,7 +19,7 @@ it in its settings, :meth:`Table.stood_in`): a stand-in bot plays on for them, a
 ranked last.
 
 When a ranked match ends, its result is read back from the stored log (as the match history
-reads it) and rated with OpenSkill (:mod:`.ratings`); the ratings and the match's result are one
+reads it) and rated with OpenSkill (:mod:`.rating`); the ratings and the match's result are one
 write that happens once.  A process that starts rates whatever ended unrated (it died first).
 """
 
@@ -44,20 +44,21 @@ from ...store import (
     RankedStore,
     RatingRecord,
     SeatRecord,
-    StoreError,
     TableExists,
     TableRecord,
     UserRecord,
 )
 from ..accounts.auth import Tokens
-from ..accounts.history import finished_matches
 from ..base.clock import Clock
 from ..base.limits import check_players
 from ..base.testhooks import DEAL, stacked_deal
 from ..cluster.ownership import Once
 from ..modes import ranked_mode, ratings
 from ..modes.matchmaking import RankedConfig, expected_wait, groups, reach
-from .lobby import Lobby, new_code
+from ..modes.modes import table_mode
+from .creation import new_code
+from .lobby import Lobby
+from .rating import rate_match
 
 log = logging.getLogger(__name__)
 
@@ -443,7 +444,7 @@ class Ranked:
     # ------------------------------------------------------------------ ratings
     def _finished(self, record: TableRecord) -> None:
         """A table's match ended (under its lock): a ranked one is rated soon after."""
-        if not ranked_mode.is_ranked(record.settings) or self._closed:
+        if not table_mode(record.settings).rated or self._closed:
             return
         task = asyncio.get_running_loop().create_task(self._rate_logged(record.id))
         self._tasks.add(task)
@@ -457,98 +458,7 @@ class Ranked:
 
     async def rate(self, table_id: str) -> bool:
         """Rate a finished ranked match from its stored log, once; True when this did it."""
-        match = await self.store.ranked_match(table_id)
-        record = await self.lobby.store.get_table(table_id)
-        if match is None or match.rated_at is not None or record is None:
-            return False
-        if record.status != "finished":
-            return False
-        ended = finished_matches(record, await self.lobby.store.log(table_id))
-        if not ended:
-            return False
-        totals = list(ended[0].scores)
-        forfeited = ranked_mode.forfeits(record.settings)
-        early = set(ranked_mode.early_forfeits(record.settings))
-        # The engine's places (a sudden-death round among the tied decides their order), the
-        # forfeited seats after every other: see finished_matches.
-        seat_places = list(ended[0].places)
-        users = [s.user_id for s in match.seats]
-        known = {r.user_id: r for r in await self.store.ratings_in(match.queue, users)}
-        before = [_skill(known.get(u)) for u in users]
-        after = ratings.rate(before, [seat_places[s.seat] for s in match.seats])
-        now = self.clock.now()
-        # Throwaway accounts (docs/ranked.md): after an early forfeit the match counts only
-        # against those who forfeited; and no opponent raises a rating by more than pair_cap
-        # in pair_window.
-        counted = [not early or s.seat in early for s in match.seats]
-        capped = [False] * len(users)
-        for i, user_id in enumerate(users):
-            if not counted[i]:
-                after[i] = before[i]
-                continue
-            if after[i].score <= before[i].score:
-                continue
-            given = await self._given_lately(user_id, match.queue, now)
-            taken = max((given.get(u, 0) for u in users if u != user_id), default=0)
-            bounded = ratings.capped(before[i], after[i], self.config.pair_cap - taken)
-            capped[i] = bounded != after[i]
-            after[i] = bounded
-        new = [
-            RatingRecord(
-                user_id=u,
-                queue=match.queue,
-                mu=skill.mu,
-                sigma=skill.sigma,
-                score=skill.score,
-                matches=(known[u].matches if u in known else 0) + (1 if counts else 0),
-                updated_at=now,
-            )
-            for u, skill, counts in zip(users, after, counted, strict=True)
-        ]
-        result = {
-            "totals": totals,
-            "winners": list(ended[0].winners),
-            "forfeits": forfeited,
-            "no_contest": bool(early),
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "user_id": s.user_id,
-                    "place": seat_places[s.seat],
-                    "before": ratings.shown(b.score),
-                    "after": ratings.shown(a.score),
-                    "counted": counts,
-                    "capped": cut,
-                }
-                for s, b, a, counts, cut in zip(
-                    match.seats, before, after, counted, capped, strict=True
-                )
-            ],
-        }
-        try:
-            return await self.store.rate_match(table_id, now, result, new)
-        except StoreError:
-            log.exception("ranked match %s: its ratings could not be written", table_id)
-            raise
-
-    async def _given_lately(self, user_id: str, queue: str, now: float) -> dict[str, int]:
-        """Shown points each opponent has raised ``user_id``'s rating in ``queue`` by within
-        the last ``pair_window`` seconds (a match's rise counts for every opponent in it)."""
-        given: dict[str, int] = {}
-        since = now - self.config.pair_window
-        for match in await self.store.rated_matches(user_id, queue, since):
-            seats = (match.result or {}).get("seats", [])
-            mine = next((s for s in seats if s.get("user_id") == user_id), None)
-            if mine is None:
-                continue
-            rise = int(mine.get("after", 0)) - int(mine.get("before", 0))
-            if rise <= 0:
-                continue
-            for other in seats:
-                if other.get("user_id") != user_id:
-                    key = str(other.get("user_id"))
-                    given[key] = given.get(key, 0) + rise
-        return given
+        return await rate_match(self.lobby.store, self.store, table_id, self.clock, self.config)
 
     async def ratings_of(self, user_id: str) -> list[RatingRecord]:
         return await self.store.ratings_of(user_id)
@@ -558,10 +468,6 @@ def _log_failure(task: asyncio.Task[bool]) -> None:
     """A match whose round was stopped before it ended: its failure, if any, is logged."""
     if not task.cancelled() and task.exception() is not None:
         log.error("a ranked match failed", exc_info=task.exception())
-
-
-def _skill(record: RatingRecord | None) -> ratings.Skill:
-    return ratings.new_skill() if record is None else ratings.Skill(record.mu, record.sigma)
 
 
 def _queues(sizes: tuple[int, ...]) -> dict[str, Queue]:

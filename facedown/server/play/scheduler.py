@@ -26,7 +26,7 @@ from ...engine import Action, Game, Timer
 from ...store import LeaseLost, StoreError
 from ..base.clock import Alarm, Clock
 from ..base.errors import TableError
-from ..modes.modes import has_timers
+from ..modes.modes import TableMode
 from .context import TableConfig
 from .defaults import default_action
 from .presence import Presence
@@ -37,12 +37,12 @@ STORE_RETRY = 1.0  # seconds before a timer whose move the store refused runs ag
 
 
 def deadline_for(
-    game: Game, settings: Mapping[str, Any], config: TableConfig, now: float
+    game: Game, mode: TableMode, settings: Mapping[str, Any], config: TableConfig, now: float
 ) -> float | None:
     """When the timer the engine's arbiter names for now ends (None: nothing is timed, or the
     table's mode has no timers)."""
     timer = game.awaiting().timer
-    if timer is None or not has_timers(settings):
+    if timer is None or not mode.timed:
         return None
     if timer is Timer.REVEAL:
         return now + config.reveal_seconds
