@@ -33,7 +33,6 @@ import os
 import random
 import resource
 import shutil
-import ssl
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -53,6 +53,7 @@ from benchmarks import cluster
 from benchmarks.engine import play
 from benchmarks.serverproc import (
     HEALTHY_WITHIN,
+    HOST,
     Server,
     free_port,
     log_tail,
@@ -416,9 +417,58 @@ class TableDriver:
 # ------------------------------------------------------------------ the server
 
 
-async def create_table(
-    http: httpx.AsyncClient, preset: str, options: dict[str, Any]
-) -> tuple[str, str]:
+class HttpError(RuntimeError):
+    """The server answered a request with an error status."""
+
+
+class Poster:
+    """POSTs of JSON over one keep-alive HTTP/1.1 connection from one local address: all a
+    table's opening needs.  Lighter than an httpx client by far (a client, its connection pool
+    and its parsing cost this process more CPU than the server spends on a creation): with it
+    the rates printed are the server's, not the clients'."""
+
+    def __init__(self, url: str, local: str) -> None:
+        parts = urlsplit(url)
+        self.host, self.port = parts.hostname or HOST, parts.port or 80
+        self.local = local
+        self.stream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The JSON the server answers ``body`` with (HttpError unless its status is 2xx)."""
+        if self.stream is None:
+            self.stream = await asyncio.open_connection(
+                self.host, self.port, local_addr=(self.local, 0)
+            )
+        reader, writer = self.stream
+        data = json.dumps(body).encode()
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+        )
+        writer.write(head.encode() + data)
+        lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = dict(line.lower().split(": ", 1) for line in lines[1:] if ": " in line)
+        if "content-length" not in headers:
+            raise HttpError(f"{path}: {status} with no Content-Length")
+        answer = await reader.readexactly(int(headers["content-length"]))
+        if headers.get("connection") == "close":
+            await self.close()
+        if not 200 <= status < 300:
+            raise HttpError(f"{path}: {status} {answer[:120].decode(errors='replace')}")
+        found: dict[str, Any] = json.loads(answer)
+        return found
+
+    async def close(self) -> None:
+        if self.stream is not None:
+            _, writer = self.stream
+            self.stream = None
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+
+
+async def create_table(http: Poster, preset: str, options: dict[str, Any]) -> tuple[str, str]:
     """Open a 4-seat table: its code and the host's token."""
     body = {
         "preset": preset,
@@ -428,19 +478,16 @@ async def create_table(
         "peek_seconds": PEEK_SECONDS,
         "turn_seconds": TURN_SECONDS,
     }
-    r = await http.post("/api/tables", json=body)
-    r.raise_for_status()
-    created = r.json()
+    created = await http.post("/api/tables", body)
     return created["code"], created["token"]
 
 
-async def fill_table(http: httpx.AsyncClient, code: str) -> list[str]:
+async def fill_table(http: Poster, code: str) -> list[str]:
     """Take a table's three other seats, one join after the other: their tokens."""
     tokens = []
     for i in range(1, 4):
-        r = await http.post(f"/api/tables/{code}/join", json={"name": f"P{i}"})
-        r.raise_for_status()
-        tokens.append(r.json()["token"])
+        joined = await http.post(f"/api/tables/{code}/join", {"name": f"P{i}"})
+        tokens.append(joined["token"])
     return tokens
 
 
@@ -466,27 +513,22 @@ async def open_tables(
     each table apart).  A table that fails is counted in ``failures`` and left out."""
     options = json.loads(args.options)
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
-    # Every client gets this one TLS context (the URLs are http: it is never used): building
-    # one per client costs about 20 ms of CPU, more than the requests themselves.
-    tls = ssl.create_default_context()
     opening = Opening()
     hosts: dict[int, tuple[str, str]] = {}
 
-    def client(i: int) -> httpx.AsyncClient:
-        transport = httpx.AsyncHTTPTransport(local_address=table_address(i), verify=tls)
-        base = servers[i % len(servers)].url
-        return httpx.AsyncClient(base_url=base, transport=transport, timeout=30, trust_env=False)
-
-    async def step(i: int, what: Callable[[httpx.AsyncClient], Awaitable[None]]) -> None:
+    async def step(i: int, what: Callable[[Poster], Awaitable[None]]) -> None:
         async with gate:
+            http = Poster(servers[i % len(servers)].url, table_address(i))
             try:
-                async with asyncio.timeout(SETUP_TIMEOUT), client(i) as http:
+                async with asyncio.timeout(SETUP_TIMEOUT):
                     await what(http)
             except Exception as e:  # counted and reported: a run survives a few failures
                 failures[type(e).__name__ + (f": {e}"[:120] if str(e) else "")] += 1
+            finally:
+                await http.close()
 
     async def create(i: int) -> None:
-        async def what(http: httpx.AsyncClient) -> None:
+        async def what(http: Poster) -> None:
             hosts[i] = await create_table(http, args.preset, options)
 
         await step(i, what)
@@ -494,7 +536,7 @@ async def open_tables(
     async def fill(i: int) -> None:
         code, host = hosts[i]
 
-        async def what(http: httpx.AsyncClient) -> None:
+        async def what(http: Poster) -> None:
             opening.tables[i] = (code, [host, *await fill_table(http, code)])
 
         await step(i, what)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import random
 import secrets
@@ -73,11 +74,7 @@ def _checked_rules(
     settings: dict[str, Any],
 ) -> Ruleset:
     """The table's rules, once the seats, the bots and the stacked deal fit them."""
-    rules = _moded_rules(preset, options, settings)
-    try:
-        check_players(rules, seats)  # the engine decides how many it seats and deals
-    except ValueError as e:
-        raise TableError("bad_seats", str(e)) from None
+    rules = _seated_rules(preset, options, seats, settings)
     if len(bots) > seats - 1:
         raise TableError("bad_seats", "too many bots for the seats")
     for named in bots:
@@ -93,6 +90,53 @@ def _checked_rules(
         except ValueError as e:
             raise TableError("bad_deal", str(e)) from None
     return rules
+
+
+# The rules tables were made with, by what they were made of (preset, options, seats, mode): a
+# ruleset is immutable, so the tables of the same making share one, made and checked once, and
+# the engine's work on it is done once too (its fingerprint, its deck: a fifth of a creation's
+# CPU otherwise).  Only rules that passed every check are kept; many custom rulesets empty it.
+_SEATED: dict[tuple[str, str, int, bool, str], Ruleset] = {}
+SEATED_KEPT = 256
+# The JSON a table's record keeps of its rules, by the rules' fingerprint (``to_json`` walks
+# every field of the ruleset: as costly as checking it).
+_RULES_JSON: dict[str, str] = {}
+
+
+def _seated_rules(
+    preset: str, options: dict[str, Any], seats: int, settings: dict[str, Any]
+) -> Ruleset:
+    """The preset with ``options`` as the table's mode plays it, once the engine has said it
+    seats and deals ``seats`` players (kept, see ``_SEATED``)."""
+    try:
+        made = json.dumps(options, sort_keys=True)
+    except (TypeError, ValueError):  # options no request can send: made, not kept
+        made = None
+    key = (preset, made or "", seats, shows_recollection(settings), engine_mode(settings))
+    found = _SEATED.get(key) if made is not None else None
+    if found is not None:
+        return found
+    rules = _moded_rules(preset, options, settings)
+    try:
+        check_players(rules, seats)  # the engine decides how many it seats and deals
+    except ValueError as e:
+        raise TableError("bad_seats", str(e)) from None
+    if made is not None:
+        if len(_SEATED) >= SEATED_KEPT:
+            _SEATED.clear()
+        _SEATED[key] = rules
+    return rules
+
+
+def _rules_json(rules: Ruleset) -> dict[str, Any]:
+    """``rules.to_json()``, a new dict each time, made once for equal rules."""
+    text = _RULES_JSON.get(rules.fingerprint)
+    if text is None:
+        if len(_RULES_JSON) >= SEATED_KEPT:
+            _RULES_JSON.clear()
+        text = _RULES_JSON[rules.fingerprint] = json.dumps(rules.to_json())
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
 def _moded_rules(preset: str, options: dict[str, Any], settings: dict[str, Any]) -> Ruleset:
@@ -494,12 +538,14 @@ class Lobby:
                 return None
             await asyncio.sleep(0.1)
 
-    async def _load(self, record: TableRecord, lease: Lease | None) -> Table:
+    async def _load(
+        self, record: TableRecord, lease: Lease | None, *, fresh: bool = False
+    ) -> Table:
         if record.status == "broken":
             self.broken[record.code.upper()] = record.id
             raise _unavailable(record.code)
         try:
-            table = await Table.load(record, self.ctx, lease)
+            table = await Table.load(record, self.ctx, lease, fresh=fresh)
         except Exception as e:  # a rebuild can fail in any way its stored data allows
             damage = f"{type(e).__name__}: {e}"[:MAX_DAMAGE]
             log.error(
@@ -612,7 +658,7 @@ class Lobby:
                 id=table_id,
                 code=new_code(),
                 preset=preset,
-                rules=rules.to_json(),
+                rules=_rules_json(rules),
                 seed=new_table_seed() if seed is None else seed,
                 host_id=host_id,
                 settings=settings,
@@ -631,7 +677,7 @@ class Lobby:
             except StoreError:
                 self.release(table_id)
                 raise
-        return await self.adopt(record, lease)
+        return await self.adopt(record, lease, fresh=True)
 
     async def reserve(self) -> tuple[str, Lease | None]:
         """A new table's id, its lease already taken: once the record is stored, another process
@@ -648,11 +694,15 @@ class Lobby:
         """A reserved id that was never stored: its lease is not renewed."""
         self.ownership.forget(table_id)
 
-    async def adopt(self, record: TableRecord, lease: Lease | None) -> Table:
+    async def adopt(
+        self, record: TableRecord, lease: Lease | None, *, fresh: bool = False
+    ) -> Table:
         """Serve a table just written to the store under a reserved id (:meth:`create`, and the
-        ranked matchmaker, which writes a match's table with the match in one transaction)."""
+        ranked matchmaker, which writes a match's table with the match in one transaction).
+        ``fresh``: nothing but the record was written, so its log is empty and is not read (a
+        creation costs one write and no read)."""
         async with self._claims.hold(record.id):
-            return await self._load(record, lease)
+            return await self._load(record, lease, fresh=fresh)
 
     async def close(self) -> None:
         """Stop every table; in a cluster, let their leases go so others take them at once."""

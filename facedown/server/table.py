@@ -10,6 +10,7 @@ is durable.  Who sits where is decided in :mod:`.seating`, who plays a seat now 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -54,6 +55,28 @@ PRIVATE_SETTINGS = frozenset({DEAL, MOMENT_OVER})
 _INDEPENDENT = frozenset({"opening_peek", "next_round"})
 
 
+# Rulesets by their JSON: a ruleset is immutable, so the tables of equal rules share one, read
+# and checked once, and the engine's work on it is done once too (its fingerprint, its deck, at
+# each match's start otherwise).  Bounded: many custom rulesets empty it.
+_RULESETS: dict[str, Ruleset] = {}
+RULESETS_KEPT = 256
+
+
+def ruleset_of(data: dict[str, Any]) -> Ruleset:
+    """``Ruleset.from_json(data)``, shared by the tables of equal rules."""
+    try:
+        key = json.dumps(data, sort_keys=True)
+    except (TypeError, ValueError):  # nothing a record holds: read, not kept
+        return Ruleset.from_json(data)
+    rules = _RULESETS.get(key)
+    if rules is None:
+        rules = Ruleset.from_json(data)  # RulesetError: nothing kept
+        if len(_RULESETS) >= RULESETS_KEPT:
+            _RULESETS.clear()
+        _RULESETS[key] = rules
+    return rules
+
+
 class Table:
     """A table's live state: its record, its game, its sequence number, who plays its seats."""
 
@@ -69,7 +92,7 @@ class Table:
         self._losing: asyncio.Task[None] | None = None  # the drop after a refused write
         self.store = ctx.store
         self.hub = ctx.hub
-        self.rules = Ruleset.from_json(record.rules)
+        self.rules = ruleset_of(record.rules)
         self.lock = asyncio.Lock()
         self.game: Game | None = None
         self.seq = 0
@@ -128,11 +151,17 @@ class Table:
 
     @classmethod
     async def load(
-        cls, record: TableRecord, ctx: TableContext, lease: Lease | None = None
+        cls,
+        record: TableRecord,
+        ctx: TableContext,
+        lease: Lease | None = None,
+        *,
+        fresh: bool = False,
     ) -> Table:
-        """Rebuild a table from its record and log: the state it had, exactly."""
+        """Rebuild a table from its record and log: the state it had, exactly.  ``fresh``: the
+        record was just stored under a new id, so its log is empty and is not read."""
         table = cls(record, ctx, lease)
-        for entry in await ctx.store.log(record.id):
+        for entry in () if fresh else await ctx.store.log(record.id):
             table._replay(entry)
         status = table._status_from_log()
         if status != record.status:
