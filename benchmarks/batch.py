@@ -8,7 +8,14 @@ probability 0.05).  The batch deals with numpy shuffles and applies without chec
 player and the step in one compiled loop).  The engine, in the same run, plays the same policy
 with ``Game.apply``.  Turns are turns begun (as ``benchmarks/engine.py`` counts them).  Prints
 turns/s by batch size and the memory of one game's arrays.
-Run: ``python -m benchmarks.batch [--preset cabo] [--players 4] [--seconds S]``.
+
+Then the tournament players, in CPU time (this process's, whatever ``--clock``): rounds per CPU
+second of ``facedown sim --batch --unit round`` with every seat ``batch-easy`` (the tournament
+of :mod:`facedown.batch.tournament`, the engine's deals, results included), of the engine's
+tournament (:func:`facedown.sim.play_chunk`) with every seat the bot level ``easy``, and the
+ratio (the batch's player is not that bot: it is the nearest of the bot levels).
+Run: ``python -m benchmarks.batch [--preset cabo] [--players 4] [--seconds S] [--sizes ...]``
+(``--sizes ''``: the players only).
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ import numpy as np
 
 from facedown.batch import Batch
 from facedown.batch.policies import RandomPlayer
+from facedown.batch.tournament import CHUNK, play_batch
 from facedown.engine import EventKind, Game, Ruleset, make_ruleset
+from facedown.sim import SimConfig, play_chunk
 
 SIZES = (1, 64, 1024, 4096, 8192)
 clock = time.perf_counter
@@ -85,6 +94,33 @@ def engine_rate(rules: Ruleset, players: int, seconds: float) -> float:
     return turns / (clock() - start)
 
 
+def batch_easy_rounds(preset: str, players: int, seconds: float) -> float:
+    """Rounds per CPU second of batch tournaments of batch-easy (chunks of :data:`CHUNK`)."""
+    play_batch(SimConfig(preset, players, ("batch-easy",), games=8, unit="round"))  # warm up
+    rounds, used, seed = 0, 0.0, 0
+    while used < seconds:
+        config = SimConfig(preset, players, ("batch-easy",), games=CHUNK, seed=seed, unit="round")
+        start = time.process_time()
+        results = play_batch(config)
+        used += time.process_time() - start
+        rounds += sum(r.rounds for r in results)
+        seed += 1
+    return rounds / used
+
+
+def engine_easy_rounds(preset: str, players: int, seconds: float) -> float:
+    """Rounds per CPU second of the engine's tournament of the bot level easy."""
+    config = SimConfig(preset, players, ("easy",), games=10**9, unit="round")
+    rounds, used, index = 0, 0.0, 0
+    while used < seconds:
+        start = time.process_time()
+        results = play_chunk(config, index, index + 10)
+        used += time.process_time() - start
+        rounds += sum(r.rounds for r in results)
+        index += 10
+    return rounds / used
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--preset", default="cabo")
@@ -109,10 +145,16 @@ def main(argv: list[str] | None = None) -> int:
     engine = engine_rate(rules, args.players, args.seconds)
     print(f"reference engine (Game.apply): {engine:,.0f} turns/s")
     print(f"{'games':>6} {'step turns/s':>13} {'fused turns/s':>14} {'bytes/game':>10}")
-    for size in (int(s) for s in args.sizes.split(",")):
+    for size in (int(s) for s in args.sizes.split(",") if s):
         rate, memory = batch_rate(rules, args.players, size, args.seconds, fused=False)
         fused, _ = batch_rate(rules, args.players, size, args.seconds, fused=True)
         print(f"{size:>6} {rate:>13,.0f} {fused:>14,.0f} {memory:>10,}")
+    print(f"tournament players, {args.preset}, {args.players} players, rounds per CPU second:")
+    engine_easy = engine_easy_rounds(args.preset, args.players, args.seconds)
+    print(f"  engine, bot level easy (sim):          {engine_easy:>9,.0f}")
+    batch_easy = batch_easy_rounds(args.preset, args.players, args.seconds)
+    print(f"  batch, batch-easy (sim --batch):       {batch_easy:>9,.0f}")
+    print(f"  ratio batch-easy / engine easy:        {batch_easy / engine_easy:>9,.1f}x")
     return 0
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from facedown.engine import Action, Game, IllegalAction, Ruleset
-from facedown.matches import new_match, start_seed
+from facedown.records.matches import new_match, start_seed
 
 # What may be in a frame at all (docs/protocol.md): anything else could carry a secret.
 VIEW_KEYS = frozenset(

@@ -37,15 +37,15 @@ from websockets.asyncio.client import connect
 
 from facedown.bots import Bot, make_bot
 from facedown.bots.base import Reactive, SeatInfo, Watcher, seat_info
-from facedown.server.addresses import ClientLimits, Rate
+from facedown.server.accounts.passwords import PasswordCost
 from facedown.server.app import create_app
-from facedown.server.context import TableConfig
-from facedown.server.lobby import Lobby
-from facedown.server.matchmaking import RankedConfig, Window
-from facedown.server.passwords import PasswordCost
-from facedown.server.serving import uvicorn_config
-from facedown.server.settings import ServerSettings
-from facedown.server.table import Table
+from facedown.server.base.addresses import ClientLimits, Rate
+from facedown.server.edge.serving import uvicorn_config
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.modes.matchmaking import RankedConfig, Window
+from facedown.server.play.context import TableConfig
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.table import Table
 from facedown.store import MemoryStore, RankedStore
 
 LEVEL_ORDER = ("random", "easy", "medium", "hard", "expert")

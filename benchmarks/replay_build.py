@@ -1,11 +1,11 @@
 """Replay builds: how much memory and time a long match's replay takes, and what the server's
-estimate (``facedown.server.replays.replay_bytes``) says of it.
+estimate (``facedown.server.api.replays.replay_bytes``) says of it.
 
 A match is played by random legal play that never calls and TAPs whenever it can (most TAPs
 miss), so each round runs to its bound (``round_action_limit``): the kind of match that made a
 replay expensive.  For each size the script builds the replay as the server does
-(:class:`facedown.replay.Replay`) and prints its steps, the bytes tracemalloc saw it keep, the
-server's estimate, and the build's wall-clock time.  Run:
+(:class:`facedown.records.replay.Replay`) and prints its steps, the bytes tracemalloc saw it keep,
+the server's estimate, and the build's wall-clock time.  Run:
 ``python benchmarks/replay_build.py [--players N] [--preset P]``.
 """
 
@@ -18,9 +18,9 @@ import tracemalloc
 
 from facedown.engine import Action, Game, make_ruleset
 from facedown.engine import actions as A
-from facedown.matches import MatchLog
-from facedown.replay import Replay
-from facedown.server.replays import replay_bytes
+from facedown.records.matches import MatchLog
+from facedown.records.replay import Replay
+from facedown.server.api.replays import replay_bytes
 
 
 def long_match(preset: str, players: int, rounds: int, limit: int, seed: int = 1) -> MatchLog:

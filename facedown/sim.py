@@ -475,9 +475,9 @@ def write_results(path: Path, config: SimConfig, results: Sequence[GameResult]) 
 class ProgressBar:
     """A one-line progress bar, redrawn in place at most ten times a second."""
 
-    def __init__(self, total: int, stream: TextIO = sys.stderr, width: int = 30) -> None:
+    def __init__(self, total: int, stream: TextIO | None = None, width: int = 30) -> None:
         self.total = total
-        self.stream = stream
+        self.stream = stream if stream is not None else sys.stderr  # the one of now
         self.width = width
         self.start = time.monotonic()
         self.drawn = 0.0

@@ -24,19 +24,19 @@ ENGINE = PACKAGE / "engine"
 PUBLIC_ENGINE_MODULES = {"actions", "cards", "errors", "phases", "presets", "rules"}
 
 # The players of a table: each asks the engine's arbiter who acts, and works out nothing itself.
-TERMINAL = [PACKAGE / "terminal.py", PACKAGE / "terminal_board.py", PACKAGE / "terminal_menu.py"]
+TERMINAL = sorted(p for p in (PACKAGE / "terminal").glob("*.py") if p.name != "__init__.py")
 PLAYERS = [
     PACKAGE / "bots" / "driver.py",
     *TERMINAL,
     *sorted((PACKAGE / "rl").glob("*.py")),
-    *sorted((PACKAGE / "server").glob("*.py")),
+    *sorted(p for p in (PACKAGE / "server").rglob("*.py") if p.name != "__init__.py"),
 ]
 ASKS_THE_ARBITER = [
     PACKAGE / "bots" / "driver.py",
-    PACKAGE / "terminal.py",
+    PACKAGE / "terminal" / "terminal.py",
     PACKAGE / "rl" / "env.py",
-    PACKAGE / "server" / "scheduler.py",
-    PACKAGE / "server" / "table.py",
+    PACKAGE / "server" / "play" / "scheduler.py",
+    PACKAGE / "server" / "play" / "table.py",
 ]
 # The state fields that say whose move it is: reading them off a game is deciding who acts.
 TURN_FIELDS = {"turn", "peeked", "phase", "to_act", "finals_left"}

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from facedown.cli import main
-from facedown.server.context import TableConfig
-from facedown.server.ownership import Rebalance
+from facedown.server.cluster.ownership import Rebalance
+from facedown.server.play.context import TableConfig
 
 from .server.harness import free_port
 
@@ -132,7 +132,7 @@ def test_serve_bot_delay_reaches_the_tables(
     import uvicorn
 
     import facedown.server.app
-    import facedown.server.serving
+    import facedown.server.edge.serving
 
     class NoServer:
         def __init__(self, config: object) -> None:
@@ -143,7 +143,7 @@ def test_serve_bot_delay_reaches_the_tables(
 
     made: list[Any] = []
     monkeypatch.setattr(facedown.server.app, "create_app", lambda settings: made.append(settings))
-    monkeypatch.setattr(facedown.server.serving, "uvicorn_config", lambda *a, **k: None)
+    monkeypatch.setattr(facedown.server.edge.serving, "uvicorn_config", lambda *a, **k: None)
     monkeypatch.setattr(uvicorn, "Server", NoServer)
     monkeypatch.setattr(gc, "freeze", lambda: None)  # the test process keeps its own GC
     monkeypatch.setattr(gc, "set_threshold", lambda *a: None)
@@ -247,8 +247,8 @@ def test_serve_takes_its_choices_from_the_server_and_parsing_imports_none_of_it(
     # --log-format and --smtp-security offer what the server defines (not a copy); building
     # the parser, for any command, imports no module of the server (mail brings aiosmtplib).
     from facedown.cli import build_parser
-    from facedown.server.logs import LOG_FORMATS
-    from facedown.server.mail import SECURITIES
+    from facedown.server.accounts.mail import SECURITIES
+    from facedown.server.base.logs import LOG_FORMATS
 
     serve = _commands(build_parser())["serve"]
     choices = {a.dest: a.choices for a in serve._actions}
@@ -287,6 +287,7 @@ def test_help_says_what_each_command_is_for_with_defaults_and_examples(
     for name, command in commands.items():
         text = " ".join(command.format_help().split())
         assert "Example:" in text, name
+        assert "%%" not in text, name  # a percent sign doubled for argparse shows as one
         for action in command._actions:
             if not action.option_strings or action.dest == "help" or action.required:
                 continue

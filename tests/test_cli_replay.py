@@ -12,8 +12,9 @@ import pytest
 
 from facedown.cli import main
 from facedown.engine import Action, Game, make_ruleset
-from facedown.matches import ONE_WAY, SEEDING, match_seed
-from facedown.store import LogEntry, SeatRecord, TableRecord, open_store
+from facedown.records.matches import ONE_WAY, SEEDING, match_seed
+from facedown.store import LogEntry, SeatRecord, TableRecord
+from facedown.store.sql import open_store
 
 TABLE_ID = "ab12cd34ef56ab12cd34ef56ab12cd34"
 SEED = 4243  # its match 1 runs to three rounds (the --round test asks for round 2)

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from facedown.docs import GENERATED
+from facedown.devtools.docs import GENERATED
+
+from .test_packages import ALLOWED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,3 +46,38 @@ def test_the_readme_says_what_the_quick_start_needs() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for needed in ("Python 3.11", "Node 20", "Chromium", "PostgreSQL", "home network"):
         assert needed in readme, needed
+
+
+def arrows_in(text: str) -> dict[str, set[str]]:
+    """The "| `package` | may import |" rows under docs/architecture.md's arrows heading."""
+    section = text.split("## The arrows the tests hold", 1)[1].split("\n## ", 1)[0]
+    table: dict[str, set[str]] = {}
+    for row in re.finditer(r"^\| `(\w+)` \| (.*) \|$", section, re.MULTILINE):
+        table[row.group(1)] = set(re.findall(r"`(\w+)`", row.group(2)))
+    return table
+
+
+def arrows_drawn(text: str) -> dict[str, set[str]]:
+    """The server's packages in docs/architecture.md's picture: "   play/  --> base, modes"."""
+    picture = text.split("```", 2)[1]
+    drawn: dict[str, set[str]] = {}
+    for row in re.finditer(r"^   (\w+)/ +--> (.*)$", picture, re.MULTILINE):
+        targets = row.group(2)
+        drawn[row.group(1)] = set() if targets.startswith("(") else set(targets.split(", "))
+    return drawn
+
+
+def test_the_architecture_page_draws_the_arrows_the_test_allows() -> None:
+    # docs/architecture.md's picture and table of the server's packages are
+    # tests/test_packages.py's ALLOWED, row for row: a change of the one is a change of the others.
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert arrows_in(text) == ALLOWED
+    assert arrows_drawn(text) == ALLOWED
+    # The test of the test: a row read wrong or left out is seen.
+    assert arrows_in("## The arrows the tests hold\n| `play` | `base`, `modes` |\n") == {
+        "play": {"base", "modes"}
+    }
+    assert arrows_drawn("```\n   base/  --> (none)\n   play/  --> base, modes\n```") == {
+        "base": set(),
+        "play": {"base", "modes"},
+    }

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from facedown.playthrough import GOLDENS, golden_line, playthrough
+from facedown.devtools.playthrough import GOLDENS, golden_line, playthrough
 
 HERE = Path(__file__).resolve().parent / "goldens"
 

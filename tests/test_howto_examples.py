@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from facedown.engine import Action, Game, RoundResult, find_preset
-from facedown.server.testhooks import new_match
+from facedown.server.base.testhooks import new_match
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "web" / "src" / "lib" / "howto.json"
 DATA: dict[str, Any] = json.loads(EXAMPLES.read_text(encoding="utf-8"))

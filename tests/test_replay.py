@@ -1,4 +1,5 @@
-"""Replays from a table's log (facedown/replay.py): face up, a seat's eyes, moving, files."""
+"""Replays from a table's log (facedown/records/replay.py): face up, a seat's eyes, moving,
+files."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import random
 import pytest
 
 from facedown.engine import EVERYONE, Action, Game, make_ruleset, observe
-from facedown.matches import (
+from facedown.records.matches import (
     NARROW,
     ONE_WAY,
     SEEDING,
@@ -17,7 +18,7 @@ from facedown.matches import (
     narrow_match_seed,
     split_log,
 )
-from facedown.replay import Replay, ReplayError, export, load_export, parse_match_id
+from facedown.records.replay import Replay, ReplayError, export, load_export, parse_match_id
 from facedown.store import LogEntry
 
 TABLE_SEED = 123_456_789

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from facedown.scorecase import run_case
+from facedown.records.scorecase import run_case
 
 ROOT = Path(__file__).resolve().parent.parent / "scoreboards"
 FILES = sorted(ROOT.rglob("*.json"))

@@ -11,8 +11,8 @@ from typing import Any
 from benchmarks import soak
 from benchmarks.oracle import Findings, TableOracle, check_frame
 from facedown.engine import SPECTATOR, Action, Event, Game, make_ruleset, observe
-from facedown.matches import ONE_WAY, SEEDING
-from facedown.server.table import match_seed
+from facedown.records.matches import ONE_WAY, SEEDING
+from facedown.server.play.table import match_seed
 
 SEED = 12345
 

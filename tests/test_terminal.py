@@ -10,9 +10,9 @@ from collections.abc import Callable
 import pytest
 
 from facedown.engine import Action, Game, StackedDeal, find_preset, observe
-from facedown.terminal import ACK_PROMPT, CLEAR, LEAVE_PROMPT, play
-from facedown.terminal_board import board, face, reveal, to_text, winners_line
-from facedown.terminal_menu import menu, read_answer, typed
+from facedown.terminal.terminal import ACK_PROMPT, CLEAR, LEAVE_PROMPT, play
+from facedown.terminal.terminal_board import board, face, reveal, to_text, winners_line
+from facedown.terminal.terminal_menu import menu, read_answer, typed
 
 # -- reading the screen as a player would
 
@@ -545,7 +545,7 @@ def test_the_clear_never_interrupts_your_own_turn_and_keeps_the_public_log() -> 
 
 def test_you_are_you_and_the_rounds_are_counted_with_totals_between() -> None:
     from facedown.engine import EventKind, SeenEvent
-    from facedown.terminal import describe
+    from facedown.terminal.terminal import describe
 
     game = Game(find_preset("cabo"), 2, 1)
     swap = SeenEvent(type=EventKind.SWAPPED, by=1, slots=(0,), target=0, target_slot=2)

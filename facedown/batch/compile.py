@@ -18,14 +18,18 @@ import numpy as np
 def main() -> int:
     start = time.perf_counter()
     from ..engine import make_ruleset
+    from ..sim import SimConfig
     from . import Batch
-    from .policies import RandomPlayer
+    from .policies import EasyPlayer, RandomPlayer
+    from .tournament import play_batch
 
     batch = Batch(make_ruleset("boyo"), 3, 4)
     batch.legal_mask()
     _ = batch.actor
     batch.step(RandomPlayer(batch)(np.random.default_rng(0)))
     batch.play_random(3, 0, 0.05, 0.05)
+    EasyPlayer(batch)(np.random.default_rng(0))
+    play_batch(SimConfig("boyo", 3, ("batch-easy", "batch-random"), games=2, unit="round"))
     from .jit import CACHE
 
     where = f"cached in {CACHE}" if CACHE is not None else "no writable cache folder"

@@ -1,18 +1,24 @@
 """Vectorised policies over a :class:`~facedown.batch.core.Batch`: one action index per game.
 
-- :class:`RandomPlayer` (compiled) and :func:`random_actions` (numpy, from the mask): uniform
-  among the legal actions of each game's deciding seat, except that a legal call is taken with
-  probability ``call`` and a tap with probability ``tap``, and otherwise left out (uniform play
-  would call at a third of all turn starts and end rounds at once, and tap at almost every
-  chance where the rules have TAP).
-- :func:`easy_actions`: a simple heuristic in the spirit of the `easy` bot level (not the same
-  player): it draws unless the top discard is worth at most ``take_below``, keeps a card lower
-  than the highest card it knows in its hand (else replaces an unknown one when the card is
-  low), uses every power (peek an unknown own card, spy an unknown card, swap its highest known
-  card for an unknown one of another; while holding, where the rules give powers then), calls
-  once the cards it knows sum to at most ``call_below`` with none unknown, or with probability
-  ``call``, ends its turn where turns end by END TURN, and in a TAP window taps a card it knows
-  to match the top discard, else passes.
+The batch's players carry names of their own, ``batch-random`` and ``batch-easy``
+(:data:`PLAYERS`): they are not the bot levels ``random`` and ``easy`` of
+:mod:`facedown.bots`, whose decisions they only resemble.
+
+- ``batch-random``: :class:`RandomPlayer` (compiled) and :func:`random_actions` (numpy, from
+  the mask): uniform among the legal actions of each game's deciding seat, except that a legal
+  call is taken with probability ``call`` and a tap with probability ``tap``, and otherwise left
+  out (uniform play would call at a third of all turn starts and end rounds at once, and tap at
+  almost every chance where the rules have TAP).
+- ``batch-easy``: :class:`EasyPlayer` (compiled) and :func:`easy_actions` (numpy, from the
+  mask), a test holding the two to the same decisions: a simple heuristic in the spirit of the
+  `easy` bot level (not the same player).  It draws unless the top discard is worth at most
+  ``take_below``, keeps a card lower than the highest card it knows in its hand (else replaces
+  an unknown one when the card is low), uses every power (a peek at an unknown own card where
+  it can, else the first power action in the codec's order, peeks then spies then swaps; while
+  holding, where the rules give powers then), calls once the cards it knows sum to at most
+  ``call_below`` with none unknown, or with probability ``call``, ends its turn where turns end
+  by END TURN, and in a TAP window taps a card it knows to match the top discard, else passes.
+  Where none of this decides, it plays uniformly among the legal actions but calls and taps.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from . import players
 from .core import (
     HOLDING,
     K_CALL,
@@ -35,6 +42,8 @@ from .core import (
     Batch,
     IntArray,
 )
+
+PLAYERS = ("batch-random", "batch-easy")
 
 
 def sample(mask: npt.NDArray[np.bool_], rng: np.random.Generator) -> IntArray:
@@ -80,12 +89,17 @@ def easy_actions(
     take_below: int = 3,
     call_below: int = 8,
     call: float = 0.02,
+    fallback: IntArray | None = None,
 ) -> IntArray:
-    """The heuristic of the module docstring; always one of the legal actions."""
+    """The heuristic of the module docstring; always one of the legal actions.  Where the
+    heuristic leaves the choice open it takes ``fallback`` (drawn uniformly among the legal
+    actions but calls and taps when not given)."""
     mask = batch.legal_mask()
-    fallback = mask.copy()
-    fallback[:, batch.codes.tap] = False  # it taps only in a window, a card it knows to match
-    out = random_actions(batch, rng, call=0.0, mask=fallback)
+    if fallback is None:
+        others = mask.copy()
+        others[:, batch.codes.tap] = False  # it taps only in a window, a card it knows to match
+        fallback = random_actions(batch, rng, call=0.0, mask=others)
+    out = fallback
     codes, rows = batch.codes, np.arange(batch.games)
     seat = np.maximum(batch.actor, 0)
     hands = batch.hands[rows, seat]  # [g, h]
@@ -178,3 +192,50 @@ class RandomPlayer:
         """Up to ``steps`` decisions of this player in every game at once, the step included
         (:meth:`Batch.play_random`); returns the decisions made."""
         return self.batch.play_random(steps, int(rng.integers(2**31)), self.call, self.tap)
+
+
+class EasyPlayer:
+    """:func:`easy_actions` in compiled code (:func:`facedown.batch.players.easy_play`): the
+    same heuristic read from each game's legal list, its random fallback drawn from numba's
+    generator (seeded from the ``rng`` given) only where the heuristic leaves the choice open.
+    """
+
+    def __init__(
+        self, batch: Batch, take_below: int = 3, call_below: int = 8, call: float = 0.02
+    ) -> None:
+        self.batch, self.take_below, self.call_below, self.call = (
+            batch,
+            take_below,
+            call_below,
+            call,
+        )
+
+    def __call__(self, rng: np.random.Generator, fallback: IntArray | None = None) -> IntArray:
+        """One action per game (0 once over); ``fallback``: the random choice per game where
+        the heuristic has none (drawn here when not given)."""
+        b = self.batch
+        out = np.empty(b.games, dtype=np.int64)
+        given = np.empty(0, dtype=np.int64) if fallback is None else fallback.astype(np.int64)
+        buf, occ = b._scratch
+        players.easy_play(
+            b.Z,
+            b.S,
+            b.hands,
+            b.disc,
+            b.known_bits,
+            b.public_bits,
+            b.R,
+            b.deck_table,
+            b.codes.table,
+            b.tables,
+            b.codes.slots,
+            buf,
+            occ,
+            int(rng.integers(2**31)),
+            self.take_below,
+            self.call_below,
+            self.call,
+            given,
+            out,
+        )
+        return out

@@ -3,33 +3,48 @@
 The games, seeds and seat rotation are those of :mod:`facedown.sim` (game ``i`` is dealt from
 the same seed, and the bot listed ``k``-th sits at seat ``(k - i) mod players``), and the deals
 are the engine's, so a batch tournament plays the same deals as a tournament of bots.  The
-players are the batch's own: ``random`` (uniform among the legal actions, sets included, calling
-with probability 0.05) and ``easy`` (:func:`facedown.batch.policies.easy_actions`); they are
-not the bot levels of the same names, whose decisions they only resemble.
+players are the batch's own, named apart from the bot levels (:data:`BATCH_PLAYERS`):
+``batch-random`` (uniform among the legal actions, sets included, calling and tapping with
+probability 0.05) and ``batch-easy`` (:func:`facedown.batch.policies.easy_actions`); they are
+not the bot levels ``random`` and ``easy``, whose decisions they only resemble.
+
+The games are played in compiled code (:func:`facedown.batch.players.play_lineup`): each call
+makes up to :data:`STEPS` decisions in every game not over, the results added up as rounds end;
+a finished game is no longer visited.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
 from ..sim import GameResult, SeatResult, SimConfig, SimError, derive_seed
 from .core import Batch, UnsupportedRules
-from .policies import RandomPlayer, easy_actions
+from .players import DONE, ROUNDS, TALLY_FIELDS, play_lineup
+from .policies import PLAYERS, EasyPlayer, RandomPlayer
 
-BATCH_PLAYERS = ("random", "easy")
+BATCH_PLAYERS = PLAYERS
 CHUNK = 4096  # games played at once
+STEPS = 64  # decisions per game and compiled call
 
 
-def play_batch(config: SimConfig) -> list[GameResult]:
-    """Every game of ``config`` on batches of up to :data:`CHUNK` games, in game order."""
+def play_batch(
+    config: SimConfig, progress: Callable[[int], None] | None = None
+) -> list[GameResult]:
+    """Every game of ``config`` on batches of up to :data:`CHUNK` games, in game order;
+    ``progress`` is told the count of games done as it grows."""
     lineup = config.lineup()
     unknown = sorted(set(lineup) - set(BATCH_PLAYERS))
     if unknown:
-        raise SimError(f"--batch plays only {', '.join(BATCH_PLAYERS)}, not {', '.join(unknown)}")
+        raise SimError(
+            f"--batch plays only {', '.join(BATCH_PLAYERS)}, not {', '.join(unknown)} "
+            "(the batch's players are not the bot levels)"
+        )
     results: list[GameResult] = []
     for start in range(0, config.games, CHUNK):
         stop = min(config.games, start + CHUNK)
-        results += _play_chunk(config, lineup, start, stop)
+        results += _play_chunk(config, lineup, start, stop, progress)
     return results
 
 
@@ -40,7 +55,11 @@ def _seed(config: SimConfig, index: int) -> int:
 
 
 def _play_chunk(
-    config: SimConfig, lineup: tuple[str, ...], start: int, stop: int
+    config: SimConfig,
+    lineup: tuple[str, ...],
+    start: int,
+    stop: int,
+    progress: Callable[[int], None] | None,
 ) -> list[GameResult]:
     n, rows = config.players, np.arange(start, stop)
     seeds = [_seed(config, i) for i in range(start, stop)]
@@ -50,52 +69,46 @@ def _play_chunk(
         raise SimError(str(e)) from None
     rng = np.random.default_rng(derive_seed(config.seed, start, "batch"))
     place = (np.arange(n)[None, :] + rows[:, None]) % n  # the lineup place of seat s in game g
-    easy_place = np.array([spec == "easy" for spec in lineup])
-    random_player = RandomPlayer(batch)
-    sums = np.zeros((stop - start, n), dtype=np.int64)
-    hand_sums = np.zeros_like(sums)
-    calls = np.zeros_like(sums)
-    done = np.zeros(stop - start, dtype=np.bool_)
-    rounds = np.zeros(stop - start, dtype=np.int64)
-    totals = np.zeros_like(sums)
-    winners = np.zeros((stop - start, n), dtype=np.bool_)
-    while not done.all():
-        actor = np.maximum(batch.actor, 0)
-        chosen = random_player(rng)
-        wants_easy = easy_place[place[np.arange(batch.games), actor]]
-        if wants_easy.any():
-            chosen = np.where(wants_easy, easy_actions(batch, rng), chosen)
-        batch.step(chosen, check=False)
-        ended = batch.round_ended & ~done
-        sums[ended] += batch.round_scores[ended]
-        hand_sums[ended] += batch.hand_totals[ended]
-        caller = batch.round_caller
-        called = np.flatnonzero(ended & (caller >= 0))
-        calls[called, caller[called]] += 1
-        rounds[ended] += 1
-        finish = ended & (batch.match_ended if config.unit == "match" else True)
-        if config.unit == "round":
-            scores = batch.round_scores
-            winners[finish] = (scores == scores.min(axis=1, keepdims=True))[finish]
-            totals[finish] = scores[finish]
-        else:
-            winners[finish] = batch.winners[finish]
-            totals[finish] = batch.totals[finish]
-        done |= finish
-    return [
-        _result(
-            i,
-            seeds[g],
-            lineup,
-            place[g],
-            rounds[g],
-            totals[g],
-            winners[g],
-            sums[g],
-            calls[g],
-            hand_sums[g],
+    easy_place = np.array([spec == "batch-easy" for spec in lineup])
+    easy = easy_place[place].astype(np.int64)  # [g, seat]: 1 where the seat plays batch-easy
+    random_player, easy_player = RandomPlayer(batch), EasyPlayer(batch)
+    tally = np.zeros((stop - start, TALLY_FIELDS, n), dtype=np.int64)
+    state = np.zeros((stop - start, 2), dtype=np.int64)
+    buf, occ = batch._scratch
+    todo = batch._todo
+    live = np.arange(stop - start, dtype=np.int64)
+    while live.size:
+        count, _ = play_lineup(
+            *batch._state,
+            batch.deck_table,
+            batch.codes.table,
+            batch.tables,
+            batch.codes.slots,
+            buf,
+            occ,
+            easy,
+            live,
+            int(rng.integers(2**31)),
+            random_player.call,
+            random_player.tap,
+            easy_player.take_below,
+            easy_player.call_below,
+            easy_player.call,
+            STEPS,
+            config.unit == "round",
+            tally,
+            state,
+            todo,
         )
-        for g, i in enumerate(range(start, stop))
+        if count:
+            batch._refill(todo[:count])
+        live = live[state[live, DONE] == 0]
+        if progress is not None:
+            progress(stop - live.size)
+    rounds, places, tallies = state[:, ROUNDS].tolist(), place.tolist(), tally.tolist()
+    return [
+        _result(start + g, seeds[g], lineup, places[g], rounds[g], tallies[g])
+        for g in range(stop - start)
     ]
 
 
@@ -103,28 +116,26 @@ def _result(
     index: int,
     seed: int,
     lineup: tuple[str, ...],
-    place: np.ndarray,
+    place: list[int],
     rounds: int,
-    totals: np.ndarray,
-    winners: np.ndarray,
-    sums: np.ndarray,
-    calls: np.ndarray,
-    hand_sums: np.ndarray,
+    tally: list[list[int]],
 ) -> GameResult:
-    won = tuple(int(s) for s in np.flatnonzero(winners))
+    """One game's result from its row of the tally (plain ints: quicker than numpy's)."""
+    sums, hand_sums, calls, totals, winners = tally
+    won = tuple(s for s, w in enumerate(winners) if w)
     seats = tuple(
         SeatResult(
             seat=s,
-            bot=lineup[int(place[s])],
-            lineup=int(place[s]),
-            total=int(totals[s]),
-            share=1 / len(won) if s in won else 0.0,
-            rounds=int(rounds),
-            round_score_sum=int(sums[s]),
-            calls=int(calls[s]),
-            hand_total_sum=int(hand_sums[s]),
+            bot=lineup[place[s]],
+            lineup=place[s],
+            total=totals[s],
+            share=1 / len(won) if winners[s] else 0.0,
+            rounds=rounds,
+            round_score_sum=sums[s],
+            calls=calls[s],
+            hand_total_sum=hand_sums[s],
             faults=0,
         )
         for s in range(len(place))
     )
-    return GameResult(index, seed, int(rounds), won, seats)
+    return GameResult(index, seed, rounds, won, seats)

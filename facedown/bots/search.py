@@ -68,7 +68,7 @@ class ExpertBot:
     """A search player of one seat for one match."""
 
     # It uses its whole budget of CPU per move: a server lets it choose in a worker process
-    # (facedown/server/thinking.py), and it must pickle.
+    # (facedown/server/play/thinking.py), and it must pickle.
     thinks_long: ClassVar[bool] = True
 
     def __init__(

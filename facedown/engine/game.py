@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import legality, snapshot
+from . import legality, refusals, snapshot
 from .actions import REPLACE, Action
 from .arbiter import Awaiting, awaiting
 from .deal import StackedDeal, deal_round, new_rng
@@ -142,12 +142,12 @@ class Game(State):
             if action.kind == REPLACE and len(action.slots) > 1:
                 # A set is a rule, not a list entry: check it without searching the list again.
                 if not legality.is_set_replace(self, action):
-                    raise legality.refusal(self, action)
+                    raise refusals.refusal(self, action)
                 action = legality.canonical(action)
             else:
                 action = legality.canonical(action)
                 if action not in legal:
-                    raise legality.refusal(self, action)
+                    raise refusals.refusal(self, action)
         events: list[Event] = []
         self._events = events
         self._showing = None

@@ -7,7 +7,7 @@ events given to it rendered for that seat (:class:`SeenEvent`), and its legal ac
 in it is a card the seat does not know, and nothing gives away the order of the draw pile.
 
 Every value here has one JSON form (``to_json``); the protocol's JSON Schema and the web
-client's TypeScript types are generated from these same classes (:mod:`facedown.wire`).
+client's TypeScript types are generated from these same classes (:mod:`facedown.devtools.wire`).
 """
 
 from __future__ import annotations

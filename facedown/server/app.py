@@ -19,52 +19,53 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..bots import Bot, make_bot
 from ..engine import PRESETS
 from ..engine.presets import MODES
-from ..matches import TABLE_SEED_BITS
+from ..records.matches import TABLE_SEED_BITS
 from ..store import Store, StoreError
-from . import examples
-from .account_routes import SIGNED_OUT_HTTP, account_routes, signed_in
-from .accounts import Accounts, SignedIn
-from .apidocs import api_docs_page
-from .auth import Tokens
-from .clock import Clock, SystemClock
-from .cluster import Node
-from .context import UNPROCESSABLE, TableContext, TableError
-from .crashhook import ENV as CRASH_ENV
-from .crashhook import CrashAt
-from .examples import body as body_of
-from .games import games_routes
-from .guards import (
+from .accounts.accounts import Accounts, SignedIn
+from .accounts.auth import Tokens
+from .accounts.history import History
+from .accounts.mail import Mailer
+from .accounts.notify import Notifier
+from .accounts.passwords import Passwords
+from .accounts.postbox import Postbox
+from .api.account_routes import SIGNED_OUT_HTTP, account_routes, signed_in
+from .api.games import games_routes
+from .api.mail_routes import mail_routes
+from .api.ops import ops_routes
+from .api.passplay import passplay_routes
+from .api.ranked_routes import ranked_routes
+from .api.replays import replay_routes
+from .api.scoreboards import scoreboard_routes
+from .base import examples
+from .base.clock import Clock, SystemClock
+from .base.crashhook import ENV as CRASH_ENV
+from .base.crashhook import CrashAt
+from .base.errors import UNPROCESSABLE, TableError
+from .base.examples import body as body_of
+from .base.limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
+from .base.testhooks import StackedDealSpec, refuse_test_hooks
+from .base.text import CODE_PATTERN, Name
+from .cluster.cluster import Node
+from .cluster.ownership import LeaseOwnership, SoleOwner
+from .edge.apidocs import api_docs_page
+from .edge.guards import (
     BodyLimit,
     ForwardedHeaders,
     SecurityHeaders,
     invalid_request,
     unreadable_body,
 )
-from .history import History
-from .hub import Hub, LocalHub
-from .limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
-from .lobby import Lobby
-from .mail import Mailer
-from .mail_routes import mail_routes
-from .modes import TURN_BASED
-from .notify import Notifier
-from .ops import ops_routes
-from .ownership import LeaseOwnership, SoleOwner
-from .passplay import passplay_routes
-from .passwords import Passwords
-from .postbox import Postbox
-from .ranked import Ranked
-from .ranked_routes import ranked_routes
-from .relay import ClusterHub, Relays
-from .replays import replay_routes
-from .scoreboards import scoreboard_routes
-from .settings import ServerSettings
-from .sockets import SocketEndpoint
-from .state import AnyTable, ServerState
-from .testhooks import StackedDealSpec, refuse_test_hooks
-from .text import CODE_PATTERN, Name
-from .thinking import Thinker
-from .turnbased import DEFAULT_DEADLINE, MOVE_DEADLINES, turn_based_settings
+from .edge.relay import ClusterHub, Relays
+from .edge.settings import ServerSettings
+from .edge.sockets import SocketEndpoint, handle, leave
+from .edge.state import AnyTable, ServerState
+from .modes.modes import TURN_BASED
+from .modes.turnbased import DEFAULT_DEADLINE, MOVE_DEADLINES, turn_based_settings
+from .play.context import TableContext
+from .play.lobby import Lobby
+from .play.ranked import Ranked
+from .play.thinking import Thinker
+from .transport.hub import Hub, LocalHub
 
 # The built web client (web/ builds into it; the package ships it).
 WEB_DIST = Path(__file__).resolve().parent.parent / "web_dist"
@@ -201,8 +202,9 @@ def create_app(
             lobby, state.tokens, ctx.clock, settings.ranked, test_hooks=settings.test_hooks
         )
         if cluster is not None:
-            state.node, state.relays = cluster[0], Relays(state, cluster[0])
-            await cluster[0].start(state.relays)
+            relays = Relays(state, cluster[0], handle, leave)
+            state.node, state.relays = cluster[0], relays
+            await cluster[0].start(relays)
         await state.live_lobby.recover()
         await ranked.start()
         yield
@@ -223,7 +225,7 @@ def create_app(
         version="1",
         lifespan=lifespan,
         # FastAPI's Swagger UI and ReDoc pages load their scripts from a CDN (blank offline):
-        # /docs is our own page instead (server/apidocs.py), made from /openapi.json.
+        # /docs is our own page instead (server/edge/apidocs.py), made from /openapi.json.
         docs_url=None,
         redoc_url=None,
         openapi_url="/openapi.json" if docs else None,
@@ -299,7 +301,7 @@ def _lobby(ctx: TableContext, settings: ServerSettings, node: Node | None) -> Lo
 
 
 def _crash_hook(settings: ServerSettings) -> CrashAt | None:
-    """The crash test hook (server/crashhook.py), only on a server with test hooks."""
+    """The crash test hook (server/base/crashhook.py), only on a server with test hooks."""
     if settings.crash_at is None:
         return None
     if not settings.test_hooks:

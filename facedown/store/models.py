@@ -6,7 +6,7 @@ same sequence number fail instead of forking the game.  Accounts (revision 0003)
 (a name, an argon2 hash, the player id the account sits with), ``user_players`` (every player
 id the account holds: its own and the guest ids it took over) and ``sessions`` (only the
 SHA-256 of each session token).  ``store_meta`` counts commits (store/commits.py) and
-``token_floors`` keeps session-token rotations (server/auth.py), revision 0004;
+``token_floors`` keeps session-token rotations (server/accounts/auth.py), revision 0004;
 ``scoreboards`` holds the scoreboards of paper games (revision 0005).  Ranked play (revision
 0006): ``ranked_queue`` (who waits in which queue), ``ranked_matches`` and ``ranked_seats``
 (the matches made, who sat where, how long each waited) and ``ratings`` (one per account and
@@ -124,8 +124,9 @@ class UserRow(Base):
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
     email: Mapped[str | None] = mapped_column(String)  # revision 0007: turn e-mails go here
-    # Revision 0011: what the name looks like (server/lookalikes.py); a unique index, so two
-    # accounts never look alike.  NULL for an older account whose name looks like an older one's.
+    # Revision 0011: what the name looks like (server/accounts/lookalikes.py); a unique index, so
+    # two accounts never look alike.  NULL for an older account whose name looks like an older
+    # one's.
     name_skeleton: Mapped[str | None] = mapped_column(String, index=True, unique=True)
 
 

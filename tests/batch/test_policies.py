@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from facedown.batch import Batch
-from facedown.batch.policies import RandomPlayer, easy_actions, random_actions
+from facedown.batch.policies import EasyPlayer, RandomPlayer, easy_actions, random_actions
 from facedown.engine import make_ruleset
 
 
@@ -71,3 +71,38 @@ def test_play_random_is_the_random_player_and_the_step_in_one_loop(preset: str) 
         assert (one.hands == two.hands).all()
         assert (one.known_bits == two.known_bits).all()
     assert one.rounds_played.sum() > 16
+
+
+@pytest.mark.parametrize("preset", ["boyo", "cabo", "kivo", "kaboom"])
+def test_the_compiled_easy_player_is_easy_actions(preset: str) -> None:
+    # The same random fallback given to both (and no random calls): the same action in every
+    # game, over whole rounds of every phase; its own draws are legal actions.
+    batch = Batch(make_ruleset(preset), 3, 64, shuffles="numpy")
+    player = EasyPlayer(batch, call=0.0)
+    rng = np.random.default_rng(5)
+    phases = set()
+    for _ in range(300):
+        mask = batch.legal_mask()
+        others = mask.copy()
+        others[:, batch.codes.tap] = False
+        fallback = random_actions(batch, rng, call=0.0, mask=others)
+        want = easy_actions(batch, rng, call=0.0, fallback=fallback)
+        live = ~batch.over
+        got = player(rng, fallback=fallback)
+        assert (got[live] == want[live]).all()
+        own = player(rng)
+        assert mask[np.arange(batch.games), own][live].all()
+        phases |= set(batch.phase[live].tolist())
+        batch.step(np.where(rng.random(batch.games) < 0.5, own, want))
+    assert batch.rounds_played.sum() > 64
+    assert len(phases) >= 4
+
+
+def test_the_compiled_easy_player_beats_random() -> None:
+    batch = Batch(make_ruleset("cabo"), 4, 256, shuffles="numpy")
+    easy, rand = EasyPlayer(batch), RandomPlayer(batch)
+    rng = np.random.default_rng(4)
+    while not batch.over.all():
+        batch.step(np.where(batch.actor % 2 == 0, easy(rng), rand(rng)))
+    wins = batch.winners.sum(axis=0)
+    assert wins[0] + wins[2] > 1.5 * (wins[1] + wins[3])

@@ -14,7 +14,7 @@ from facedown.bots.memory import Memory, parse_place
 from facedown.bots.profiles import HARD
 from facedown.bots.search import KNOWN_BY_TURN, keep_low_per_turn, opponent_knows_at
 from facedown.engine import PRESETS, Game, make_ruleset, view
-from facedown.matches import match_seed
+from facedown.records.matches import match_seed
 
 from .tables import RULESETS, random_states
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from facedown.sim import SimConfig, run, wilson
+from facedown.sim import SimConfig, mean_interval, run, wilson
 
 STEPS = [("easy", "random"), ("medium", "easy"), ("hard", "medium")]
 
@@ -91,6 +91,73 @@ def test_a_step_holds_only_when_the_upper_level_wins_more_and_scores_lower() -> 
     assert "scores no lower" in ladder.row(early_caller)
     assert not step(0.45, -0.2).holds
     assert "wins no more" in ladder.row(step(0.45, -0.2))
+
+
+def test_the_match_ladder_counts_whole_matches_as_the_engine_ends_them() -> None:
+    ladder = _benchmark("ladder")
+    step = ladder.measure_matches("cabo", 2, "easy", "random", 9, seed=3, jobs=1)
+    assert step.matches == 8  # whole deals: each played once from each seat
+    # The same tournament, read here game by game: the step's figures are its bookkeeping.
+    config = SimConfig("cabo", 2, ("easy", "random"), 8, seed=3, unit="match", duplicate=True)
+    games = run(config)
+    shares = []
+    for game in games:
+        totals = [s.total for s in game.seats]
+        assert max(totals) > 100  # a cabo match ends when a total passes 100
+        assert game.winners == tuple(s for s in range(2) if totals[s] == min(totals))
+        shares.append(sum(s.share for s in game.seats if s.bot == "easy"))
+    deal_shares = [(shares[k] + shares[k + 1]) / 2 for k in range(0, 8, 2)]
+    assert (step.won, step.shared, step.lost) == (
+        shares.count(1.0),
+        sum(0 < v < 1 for v in shares),
+        shares.count(0.0),
+    )
+    assert step.share == pytest.approx(sum(shares) / 8)
+    assert step.rounds == pytest.approx(sum(g.rounds for g in games) / 8)
+    assert step.rounds > 1
+    # The interval takes the deal as its unit: four deals here.
+    assert (step.low, step.high) == pytest.approx(ladder.share_interval(deal_shares))
+    line = ladder.match_row(step)
+    assert "| cabo | a total past 100 | 2 | easy > random | 8 |" in line
+    assert f"{step.won} / {step.shared} / {step.lost}" in line
+    assert line.count("|") == ladder.MATCH_HEADER.splitlines()[0].count("|")
+
+
+def test_the_match_share_interval_is_normal_over_deals_and_wilson_when_all_alike() -> None:
+    ladder = _benchmark("ladder")
+    means = [1.0, 0.5, 0.75, 1.0, 0.25, 1.0]
+    _, low, high = mean_interval(means)
+    assert ladder.share_interval(means) == pytest.approx((low, min(1.0, high)))
+    assert high > 1.0  # clipped to a share
+    # One side won every match: the normal interval would be the point 100%.
+    assert ladder.share_interval([1.0] * 6) == wilson(6, 6)
+    low, high = ladder.share_interval([1.0] * 6)
+    assert 0.5 < low < high == 1.0
+
+
+def test_the_match_ladder_plays_duplicate_matches_and_kivo_for_three_rounds() -> None:
+    ladder = _benchmark("ladder")
+    alike = ("tests.sim.sample_bots:Steady", "tests.sim.sample_bots:SteadyToo")
+    even = ladder.measure_matches("kivo", 4, *alike, 8, seed=5, jobs=1)
+    assert even.rounds == 3.0
+    # Two sides that play alike meet the same cards from every seat: every deal comes out even.
+    assert even.share == 0.5
+    assert even.won == even.lost
+    assert even.low < 0.5 < even.high
+    assert not even.holds
+    assert ladder.match_length("kivo") == ladder.match_length("boyo") == "3 rounds"
+    assert ladder.match_length("kaboom") == "a total past 100"
+
+
+def test_the_match_ladder_runs_from_the_command_line(tmp_path: Path) -> None:
+    ladder = _benchmark("ladder")
+    out = tmp_path / "matches.md"
+    argv = ["--matches", "4", "--presets", "kivo", "--players", "2", "--steps", "easy"]
+    ladder.main([*argv, "--jobs", "1", "--markdown", str(out)])
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[:2] == ladder.MATCH_HEADER.splitlines()
+    assert lines[2].startswith("| kivo | 3 rounds | 2 | easy > random | 4 |")
+    assert lines[-1].endswith("steps hold (expert: `expert(budget_ms=0, iterations=24)`, seed 1).")
 
 
 def test_the_sampler_bias_benchmark_compares_sampled_and_real_opponent_hands() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from facedown.engine import Action, Game, find_preset, observe
-from facedown.server.testhooks import new_match
+from facedown.server.base.testhooks import new_match
 
 # Seat 0 starts; the top of the draw pile is the black King of spades (13, all three powers in
 # boyo), then the red King of hearts (-2, none); a 9 of clubs lies on the discard pile.

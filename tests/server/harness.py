@@ -27,11 +27,11 @@ from websockets.http11 import Response
 from websockets.uri import parse_uri
 
 from facedown.engine import Action
-from facedown.server.addresses import ClientLimits, Rate
 from facedown.server.app import create_app
-from facedown.server.clock import Clock, FakeClock
-from facedown.server.serving import uvicorn_config
-from facedown.server.settings import ServerSettings
+from facedown.server.base.addresses import ClientLimits, Rate
+from facedown.server.base.clock import Clock, FakeClock
+from facedown.server.edge.serving import uvicorn_config
+from facedown.server.edge.settings import ServerSettings
 from facedown.store import Store
 
 T = TypeVar("T")

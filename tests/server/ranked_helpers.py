@@ -10,10 +10,10 @@ from typing import Any
 
 import httpx
 
-from facedown.server.addresses import ClientLimits
-from facedown.server.matchmaking import RankedConfig, Window
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.base.addresses import ClientLimits
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.modes.matchmaking import RankedConfig, Window
+from facedown.server.play.table import TableConfig
 
 from .harness import RunningServer
 from .test_accounts import CHEAP, MANY, PASSWORD

@@ -13,12 +13,12 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from facedown.server.addresses import ClientLimits, Rate
-from facedown.server.auth import Tokens
-from facedown.server.passwords import PasswordCost, Passwords
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
-from facedown.server.text import name_key
+from facedown.server.accounts.auth import Tokens
+from facedown.server.accounts.passwords import PasswordCost, Passwords
+from facedown.server.base.addresses import ClientLimits, Rate
+from facedown.server.base.text import name_key
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore, UserRecord
 
 from .harness import Player, RunningServer, create_table, run_server, start

@@ -9,9 +9,9 @@ from typing import Any
 
 import httpx
 
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
-from facedown.server.text import NAME_LENGTH
+from facedown.server.base.text import NAME_LENGTH
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 
 from .harness import run_server
 from .ranked_helpers import ranked_settings

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from facedown.cli import main
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 
 from .harness import create_table, play_until, probe, run_server, seated
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from facedown.server import connection
-from facedown.server.auth import Tokens
-from facedown.server.connection import NO_HELLO, SLOW_CLIENT, TOO_MANY
-from facedown.server.protocol import MAX_FRAME
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.accounts.auth import Tokens
+from facedown.server.edge import connection
+from facedown.server.edge.connection import NO_HELLO, SLOW_CLIENT, TOO_MANY
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
+from facedown.server.transport.protocol import MAX_FRAME
 from facedown.store import MemoryStore
 
 from .harness import (

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from facedown.server.table import TableConfig
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import Client, RunningServer, applied, client, run_server, seated

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from facedown.server import protocol as P
-from facedown.server.clock import FakeClock
-from facedown.server.sockets import HANDLERS
+from facedown.server.base.clock import FakeClock
+from facedown.server.edge.sockets import HANDLERS
+from facedown.server.transport import protocol as P
 
 
 @pytest.fixture

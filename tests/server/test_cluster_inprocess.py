@@ -17,11 +17,11 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from facedown.server.addresses import ClientLimits
-from facedown.server.lobby import Lobby
-from facedown.server.ownership import ONCE_LEASE
-from facedown.server.ranked import MATCHMAKER
-from facedown.server.settings import ServerSettings
+from facedown.server.base.addresses import ClientLimits
+from facedown.server.cluster.ownership import ONCE_LEASE
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.ranked import MATCHMAKER
 from facedown.store import RankedStore, open_store
 from tests.store.conftest import postgres_database
 

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from facedown.server.cluster import ClusterDown, ClusterTimings, Item, Node
+from facedown.server.cluster.cluster import ClusterDown, ClusterTimings, Item, Node
 
 REDIS = "redis://127.0.0.1:6379/0"
 

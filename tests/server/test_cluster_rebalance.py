@@ -18,10 +18,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from facedown.server.lobby import Lobby
-from facedown.server.ownership import Rebalance, RebalanceTables
-from facedown.server.settings import ServerSettings
-from facedown.server.table import Table
+from facedown.server.cluster.ownership import Rebalance, RebalanceTables
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.table import Table
 from tests.store.conftest import postgres_database
 
 from .cluster import Cluster

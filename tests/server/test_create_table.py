@@ -9,14 +9,15 @@ import pytest
 
 from facedown.bots import LEVELS, make_bot
 from facedown.engine import MAX_PLAYERS
-from facedown.server import protocol as P
 from facedown.server.app import CreateTable
-from facedown.server.clock import FakeClock
-from facedown.server.context import TableContext
-from facedown.server.hub import LocalHub
-from facedown.server.lobby import Lobby
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig, TableError
+from facedown.server.base.clock import FakeClock
+from facedown.server.base.errors import TableError
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.context import TableContext
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.table import TableConfig
+from facedown.server.transport import protocol as P
+from facedown.server.transport.hub import LocalHub
 from facedown.store import MemoryStore
 
 from .harness import run_server

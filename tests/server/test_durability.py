@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from facedown.bots import make_bot
-from facedown.server.clock import FakeClock
-from facedown.server.context import TableConfig, TableContext
-from facedown.server.hub import LocalHub
-from facedown.server.lobby import Lobby
-from facedown.server.table import Table
+from facedown.server.base.clock import FakeClock
+from facedown.server.play.context import TableConfig, TableContext
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.table import Table
+from facedown.server.transport.hub import LocalHub
 from facedown.store import Lease, LogEntry, MemoryStore, Store, TableRecord
 
 FAST = {"peek_seconds": 5, "turn_seconds": 10}

@@ -1,4 +1,4 @@
-"""Every error code the server can send is listed in facedown/server/errors.py (and from there
+"""Every error code the server can send is listed in facedown/server/base/errors.py (and from there
 generated into the web client's wire.ts, whose test wants a text for each in every language)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 from facedown.engine import errors as engine_errors
-from facedown.server.errors import ERROR_CODES, ILLEGAL, SERVER_CODES
+from facedown.server.base.errors import ERROR_CODES, ILLEGAL, SERVER_CODES
 
 SERVER = Path(__file__).resolve().parents[2] / "facedown" / "server"
 RAISERS = {"TableError", "ProtocolError", "RankedError", "error_message"}
@@ -25,7 +25,7 @@ def sent_codes() -> dict[str, str]:
     """code -> where: the literal codes given to TableError, ProtocolError and error_message,
     and the "code" of every dict literal (the HTTP answers' details), in facedown/server."""
     found: dict[str, str] = {}
-    for path in sorted(SERVER.glob("*.py")):
+    for path in sorted(SERVER.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             where = f"{path.name}:{getattr(node, 'lineno', 0)}"
             if isinstance(node, ast.Call) and _name(node.func) in RAISERS and node.args:
@@ -48,7 +48,9 @@ def test_every_code_the_server_sends_is_listed() -> None:
     sent = sent_codes()
     assert len(sent) > 30  # the scan finds them (it would pass on finding none)
     unlisted = {code: where for code, where in sent.items() if code not in SERVER_CODES}
-    assert unlisted == {}, "add these to facedown/server/errors.py (and the web client's texts)"
+    assert unlisted == {}, (
+        "add these to facedown/server/base/errors.py (and the web client's texts)"
+    )
     assert set(SERVER_CODES) - set(sent) == set(), "listed, but never sent"
 
 

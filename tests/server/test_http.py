@@ -15,10 +15,10 @@ import pytest
 from itsdangerous import URLSafeSerializer
 
 from facedown.cli import build_parser
-from facedown.server.addresses import ClientLimits, Rate
+from facedown.server.accounts.auth import Tokens
 from facedown.server.app import WEB_DIST
-from facedown.server.auth import Tokens
-from facedown.server.settings import ServerSettings
+from facedown.server.base.addresses import ClientLimits, Rate
+from facedown.server.edge.settings import ServerSettings
 from facedown.store import MemoryStore
 
 from .harness import RunningServer, client, run_server

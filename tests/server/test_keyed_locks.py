@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from facedown.server.lobby import KeyedLocks
+from facedown.server.play.lobby import KeyedLocks
 
 
 def test_one_holder_per_key_and_nothing_kept_after() -> None:

@@ -1,6 +1,6 @@
 """A real ``kill -9`` of ``facedown serve`` inside each durability window, then a restart.
 
-The server runs with test hooks and ``FACEDOWN_CRASH_AT=<window>`` (server/crashhook.py): it
+The server runs with test hooks and ``FACEDOWN_CRASH_AT=<window>`` (server/base/crashhook.py): it
 sends itself SIGKILL inside the transaction that writes a table's change and its log entry,
 after the statements and before the commit.  A table change and its entry are one transaction
 (Store.append_and_update), so the restarted server must hold the table exactly as it was before
@@ -32,7 +32,7 @@ from websockets.exceptions import ConnectionClosed
 
 from benchmarks.serverproc import Server, free_port, start_server, stop_server, wait_healthy
 from facedown.cli import main
-from facedown.server.crashhook import KILLED, CrashAt
+from facedown.server.base.crashhook import KILLED, CrashAt
 
 SECRET = "kill-windows"  # noqa: S105 - signs the test server's tokens
 FAST = ["--test-hooks", "--bot-delay", "0.02"]

@@ -9,11 +9,11 @@ import asyncio
 import pytest
 
 from facedown.bots import make_bot
-from facedown.server.clock import FakeClock
-from facedown.server.context import TableConfig, TableContext
-from facedown.server.hub import LocalHub
-from facedown.server.lobby import Lobby
-from facedown.server.ownership import LeaseOwnership
+from facedown.server.base.clock import FakeClock
+from facedown.server.cluster.ownership import LeaseOwnership
+from facedown.server.play.context import TableConfig, TableContext
+from facedown.server.play.lobby import Lobby
+from facedown.server.transport.hub import LocalHub
 from facedown.store import LeaseLost, MemoryStore, table_lease
 
 

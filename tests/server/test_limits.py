@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from facedown.bots import make_bot
-from facedown.server.addresses import (
+from facedown.server.base.addresses import (
     AddressLimiter,
     ClientLimits,
     Rate,
@@ -18,12 +18,13 @@ from facedown.server.addresses import (
     network_of,
     proxy_networks,
 )
-from facedown.server.clock import FakeClock
-from facedown.server.context import TableConfig, TableContext, TableError
-from facedown.server.hub import LocalHub
-from facedown.server.lobby import Lobby
-from facedown.server.settings import ServerSettings
-from facedown.server.turnbased import turn_based_settings
+from facedown.server.base.clock import FakeClock
+from facedown.server.base.errors import TableError
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.modes.turnbased import turn_based_settings
+from facedown.server.play.context import TableConfig, TableContext
+from facedown.server.play.lobby import Lobby
+from facedown.server.transport.hub import LocalHub
 from facedown.store import MemoryStore
 
 from .harness import NO_ADDRESS_LIMITS, client, create_table, run_server

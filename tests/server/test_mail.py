@@ -24,7 +24,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
 from facedown.cli import main
-from facedown.server.mail import Mailer, MailSettings, Security
+from facedown.server.accounts.mail import Mailer, MailSettings, Security
 
 from .harness import free_port
 
@@ -138,7 +138,7 @@ def test_a_refused_login_is_logged_without_the_password_or_the_address(
 ) -> None:
     with (
         smtp(ssl_context=certificate, **IMPLICIT_TLS) as (inbox, port),
-        caplog.at_level(logging.WARNING, logger="facedown.server.mail"),
+        caplog.at_level(logging.WARNING, logger="facedown.server.accounts.mail"),
     ):
         mailer, sent = send(port, "tls", password="not-the-password")
     assert not sent

@@ -24,10 +24,10 @@ import httpx
 import pytest
 from aiosmtpd.controller import Controller
 
-from facedown.server.clock import FakeClock
-from facedown.server.mail import Mailer, MailSettings
-from facedown.server.postbox import MailLimits, Postbox
-from facedown.server.settings import ServerSettings
+from facedown.server.accounts.mail import Mailer, MailSettings
+from facedown.server.accounts.postbox import MailLimits, Postbox
+from facedown.server.base.clock import FakeClock
+from facedown.server.edge.settings import ServerSettings
 from facedown.store import MailAccount, UserRecord, open_store
 
 from .harness import advance, free_port, run_server, start

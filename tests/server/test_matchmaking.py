@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from facedown.server import ratings
-from facedown.server.matchmaking import Window, expected_wait, groups, reach
+from facedown.server.modes import ratings
+from facedown.server.modes.matchmaking import Window, expected_wait, groups, reach
 from facedown.store import QueueEntry
 
 WINDOW = Window(base=3.0, widen=0.1, open_after=120.0)

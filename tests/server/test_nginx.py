@@ -20,7 +20,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from facedown.server.addresses import ClientLimits
+from facedown.server.base.addresses import ClientLimits
 
 from .harness import free_port, wait_http
 from .nginx import HOST, running_nginx, site_file

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from facedown.engine import SPECTATOR, Action, Event, Game, Ruleset, observe
-from facedown.server.protocol import server_messages
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig, match_seed
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig, match_seed
+from facedown.server.transport.protocol import server_messages
 from facedown.store import MemoryStore
 
 from .harness import NO_ADDRESS_LIMITS, Player, create_table, run_server, start

@@ -20,9 +20,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from facedown.server.logs import JsonFormatter
-from facedown.server.settings import ServerSettings
-from facedown.store import MemoryStore, SqlStore, StoreError, make_engine, open_store
+from facedown.server.base.logs import JsonFormatter
+from facedown.server.edge.settings import ServerSettings
+from facedown.store import MemoryStore, StoreError
+from facedown.store.database import make_engine
+from facedown.store.sql import SqlStore, open_store
 from tests.store.conftest import postgres_database
 
 from .harness import (

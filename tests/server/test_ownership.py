@@ -1,5 +1,5 @@
-"""Leases as the server uses them (server/ownership.py), on PostgreSQL: a table claimed by one
-process at a time, renewal, letting go, and the once-per-cluster hook."""
+"""Leases as the server uses them (server/cluster/ownership.py), on PostgreSQL: a table claimed by
+one process at a time, renewal, letting go, and the once-per-cluster hook."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from facedown.server.ownership import LeaseOwnership, SoleOwner, fair_share, surplus
+from facedown.server.cluster.ownership import LeaseOwnership, SoleOwner, fair_share, surplus
 from facedown.store import Lease, Store, open_store
 from tests.store.conftest import postgres_database
 from tests.store.test_contract import table

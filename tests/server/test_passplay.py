@@ -13,14 +13,14 @@ import pytest
 
 from facedown.bots import make_bot
 from facedown.engine import MAX_PLAYERS, MIN_PLAYERS
-from facedown.server.clock import FakeClock
-from facedown.server.context import TableContext
-from facedown.server.hub import LocalHub
-from facedown.server.lobby import Lobby
-from facedown.server.modes import MODE, PASS_AND_PLAY
-from facedown.server.passplay import one_round_options
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.api.passplay import one_round_options
+from facedown.server.base.clock import FakeClock
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.modes.modes import MODE, PASS_AND_PLAY
+from facedown.server.play.context import TableContext
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.table import TableConfig
+from facedown.server.transport.hub import LocalHub
 from facedown.store import MemoryStore
 
 from .harness import RunningServer, applied, play_to_end, run_server, seated

@@ -1,14 +1,14 @@
-"""Password hashing (argon2id) and the session rules of server/accounts.py, on a clock the test
-moves: expiry, the "last seen" time, and the dummy hash an unknown name is checked against."""
+"""Password hashing (argon2id) and the session rules of server/accounts/accounts.py, on a clock the
+test moves: expiry, the "last seen" time, and the dummy hash an unknown name is checked against."""
 
 from __future__ import annotations
 
 import pytest
 
-from facedown.server.accounts import TOUCH_EVERY, AccountError, Accounts, token_hash
-from facedown.server.addresses import ClientLimits, Limits
-from facedown.server.auth import Tokens
-from facedown.server.passwords import PasswordCost, Passwords
+from facedown.server.accounts.accounts import TOUCH_EVERY, AccountError, Accounts, token_hash
+from facedown.server.accounts.auth import Tokens
+from facedown.server.accounts.passwords import PasswordCost, Passwords
+from facedown.server.base.addresses import ClientLimits, Limits
 from facedown.store import MemoryStore
 
 pytestmark = pytest.mark.anyio

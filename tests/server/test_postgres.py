@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 from tests.store.conftest import postgres_database
 
 from .harness import NO_ADDRESS_LIMITS, Player, create_table, run_server, start

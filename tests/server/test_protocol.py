@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from facedown.server import protocol as P
-from facedown.server.protocol import MAX_FRAME, ProtocolError, parse_client_message
+from facedown.server.transport import protocol as P
+from facedown.server.transport.protocol import MAX_FRAME, ProtocolError, parse_client_message
 
 CODES = {
     "frame_too_large",

@@ -16,9 +16,9 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from facedown.cli import build_parser, main
-from facedown.server.addresses import ClientLimits, Rate, client_address, proxy_networks
-from facedown.server.passwords import PasswordCost
-from facedown.server.settings import ServerSettings
+from facedown.server.accounts.passwords import PasswordCost
+from facedown.server.base.addresses import ClientLimits, Rate, client_address, proxy_networks
+from facedown.server.edge.settings import ServerSettings
 from facedown.store import MemoryStore
 
 from .harness import RunningServer, client, run_server

@@ -23,8 +23,8 @@ from typing import Any
 import httpx
 import pytest
 
-from facedown.server.matchmaking import RankedConfig, Window
-from facedown.server.table import TableConfig
+from facedown.server.modes.matchmaking import RankedConfig, Window
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import Client, RunningServer, client, run_server

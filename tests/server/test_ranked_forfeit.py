@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from facedown.server.table import TableConfig
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import Client, RunningServer, client, run_server

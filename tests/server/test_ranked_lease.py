@@ -20,15 +20,15 @@ from typing import Any, cast
 
 import pytest
 
+from facedown.server.accounts.auth import Tokens
 from facedown.server.app import bot_for_seat
-from facedown.server.auth import Tokens
-from facedown.server.clock import Clock, FakeClock, SystemClock
-from facedown.server.context import TableConfig, TableContext
-from facedown.server.hub import LocalHub
-from facedown.server.lobby import Lobby
-from facedown.server.matchmaking import RankedConfig
-from facedown.server.ownership import ONCE_LEASE, LeaseOwnership, Ownership, SoleOwner
-from facedown.server.ranked import MATCHMAKER, Matched, MatchmakerLost, Ranked
+from facedown.server.base.clock import Clock, FakeClock, SystemClock
+from facedown.server.cluster.ownership import ONCE_LEASE, LeaseOwnership, Ownership, SoleOwner
+from facedown.server.modes.matchmaking import RankedConfig
+from facedown.server.play.context import TableConfig, TableContext
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.ranked import MATCHMAKER, Matched, MatchmakerLost, Ranked
+from facedown.server.transport.hub import LocalHub
 from facedown.store import (
     MemoryStore,
     RankedMatchRecord,

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from facedown.server.table import TableConfig
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import RunningServer, create_table, run_server, seated

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from facedown.engine import Action, Game, make_ruleset, observe
-from facedown.matches import match_seed
-from facedown.server.ranked_mode import RANKED_OPTIONS
-from facedown.server.table import TableConfig
+from facedown.records.matches import match_seed
+from facedown.server.modes.ranked_mode import RANKED_OPTIONS
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import Client, RunningServer, applied, run_server, seated

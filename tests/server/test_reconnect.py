@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import (

@@ -12,13 +12,14 @@ import pytest
 
 from facedown.bots import make_bot
 from facedown.engine import Game
-from facedown.matches import legacy_match_seed, match_seed
-from facedown.server.clock import FakeClock
-from facedown.server.context import TableContext
-from facedown.server.hub import LocalHub
-from facedown.server.lobby import Lobby
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig, TableError
+from facedown.records.matches import legacy_match_seed, match_seed
+from facedown.server.base.clock import FakeClock
+from facedown.server.base.errors import TableError
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.context import TableContext
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.table import TableConfig
+from facedown.server.transport.hub import LocalHub
 from facedown.store import LogEntry, MemoryStore, SeatRecord
 
 from .harness import client, probe, run_server
@@ -56,7 +57,7 @@ async def test_recovery_logs_and_skips_a_table_it_cannot_rebuild(
     store = MemoryStore()
     good, odd_bot, corrupt = await _three_tables(store)
     lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
-    with caplog.at_level(logging.ERROR, logger="facedown.server.lobby"):
+    with caplog.at_level(logging.ERROR, logger="facedown.server.play.lobby"):
         assert await lobby.recover() == 1
     assert [t.record.code for t in lobby.tables.values()] == [good]
     for code in (odd_bot, corrupt):
@@ -96,7 +97,7 @@ async def test_a_table_that_cannot_be_rebuilt_is_marked_broken_and_not_retried(
     # The next start does not try them again: one warning line names each, no traceback.
     caplog.clear()
     lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
-    with caplog.at_level(logging.INFO, logger="facedown.server.lobby"):
+    with caplog.at_level(logging.INFO, logger="facedown.server.play.lobby"):
         assert await lobby.recover() == 1
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     for code in (odd_bot, corrupt):

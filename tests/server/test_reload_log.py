@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from facedown.server.table import RESTORED_BATCHES
+from facedown.server.play.table import RESTORED_BATCHES
 from facedown.store import MemoryStore
 
 from .harness import begin, client, create_table, run_server, seated

@@ -16,11 +16,11 @@ from fastapi import FastAPI
 
 from facedown.engine import Action, Game, make_ruleset
 from facedown.engine import actions as A
-from facedown.matches import ONE_WAY, SEEDING, match_seed
-from facedown.server import replays as replays_module
-from facedown.server.replays import ReplayKeys, Replays, replay_bytes
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.records.matches import ONE_WAY, SEEDING, match_seed
+from facedown.server.api import replays as replays_module
+from facedown.server.api.replays import ReplayKeys, Replays, replay_bytes
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 from facedown.store import LogEntry, MemoryStore, SeatRecord, TableRecord
 
 from .harness import (

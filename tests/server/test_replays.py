@@ -19,13 +19,13 @@ import anyio
 import httpx
 import pytest
 
+from facedown.devtools.playthrough import GOLDENS, golden_lines
 from facedown.engine import Action, Game, make_ruleset
 from facedown.engine.actions import TAP
-from facedown.playthrough import GOLDENS, golden_lines
-from facedown.server.addresses import Rate
-from facedown.server.replays import ReplayKeys
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.api.replays import ReplayKeys
+from facedown.server.base.addresses import Rate
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import (
@@ -66,7 +66,7 @@ def _settings(tmp_path: Path) -> ServerSettings:
 
 def _golden(preset: str, players: int, seed: int) -> tuple[dict[str, Any], list[Action]]:
     """The golden match's deal (as a stacked deal: every card in order) and its first round's
-    actions, chosen as facedown/playthrough.py chooses them."""
+    actions, chosen as facedown/devtools/playthrough.py chooses them."""
     game = Game(make_ruleset(preset), players, seed)
     names = game.deck.names
     deal = {

@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
-from facedown.server.addresses import ClientLimits, Rate
-from facedown.server.scoreboards import board_id
-from facedown.server.settings import ServerSettings
+from facedown.server.api.scoreboards import board_id
+from facedown.server.base.addresses import ClientLimits, Rate
+from facedown.server.edge.settings import ServerSettings
 from facedown.store import MemoryStore
 
 from .harness import RunningServer, run_server

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from facedown.engine import Game, Ruleset
-from facedown.matches import ONE_WAY, SEEDING, match_seed
-from facedown.server.context import TableConfig
-from facedown.server.settings import ServerSettings
+from facedown.records.matches import ONE_WAY, SEEDING, match_seed
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.context import TableConfig
 from facedown.store import TableRecord, open_store
 
 from .harness import NO_ADDRESS_LIMITS, create_table, run_server, seated, start

@@ -15,11 +15,11 @@ from typing import Any
 import httpx
 import pytest
 
-from facedown.server.accounts import BUSY
-from facedown.server.addresses import ClientLimits, Rate
-from facedown.server.passwords import PasswordCost, Passwords, PasswordsBusy
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.accounts.accounts import BUSY
+from facedown.server.accounts.passwords import PasswordCost, Passwords, PasswordsBusy
+from facedown.server.base.addresses import ClientLimits, Rate
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import RunningServer, run_server

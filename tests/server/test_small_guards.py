@@ -13,10 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
-from facedown.server.addresses import Rate
-from facedown.server.clock import FakeClock
-from facedown.server.context import TableConfig
-from facedown.server.settings import ServerSettings
+from facedown.server.base.addresses import Rate
+from facedown.server.base.clock import FakeClock
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.context import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import (

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from facedown.engine import SPECTATOR, Action, Event, Game, Ruleset, observe
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig, match_seed
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig, match_seed
 from facedown.store import MemoryStore
 
 from .harness import (

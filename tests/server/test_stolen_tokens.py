@@ -19,7 +19,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from facedown.server.auth import Tokens
+from facedown.server.accounts.auth import Tokens
 
 from .harness import RunningServer, run_server
 from .test_accounts import PASSWORD, SECRET, browser, settings, sign_in, sign_up

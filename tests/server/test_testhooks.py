@@ -15,9 +15,9 @@ from fastapi import FastAPI
 
 from facedown.cli import build_parser
 from facedown.engine import Ruleset
-from facedown.server.lobby import Lobby
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from .harness import (

@@ -1,4 +1,4 @@
-"""Long thinkers choose in a worker process (server/thinking.py), quick bots in a thread; a
+"""Long thinkers choose in a worker process (server/play/thinking.py), quick bots in a thread; a
 table with an expert seat plays through a real server with its expert thinking elsewhere."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import pytest
 
 from facedown.bots import RandomBot, SeatInfo, make_bot, seat_info
 from facedown.engine import Action, make_ruleset
-from facedown.matches import new_match
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
-from facedown.server.thinking import Thinker, thinks_long
+from facedown.records.matches import new_match
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
+from facedown.server.play.thinking import Thinker, thinks_long
 
 from .harness import NO_ADDRESS_LIMITS, applied, client, create_table
 

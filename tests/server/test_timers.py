@@ -10,12 +10,12 @@ import pytest
 from facedown.bots import Bot, HeuristicBot, SeatInfo, make_bot
 from facedown.bots.profiles import MEDIUM
 from facedown.engine import Action, Game, Ruleset, view
-from facedown.server.clock import FakeClock
-from facedown.server.context import TableContext
-from facedown.server.defaults import default_action
-from facedown.server.hub import LocalHub
-from facedown.server.lobby import Lobby
-from facedown.server.table import Table, TableConfig, match_seed
+from facedown.server.base.clock import FakeClock
+from facedown.server.play.context import TableContext
+from facedown.server.play.defaults import default_action
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.table import Table, TableConfig, match_seed
+from facedown.server.transport.hub import LocalHub
 from facedown.store import LogEntry, MemoryStore
 
 

@@ -13,16 +13,17 @@ import pytest
 
 from facedown.bots import make_bot
 from facedown.engine import Timer, make_ruleset
-from facedown.server.clock import FakeClock
-from facedown.server.context import TableContext, TableError
-from facedown.server.defaults import default_action
-from facedown.server.hub import LocalHub
-from facedown.server.lobby import Lobby
-from facedown.server.mail import Mailer, MailSettings
-from facedown.server.notify import Notifier
-from facedown.server.postbox import Postbox
-from facedown.server.table import Table, TableConfig
-from facedown.server.turnbased import DEFAULT_DEADLINE, turn_based_settings
+from facedown.server.accounts.mail import Mailer, MailSettings
+from facedown.server.accounts.notify import Notifier
+from facedown.server.accounts.postbox import Postbox
+from facedown.server.base.clock import FakeClock
+from facedown.server.base.errors import TableError
+from facedown.server.modes.turnbased import DEFAULT_DEADLINE, turn_based_settings
+from facedown.server.play.context import TableContext
+from facedown.server.play.defaults import default_action
+from facedown.server.play.lobby import Lobby
+from facedown.server.play.table import Table, TableConfig
+from facedown.server.transport.hub import LocalHub
 from facedown.store import MailAccount, MemoryStore, UserRecord
 
 from .harness import free_port
@@ -224,7 +225,7 @@ async def test_a_failing_smtp_server_never_breaks_a_move(caplog: pytest.LogCaptu
         "ann", "Ann", "kivo", {"rounds": 1}, 2, turn_based_settings(HOUR), []
     )
     await table.join("bob", "Bob")
-    with caplog.at_level(logging.WARNING, logger="facedown.server.mail"):
+    with caplog.at_level(logging.WARNING, logger="facedown.server.accounts.mail"):
         await table.start("ann")  # Bob is waited for: an e-mail is tried
         seq, _ = await table.act(0, {"do": "opening_peek", "slots": [0, 1]}, None, table.seq)
         await notifier.close()

@@ -18,8 +18,8 @@ import httpx
 import pytest
 from aiosmtpd.controller import Controller
 
-from facedown.server.clock import FakeClock
-from facedown.server.settings import ServerSettings
+from facedown.server.base.clock import FakeClock
+from facedown.server.edge.settings import ServerSettings
 
 from .harness import (
     Client,

@@ -1,4 +1,5 @@
-"""The WebSocket protocol's short paths (server/wsprotocol.py), under a real uvicorn server.
+"""The WebSocket protocol's short paths (server/transport/wsprotocol.py), under a real uvicorn
+server.
 
 A frame written at once must be exactly the frame websockets would write; the short path must
 step aside whenever the general one has to decide; reading must go on after a burst larger than
@@ -25,10 +26,15 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import CLOSED, OPEN
 from websockets.uri import parse_uri
 
-from facedown.server.connection import Connection
-from facedown.server.serving import uvicorn_config
-from facedown.server.settings import ServerSettings
-from facedown.server.wsprotocol import READ_AHEAD, SEND_TEXT, GameWebSocketProtocol, text_frame
+from facedown.server.edge.connection import Connection
+from facedown.server.edge.serving import uvicorn_config
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.transport.wsprotocol import (
+    READ_AHEAD,
+    SEND_TEXT,
+    GameWebSocketProtocol,
+    text_frame,
+)
 
 from .harness import serve_asgi
 
@@ -328,7 +334,7 @@ async def test_a_refused_frame_ends_the_reading_of_what_came_with_it(tmp_path: P
 
 class Numbered:
     """An application that sends ``frames`` numbered frames through a game connection
-    (``server/connection.py``: written at once while nothing is queued, else queued), then
+    (``server/edge/connection.py``: written at once while nothing is queued, else queued), then
     waits for the client to leave."""
 
     frames = 3000

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 
-from facedown.server.wsprotocol import GameWebSocketProtocol
+from facedown.server.transport.wsprotocol import GameWebSocketProtocol
 
 from .test_wsprotocol import masked
 

@@ -12,7 +12,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from facedown.server.ownership import LeaseOwnership
+from facedown.server.cluster.ownership import LeaseOwnership
 from facedown.store import (
     Lease,
     LeaseBusy,

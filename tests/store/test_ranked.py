@@ -194,7 +194,7 @@ async def test_a_match_is_rated_once_and_the_leaderboard_follows(store: Store) -
 
 
 async def test_the_rated_matches_of_a_player_since_a_time(store: Store) -> None:
-    """What the cap per opponent reads (server/ranked.py): a player's rated matches of one
+    """What the cap per opponent reads (server/play/ranked.py): a player's rated matches of one
     queue rated at or after a time, oldest first; unrated ones and other queues left out."""
     ranked = await accounts(store, "ann", "bob", "cy")
     for i, (table_id, pair) in enumerate([("t1", ("ann", "bob")), ("t2", ("ann", "cy"))]):

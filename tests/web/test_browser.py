@@ -27,9 +27,9 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from facedown.server.addresses import ClientLimits
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.base.addresses import ClientLimits
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 
 from ..server.harness import RunningServer, run_server, start
 from .conftest import Shots

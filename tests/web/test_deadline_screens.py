@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from facedown.server.clock import FakeClock
-from facedown.server.passwords import PasswordCost
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.accounts.passwords import PasswordCost
+from facedown.server.base.clock import FakeClock
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 
 from ..server.harness import RunningServer, advance, run_server
 from .screens import check_screen

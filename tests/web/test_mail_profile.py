@@ -12,9 +12,9 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, expect
 
-from facedown.server.passwords import PasswordCost
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.accounts.passwords import PasswordCost
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 
 from ..server.harness import RunningServer, run_server
 from ..server.test_mail_flow import Inbox, smtp_server, text_of

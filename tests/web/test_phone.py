@@ -16,8 +16,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 
 from ..server.harness import RunningServer, run_server
 from .screens import PHONE, SIZES, check_screen, empty_below, inside_viewport, shoot

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from facedown.server.passwords import PasswordCost
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.accounts.passwords import PasswordCost
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 
 from ..server.harness import Player, RunningServer, create_table, run_server, start
 from .conftest import Shots

@@ -15,12 +15,12 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from facedown.engine import make_ruleset
-from facedown.server.matchmaking import RankedConfig
-from facedown.server.passwords import PasswordCost
-from facedown.server.ranked_mode import RANKED_OPTIONS
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
-from facedown.server.text import name_key
+from facedown.server.accounts.passwords import PasswordCost
+from facedown.server.base.text import name_key
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.modes.matchmaking import RankedConfig
+from facedown.server.modes.ranked_mode import RANKED_OPTIONS
+from facedown.server.play.table import TableConfig
 from facedown.store import (
     MemoryStore,
     RankedMatchRecord,

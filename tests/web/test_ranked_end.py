@@ -22,7 +22,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from facedown.server.table import TableConfig
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from ..server.harness import RunningServer, applied, run_server, seated

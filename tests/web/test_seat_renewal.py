@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from facedown.server.passwords import PasswordCost
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.accounts.passwords import PasswordCost
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from ..server.harness import RunningServer

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from facedown.server.passwords import PasswordCost
-from facedown.server.settings import ServerSettings
-from facedown.server.table import TableConfig
+from facedown.server.accounts.passwords import PasswordCost
+from facedown.server.edge.settings import ServerSettings
+from facedown.server.play.table import TableConfig
 
 from ..server.harness import RunningServer, start
 from ..server.harness import run_server as serve

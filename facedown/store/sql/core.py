@@ -25,7 +25,7 @@ from ..records import StoreError
 from ..writer import GroupCommit, Write
 
 # Called inside the transaction of a log write, after its statements and before its commit,
-# with the table id and the entry's seq (a test hook: server/crashhook.py).
+# with the table id and the entry's seq (a test hook: server/base/crashhook.py).
 BeforeCommit = Callable[[str, int], None]
 
 

@@ -25,7 +25,7 @@ export interface CreateTable {
   move_deadline?: number;
 }
 
-/** The move deadlines a turn-based table's host chooses from (facedown/server/turnbased.py). */
+/** The move deadlines a turn-based table's host chooses from (facedown/server/modes/turnbased.py). */
 export const MOVE_DEADLINES = [1, 4, 8, 12, 24, 48, 72].map((h) => h * 3600);
 export const DEFAULT_DEADLINE = 24 * 3600;
 
@@ -104,7 +104,7 @@ export interface PassPlayTable {
   table: TableInfo;
 }
 
-/** A pass-and-play table (facedown/server/passplay.py): started at once, every seat's token. */
+/** A pass-and-play table (facedown/server/api/passplay.py): started at once, every seat's token. */
 export function createPassPlay(body: CreatePassPlay): Promise<PassPlayTable> {
   return call("/api/tables/pass-and-play", { method: "POST", body: JSON.stringify(body) });
 }
@@ -113,7 +113,7 @@ export function joinTable(code: string, name: string, token: string | null): Pro
   return call(`/api/tables/${encodeURIComponent(code)}/join`, { method: "POST", body: JSON.stringify({ name }) }, token);
 }
 
-// Accounts (facedown/server/account_routes.py).  The session is an HttpOnly cookie the browser
+// Accounts (facedown/server/api/account_routes.py).  The session is an HttpOnly cookie the browser
 // sends by itself with every /api request of this origin: no script ever sees it.
 
 export interface Rating {
@@ -223,7 +223,7 @@ export function setEmail(email: string | null, language: string): Promise<EmailI
   return call("/api/account/email", { method: "PUT", body: JSON.stringify({ email, language }) });
 }
 
-// The account's games (facedown/server/games.py): the ones waiting for your move first.
+// The account's games (facedown/server/api/games.py): the ones waiting for your move first.
 
 export interface GameSeat {
   seat: number;
@@ -265,7 +265,7 @@ export async function getHistory(): Promise<HistoryMatch[]> {
   return (await call<{ matches: HistoryMatch[] }>("/api/account/history")).matches;
 }
 
-// Replays (facedown/server/replays.py): a finished match, for its players or a key's holder.
+// Replays (facedown/server/api/replays.py): a finished match, for its players or a key's holder.
 
 /** Who asks for a replay: a player (their table token) or the holder of a share key. */
 export interface ReplayPass {
@@ -316,7 +316,7 @@ export function shareTableMatch(code: string, token: string): Promise<ShareLink>
   return call(`/api/tables/${encodeURIComponent(code)}/share`, { method: "POST" }, token);
 }
 
-// Ranked play (facedown/server/ranked_routes.py): the queues, your place in one, leaderboards.
+// Ranked play (facedown/server/api/ranked_routes.py): the queues, your place in one, leaderboards.
 
 export interface QueueInfo {
   queue: string;

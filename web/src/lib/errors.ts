@@ -1,5 +1,5 @@
 // What the player reads when the server refuses something, and what the page does about it.
-// Every code the server sends is in ERROR_CODES (generated from facedown/server/errors.py);
+// Every code the server sends is in ERROR_CODES (generated from facedown/server/base/errors.py);
 // each has a text in every language (a unit test checks), a few take the server's message.
 
 import { ApiError } from "./api";

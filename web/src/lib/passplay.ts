@@ -1,5 +1,5 @@
 // Pass-and-play: one device on a real table, every seat's token on it, passed from player to
-// player (facedown/server/passplay.py).  Who gets the device next is read from the public part
+// player (facedown/server/api/passplay.py).  Who gets the device next is read from the public part
 // of any seat's view; this module decides no rule, only whose moment it is.
 
 import type { KeyValue } from "./session";
@@ -9,7 +9,7 @@ import type { Action, TableInfo, View } from "./protocol";
 import type { TextKey } from "./i18n";
 import type { ClientState } from "./state";
 
-/** The settings value of a pass-and-play table's mode (facedown/server/modes.py). */
+/** The settings value of a pass-and-play table's mode (facedown/server/modes/modes.py). */
 export const PASS_AND_PLAY = "pass_and_play";
 
 export interface PassSeat {

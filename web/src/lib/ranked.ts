@@ -24,7 +24,7 @@ export function formatWait(locale: Locale, seconds: number): string {
 /** How often the queue page asks the server how it goes (asking keeps the player in it). */
 export const POLL_MS = 1500;
 
-/** A ranked table says so in its settings (``"mode": "ranked"``, facedown/server/ranked_mode.py). */
+/** A ranked table says so in its settings (``"mode": "ranked"``, facedown/server/modes/ranked_mode.py). */
 export function isRanked(settings: Record<string, unknown> | null | undefined): boolean {
   return settings?.mode === "ranked";
 }

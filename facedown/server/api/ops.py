@@ -1,0 +1,62 @@
+"""The operator's endpoints: liveness, readiness and (when asked for) Prometheus metrics.
+
+- ``GET /api/health``: the process is alive and serving (it never touches the store).
+- ``GET /api/ready``: the process can do its work: the store (and in a cluster, Redis) answers
+  in time.  503 with what
+  failed otherwise, so a load balancer stops sending players to it.
+- ``GET /metrics``: the Prometheus text format (``facedown serve --metrics``; off by default).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import Any
+
+from fastapi import FastAPI, Response
+from fastapi.responses import JSONResponse
+
+from ...store import StoreError
+from ..base.metrics import CONTENT_TYPE
+from ..cluster.cluster import ClusterDown
+from ..edge.state import ServerState
+
+READY_TIMEOUT = 2.0  # seconds the store has to answer the readiness check
+
+
+async def readiness(state: ServerState) -> dict[str, str]:
+    """Each dependency's state: ``"ok"`` or why it is not (in a cluster, Redis too)."""
+    checks = {"store": await _check(state.lobby().store.ping())}
+    if state.node is not None:
+        checks["redis"] = await _check(state.node.ping())
+    return checks
+
+
+async def _check(ping: Awaitable[None]) -> str:
+    try:
+        await asyncio.wait_for(ping, READY_TIMEOUT)
+    except TimeoutError:
+        return f"no answer in {READY_TIMEOUT:g} s"
+    except (StoreError, ClusterDown, RuntimeError) as e:
+        return str(e) or type(e).__name__
+    return "ok"
+
+
+def ops_routes(app: FastAPI, state: ServerState) -> None:
+    """Add the operator's endpoints to ``app``."""
+
+    @app.get("/api/health")
+    async def health() -> dict[str, Any]:
+        return {"ok": True, "tables": len(state.lobby().tables)}
+
+    @app.get("/api/ready", responses={503: {"description": "a dependency is not ready"}})
+    async def ready() -> JSONResponse:
+        checks = await readiness(state)
+        ok = all(v == "ok" for v in checks.values())
+        return JSONResponse({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
+
+    if state.settings.metrics:
+
+        @app.get("/metrics", include_in_schema=False)
+        async def metrics() -> Response:
+            return Response(state.metrics.render(), media_type=CONTENT_TYPE)
