@@ -11,6 +11,9 @@ from facedown.server.base.errors import ERROR_CODES, ILLEGAL, SERVER_CODES
 
 SERVER = Path(__file__).resolve().parents[2] / "facedown" / "server"
 RAISERS = {"TableError", "ProtocolError", "RankedError", "error_message"}
+# The HTTP API's refusals made by api/deps.py's helper, which takes the status first: their
+# code is the second argument.
+STATUS_FIRST = {"refused"}
 
 
 def _name(node: ast.expr) -> str:
@@ -23,15 +26,18 @@ def _name(node: ast.expr) -> str:
 
 def sent_codes() -> dict[str, str]:
     """code -> where: the literal codes given to TableError, ProtocolError and error_message,
-    and the "code" of every dict literal (the HTTP answers' details), in facedown/server."""
+    and to the HTTP refusals' helpers (``refused``), and the "code" of every dict literal (the
+    HTTP answers' details), in facedown/server."""
     found: dict[str, str] = {}
     for path in sorted(SERVER.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             where = f"{path.name}:{getattr(node, 'lineno', 0)}"
-            if isinstance(node, ast.Call) and _name(node.func) in RAISERS and node.args:
-                first = node.args[0]
-                if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                    found.setdefault(first.value, where)
+            if isinstance(node, ast.Call) and node.args:
+                at = 1 if _name(node.func) in STATUS_FIRST else 0
+                named = _name(node.func) in RAISERS | STATUS_FIRST
+                code = node.args[at] if named and len(node.args) > at else None
+                if isinstance(code, ast.Constant) and isinstance(code.value, str):
+                    found.setdefault(code.value, where)
             if isinstance(node, ast.Dict):
                 for key, value in zip(node.keys, node.values, strict=True):
                     if (

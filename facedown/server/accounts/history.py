@@ -15,7 +15,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from ...engine import Action, Game, Ruleset
 from ...records.matches import start_seed
@@ -43,6 +43,28 @@ class FinishedMatch:
     places: tuple[int, ...] = ()
 
 
+class HistorySeatJson(TypedDict):
+    seat: int
+    name: str
+    kind: str
+    bot_level: str | None
+
+
+class HistoryJson(TypedDict):
+    """A finished match of a player's history, as the account's API answers it."""
+
+    table_id: str
+    code: str
+    match_no: int
+    preset: str
+    finished_at: float
+    seats: list[HistorySeatJson]
+    scores: list[int]
+    winners: list[int]
+    you: list[int]
+    won: bool
+
+
 @dataclass(frozen=True)
 class HistoryRow:
     """A finished match as a player's history shows it."""
@@ -51,23 +73,23 @@ class HistoryRow:
     match: FinishedMatch
     mine: tuple[int, ...]  # the seats the player held at that table
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> HistoryJson:
         table, match = self.table, self.match
-        return {
-            "table_id": table.id,
-            "code": table.code,
-            "match_no": match.match_no,
-            "preset": table.preset,
-            "finished_at": match.finished_at,
-            "seats": [
-                {"seat": s.seat, "name": s.name, "kind": s.kind, "bot_level": s.bot_level}
+        return HistoryJson(
+            table_id=table.id,
+            code=table.code,
+            match_no=match.match_no,
+            preset=table.preset,
+            finished_at=match.finished_at,
+            seats=[
+                HistorySeatJson(seat=s.seat, name=s.name, kind=s.kind, bot_level=s.bot_level)
                 for s in table.seats
             ],
-            "scores": list(match.scores),
-            "winners": list(match.winners),
-            "you": list(self.mine),
-            "won": any(seat in match.winners for seat in self.mine),
-        }
+            scores=list(match.scores),
+            winners=list(match.winners),
+            you=list(self.mine),
+            won=any(seat in match.winners for seat in self.mine),
+        )
 
 
 def finished_matches(record: TableRecord, entries: list[LogEntry]) -> list[FinishedMatch]:

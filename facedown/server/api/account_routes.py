@@ -12,10 +12,10 @@ answer is ``Cache-Control: no-store``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
@@ -27,6 +27,7 @@ from ..base.examples import body as body_of
 from ..base.text import Password, SignInName, Token, UserName
 from ..edge.state import ServerState
 from ..modes import ratings
+from .deps import Address, State, refused
 
 COOKIE = "facedown_session"
 SessionId = Annotated[str, PathParam(min_length=1, max_length=32, pattern=r"^[0-9a-f]+$")]
@@ -169,199 +170,221 @@ async def signed_in(state: ServerState, request: Request) -> SignedIn | None:
     return await _account(state).signed_in(token)
 
 
-def account_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - one small handler per route
-    def _address(request: Request) -> str:
-        return state.address(request.client.host if request.client else None, request.headers)
+router = APIRouter()
 
-    def _secure(request: Request) -> bool:
-        if state.settings.public_url.startswith("https://"):
-            return True
-        if state.settings.behind_proxy:
-            return request.headers.get("x-forwarded-proto", "").lower() == "https"
-        return request.url.scheme == "https"
 
-    def _set_cookie(request: Request, response: Response, token: str) -> None:
-        response.set_cookie(
-            COOKIE,
-            token,
-            max_age=int(state.settings.account_lifetime),
-            path="/api",
-            httponly=True,
-            samesite="strict",
-            secure=_secure(request),
+def _secure(state: ServerState, request: Request) -> bool:
+    if state.settings.public_url.startswith("https://"):
+        return True
+    if state.settings.behind_proxy:
+        return request.headers.get("x-forwarded-proto", "").lower() == "https"
+    return request.url.scheme == "https"
+
+
+def _set_cookie(state: ServerState, request: Request, response: Response, token: str) -> None:
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=int(state.settings.account_lifetime),
+        path="/api",
+        httponly=True,
+        samesite="strict",
+        secure=_secure(state, request),
+    )
+
+
+def _clear_cookie(state: ServerState, request: Request, response: Response) -> None:
+    response.delete_cookie(
+        COOKIE, path="/api", httponly=True, samesite="strict", secure=_secure(state, request)
+    )
+
+
+async def _who(state: ServerState, request: Request) -> SignedIn:
+    who = await signed_in(state, request)
+    if who is None:
+        raise _http(SIGNED_OUT)
+    return who
+
+
+async def _enter(
+    state: ServerState,
+    how: Callable[..., Awaitable[tuple[SignedIn, str]]],
+    body: SignUp | SignIn,
+    request: Request,
+    response: Response,
+    address: str,
+) -> AccountInfo:
+    """Sign up or sign in (``how``), then set the session cookie."""
+    if not same_origin(request, state.settings.public_url):
+        message = "sign-up and sign-in come from this site's pages only"
+        raise HTTPException(403, {"code": "cross_site", "message": message})
+    try:
+        who, token = await how(
+            body.name,
+            body.password,
+            body.guest_tokens,
+            request.headers.get("user-agent", ""),
+            address,
         )
+    except AccountError as e:
+        raise _http(e) from None
+    _set_cookie(state, request, response, token)
+    return await _with_mail(state, who)
 
-    def _clear_cookie(request: Request, response: Response) -> None:
-        response.delete_cookie(
-            COOKIE, path="/api", httponly=True, samesite="strict", secure=_secure(request)
-        )
 
-    async def _who(request: Request) -> SignedIn:
-        who = await signed_in(state, request)
-        if who is None:
-            raise _http(SIGNED_OUT)
-        return who
+@router.post("/api/account/signup", response_model=AccountInfo, status_code=201)
+async def sign_up(
+    body: Annotated[SignUp, body_of(examples.SIGN_UP)],
+    request: Request,
+    response: Response,
+    state: State,
+    address: Address,
+) -> AccountInfo:
+    """Make an account and sign in (the session is set as a cookie)."""
+    return await _enter(state, _account(state).sign_up, body, request, response, address)
 
-    def _check_origin(request: Request) -> None:
-        if not same_origin(request, state.settings.public_url):
-            message = "sign-up and sign-in come from this site's pages only"
-            raise HTTPException(403, {"code": "cross_site", "message": message})
 
-    async def _enter(
-        how: Callable[..., Awaitable[tuple[SignedIn, str]]],
-        body: SignUp | SignIn,
-        request: Request,
-        response: Response,
-    ) -> AccountInfo:
-        """Sign up or sign in (``how``), then set the session cookie."""
-        _check_origin(request)
-        try:
-            who, token = await how(
-                body.name,
-                body.password,
-                body.guest_tokens,
-                request.headers.get("user-agent", ""),
-                _address(request),
+@router.post("/api/account/signin", response_model=AccountInfo)
+async def sign_in(
+    body: Annotated[SignIn, body_of(examples.SIGN_IN)],
+    request: Request,
+    response: Response,
+    state: State,
+    address: Address,
+) -> AccountInfo:
+    """Sign in: a wrong password and an unknown name get the same 401 ``bad_credentials``."""
+    return await _enter(state, _account(state).sign_in, body, request, response, address)
+
+
+@router.get("/api/account", response_model=AccountInfo)
+async def account(request: Request, state: State) -> AccountInfo:
+    """The signed-in account, with its ratings (401 ``signed_out`` when there is none)."""
+    who = await _who(state, request)
+    info = await _with_mail(state, who)
+    if state.ranked is not None:
+        queues = state.ranked.queues
+        info.ratings = [
+            Rating(
+                queue=r.queue,
+                preset=queues[r.queue].preset,
+                players=queues[r.queue].players,
+                rating=ratings.shown(r.score),
+                mu=r.mu,
+                sigma=r.sigma,
+                matches=r.matches,
+                provisional=ratings.provisional(r.matches),
             )
-        except AccountError as e:
-            raise _http(e) from None
-        _set_cookie(request, response, token)
-        return await _with_mail(state, who)
+            for r in await state.ranked.ratings_of(who.user.id)
+            if r.queue in queues
+        ]
+    return info
 
-    @app.post("/api/account/signup", response_model=AccountInfo, status_code=201)
-    async def sign_up(
-        body: Annotated[SignUp, body_of(examples.SIGN_UP)], request: Request, response: Response
-    ) -> AccountInfo:
-        """Make an account and sign in (the session is set as a cookie)."""
-        return await _enter(_account(state).sign_up, body, request, response)
 
-    @app.post("/api/account/signin", response_model=AccountInfo)
-    async def sign_in(
-        body: Annotated[SignIn, body_of(examples.SIGN_IN)], request: Request, response: Response
-    ) -> AccountInfo:
-        """Sign in: a wrong password and an unknown name get the same 401 ``bad_credentials``."""
-        return await _enter(_account(state).sign_in, body, request, response)
+@router.post("/api/account/signout", response_model=Ended)
+async def sign_out(request: Request, response: Response, state: State) -> Ended:
+    """End this session (answers 200 even when it had ended already)."""
+    who = await signed_in(state, request)
+    _clear_cookie(state, request, response)
+    if who is None:
+        return Ended(ended=0)
+    await _account(state).sign_out(who)
+    return Ended(ended=1)
 
-    @app.get("/api/account", response_model=AccountInfo)
-    async def account(request: Request) -> AccountInfo:
-        """The signed-in account, with its ratings (401 ``signed_out`` when there is none)."""
-        who = await _who(request)
-        info = await _with_mail(state, who)
-        if state.ranked is not None:
-            queues = state.ranked.queues
-            info.ratings = [
-                Rating(
-                    queue=r.queue,
-                    preset=queues[r.queue].preset,
-                    players=queues[r.queue].players,
-                    rating=ratings.shown(r.score),
-                    mu=r.mu,
-                    sigma=r.sigma,
-                    matches=r.matches,
-                    provisional=ratings.provisional(r.matches),
-                )
-                for r in await state.ranked.ratings_of(who.user.id)
-                if r.queue in queues
-            ]
-        return info
 
-    @app.post("/api/account/signout", response_model=Ended)
-    async def sign_out(request: Request, response: Response) -> Ended:
-        """End this session (answers 200 even when it had ended already)."""
-        who = await signed_in(state, request)
-        _clear_cookie(request, response)
-        if who is None:
-            return Ended(ended=0)
-        await _account(state).sign_out(who)
-        return Ended(ended=1)
+@router.post("/api/account/signout-everywhere", response_model=Ended)
+async def sign_out_everywhere(request: Request, response: Response, state: State) -> Ended:
+    """End every session of the account, this one included."""
+    who = await _who(state, request)
+    ended = await _account(state).sign_out_everywhere(who)
+    _clear_cookie(state, request, response)
+    return Ended(ended=ended)
 
-    @app.post("/api/account/signout-everywhere", response_model=Ended)
-    async def sign_out_everywhere(request: Request, response: Response) -> Ended:
-        """End every session of the account, this one included."""
-        who = await _who(request)
-        ended = await _account(state).sign_out_everywhere(who)
-        _clear_cookie(request, response)
-        return Ended(ended=ended)
 
-    @app.get("/api/account/sessions", response_model=Sessions)
-    async def sessions(request: Request) -> Sessions:
-        """The account's sessions (only the signed-in account's own)."""
-        who = await _who(request)
-        listed = await _account(state).sessions(who)
-        return Sessions(
-            sessions=[
-                SessionInfo(
-                    id=s.id,
-                    created_at=s.created_at,
-                    last_seen=s.last_seen,
-                    expires_at=s.expires_at,
-                    agent=s.agent,
-                    current=s.id == who.session.id,
-                )
-                for s in listed
-            ]
-        )
-
-    @app.delete("/api/account/sessions/{session_id}", response_model=Ended)
-    async def end_session(session_id: SessionId, request: Request, response: Response) -> Ended:
-        """End one of the account's sessions (404 ``no_session`` for any other id)."""
-        who = await _who(request)
-        try:
-            await _account(state).end_session(who, session_id)
-        except AccountError as e:
-            raise _http(e) from None
-        if session_id == who.session.id:
-            _clear_cookie(request, response)
-        return Ended(ended=1)
-
-    @app.post("/api/account/password", response_model=Ended)
-    async def change_password(
-        body: Annotated[ChangePassword, body_of(examples.CHANGE_PASSWORD)],
-        request: Request,
-        response: Response,
-    ) -> Ended:
-        """Change the password; every other session of the account ends, and this one is
-        replaced by a new session (a new cookie): the seat tokens every old session obtained
-        stop working.  ``ended`` counts the other sessions."""
-        who = await _who(request)
-        before = len(await _account(state).sessions(who))
-        try:
-            _, token = await _account(state).change_password(
-                who, body.current_password, body.new_password, _address(request)
+@router.get("/api/account/sessions", response_model=Sessions)
+async def sessions(request: Request, state: State) -> Sessions:
+    """The account's sessions (only the signed-in account's own)."""
+    who = await _who(state, request)
+    listed = await _account(state).sessions(who)
+    return Sessions(
+        sessions=[
+            SessionInfo(
+                id=s.id,
+                created_at=s.created_at,
+                last_seen=s.last_seen,
+                expires_at=s.expires_at,
+                agent=s.agent,
+                current=s.id == who.session.id,
             )
-        except AccountError as e:
-            raise _http(e) from None
-        _set_cookie(request, response, token)
-        return Ended(ended=max(before - 1, 0))
+            for s in listed
+        ]
+    )
 
-    @app.put("/api/account/email", response_model=EmailInfo)
-    async def set_email(
-        body: Annotated[SetEmail, body_of(examples.SET_EMAIL)], request: Request
-    ) -> EmailInfo:
-        """Give the account an e-mail address for turn e-mails (or remove it with null), and
-        their language.  A new address gets a confirmation mail, and nothing else until it is
-        confirmed; 429 ``mail_limit`` (and nothing changed) past the hourly caps."""
-        who = await _who(request)
-        try:
-            mail = await _postbox(state).set_address(
-                who.user, clean_email(body.email), body.language
-            )
-        except AccountError as e:
-            raise _http(e) from None
-        except MailLimited:
-            message = "too many e-mails to this account or address: try again in an hour"
-            raise _http(AccountError(429, "mail_limit", message)) from None
-        return EmailInfo(
-            email=mail.email, verified=mail.verified, language=mail.language, sent=mail.sent
+
+@router.delete("/api/account/sessions/{session_id}", response_model=Ended)
+async def end_session(
+    session_id: SessionId, request: Request, response: Response, state: State
+) -> Ended:
+    """End one of the account's sessions (404 ``no_session`` for any other id)."""
+    who = await _who(state, request)
+    try:
+        await _account(state).end_session(who, session_id)
+    except AccountError as e:
+        raise _http(e) from None
+    if session_id == who.session.id:
+        _clear_cookie(state, request, response)
+    return Ended(ended=1)
+
+
+@router.post("/api/account/password", response_model=Ended)
+async def change_password(
+    body: Annotated[ChangePassword, body_of(examples.CHANGE_PASSWORD)],
+    request: Request,
+    response: Response,
+    state: State,
+    address: Address,
+) -> Ended:
+    """Change the password; every other session of the account ends, and this one is
+    replaced by a new session (a new cookie): the seat tokens every old session obtained
+    stop working.  ``ended`` counts the other sessions."""
+    who = await _who(state, request)
+    before = len(await _account(state).sessions(who))
+    try:
+        _, token = await _account(state).change_password(
+            who, body.current_password, body.new_password, address
         )
+    except AccountError as e:
+        raise _http(e) from None
+    _set_cookie(state, request, response, token)
+    return Ended(ended=max(before - 1, 0))
 
-    @app.get("/api/account/history", response_model=MatchHistory)
-    async def history(request: Request) -> MatchHistory:
-        """The finished matches of the tables the account sat at, newest first (no cards)."""
-        who = await _who(request)
-        ids = await _account(state).player_ids(who)
-        rows = await _history(state).of(ids)
-        return MatchHistory(matches=[HistoryMatch(**row.to_json()) for row in rows])
+
+@router.put("/api/account/email", response_model=EmailInfo)
+async def set_email(
+    body: Annotated[SetEmail, body_of(examples.SET_EMAIL)], request: Request, state: State
+) -> EmailInfo:
+    """Give the account an e-mail address for turn e-mails (or remove it with null), and
+    their language.  A new address gets a confirmation mail, and nothing else until it is
+    confirmed; 429 ``mail_limit`` (and nothing changed) past the hourly caps."""
+    who = await _who(state, request)
+    try:
+        mail = await _postbox(state).set_address(who.user, clean_email(body.email), body.language)
+    except AccountError as e:
+        raise _http(e) from None
+    except MailLimited:
+        message = "too many e-mails to this account or address: try again in an hour"
+        raise _http(AccountError(429, "mail_limit", message)) from None
+    return EmailInfo(
+        email=mail.email, verified=mail.verified, language=mail.language, sent=mail.sent
+    )
+
+
+@router.get("/api/account/history", response_model=MatchHistory)
+async def history(request: Request, state: State) -> MatchHistory:
+    """The finished matches of the tables the account sat at, newest first (no cards)."""
+    who = await _who(state, request)
+    ids = await _account(state).player_ids(who)
+    rows = await _history(state).of(ids)
+    return MatchHistory(matches=[HistoryMatch.model_validate(row.to_json()) for row in rows])
 
 
 async def _with_mail(state: ServerState, who: SignedIn) -> AccountInfo:
@@ -394,5 +417,4 @@ def SIGNED_OUT_HTTP() -> HTTPException:
 
 
 def _http(error: AccountError) -> HTTPException:
-    detail: dict[str, Any] = {"code": error.code, "message": error.message}
-    return HTTPException(error.status, detail)
+    return refused(error.status, error.code, error.message)

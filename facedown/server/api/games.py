@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from ...store import TableRecord
@@ -17,6 +17,7 @@ from ..edge.state import ServerState
 from ..modes.modes import mode_of
 from ..play.table import Table
 from .account_routes import SIGNED_OUT_HTTP, signed_in
+from .deps import State
 
 LISTED = 100  # the most recently active tables of an account that the list looks at
 _ORDER = {"playing": 0, "lobby": 1, "finished": 2}
@@ -86,11 +87,13 @@ async def your_games(state: ServerState, ids: Sequence[str]) -> Games:
     return Games(games=games, your_move=sum(g.your_move for g in games))
 
 
-def games_routes(app: FastAPI, state: ServerState) -> None:
-    @app.get("/api/account/games", response_model=Games)
-    async def games(request: Request) -> Games:
-        """The tables you hold a seat at, the ones waiting for your move first (no cards)."""
-        who = await signed_in(state, request)
-        if who is None:
-            raise SIGNED_OUT_HTTP()
-        return await your_games(state, await state.accounts_().player_ids(who))
+router = APIRouter()
+
+
+@router.get("/api/account/games", response_model=Games)
+async def games(request: Request, state: State) -> Games:
+    """The tables you hold a seat at, the ones waiting for your move first (no cards)."""
+    who = await signed_in(state, request)
+    if who is None:
+        raise SIGNED_OUT_HTTP()
+    return await your_games(state, await state.accounts_().player_ids(who))

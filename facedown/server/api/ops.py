@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import Any
 
-from fastapi import FastAPI, Response
+from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 
 from ...store import StoreError
 from ..base.metrics import CONTENT_TYPE
 from ..cluster.cluster import ClusterDown
 from ..edge.state import ServerState
+from .deps import State
 
 READY_TIMEOUT = 2.0  # seconds the store has to answer the readiness check
 
@@ -42,21 +43,40 @@ async def _check(ping: Awaitable[None]) -> str:
     return "ok"
 
 
-def ops_routes(app: FastAPI, state: ServerState) -> None:
-    """Add the operator's endpoints to ``app``."""
+router = APIRouter()
+# Served only when the operator asks for it (``facedown serve --metrics``): the app adds it then.
+metrics_router = APIRouter()
 
-    @app.get("/api/health")
-    async def health() -> dict[str, Any]:
-        return {"ok": True, "tables": len(state.lobby().tables)}
 
-    @app.get("/api/ready", responses={503: {"description": "a dependency is not ready"}})
-    async def ready() -> JSONResponse:
-        checks = await readiness(state)
-        ok = all(v == "ok" for v in checks.values())
-        return JSONResponse({"ready": ok, "checks": checks}, status_code=200 if ok else 503)
+class Health(BaseModel):
+    ok: bool = Field(description="always true: the process serves")
+    tables: int = Field(description="the tables this process holds in memory")
 
-    if state.settings.metrics:
 
-        @app.get("/metrics", include_in_schema=False)
-        async def metrics() -> Response:
-            return Response(state.metrics.render(), media_type=CONTENT_TYPE)
+class Readiness(BaseModel):
+    ready: bool
+    checks: dict[str, str] = Field(
+        description="each dependency (store, and redis in a cluster): ok, or why it is not"
+    )
+
+
+@router.get("/api/health", response_model=Health)
+async def health(state: State) -> Health:
+    return Health(ok=True, tables=len(state.lobby().tables))
+
+
+@router.get(
+    "/api/ready",
+    response_model=Readiness,
+    responses={503: {"description": "a dependency is not ready", "model": Readiness}},
+)
+async def ready(state: State) -> JSONResponse:
+    checks = await readiness(state)
+    ok = all(v == "ok" for v in checks.values())
+    answer = Readiness(ready=ok, checks=checks)
+    return JSONResponse(answer.model_dump(), status_code=200 if ok else 503)
+
+
+@metrics_router.get("/metrics", include_in_schema=False)
+async def metrics(state: State) -> Response:
+    return Response(state.metrics.render(), media_type=CONTENT_TYPE)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter
 from pydantic import BaseModel, Field, field_validator
 
 from ...engine.presets import mode_options
@@ -28,6 +28,8 @@ from ..base.testhooks import StackedDealSpec, refuse_test_hooks
 from ..base.text import Name
 from ..edge.state import ServerState
 from ..modes.modes import MODE, PASS_AND_PLAY
+from ..transport.protocol import TableInfo
+from .deps import Address, State, refused
 
 # What the mode sets in the ruleset, whatever the preset (the engine's table of modes): one
 # round, no memory aid.
@@ -63,6 +65,7 @@ class CreatePassPlay(BaseModel):
     """A pass-and-play table: the preset, ruleset changes, and the players in seat order."""
 
     preset: str = Field("cabo", max_length=32, description="boyo, cabo, kivo or kaboom")
+    # Free-form on purpose: the engine's ruleset checks these fields (RulesetError: 400).
     options: dict[str, Any] = Field(
         default_factory=dict,
         max_length=64,
@@ -102,57 +105,56 @@ class PassPlayTable(BaseModel):
     code: str
     link: str
     seats: list[PassSeat]
-    table: dict[str, Any]
+    table: TableInfo
 
 
-def passplay_routes(app: FastAPI, state: ServerState) -> None:
-    """``POST /api/tables/pass-and-play``: make the table, start its round, answer every seat's
-    token."""
+router = APIRouter()
 
-    @app.post("/api/tables/pass-and-play", response_model=PassPlayTable)
-    async def create_pass_and_play(
-        body: Annotated[CreatePassPlay, body_of(examples.CREATE_PASS_PLAY)], request: Request
-    ) -> PassPlayTable:
-        peer = request.client.host if request.client else None
-        address = state.address(peer, request.headers)
-        if not state.limits.creates.allow(address):
-            message = "too many tables created from your address: try again later"
-            raise HTTPException(429, {"code": "rate_limited", "message": message})
-        made = False
-        try:
-            answer = await _create(body)
-            made = True
-            return answer
-        finally:
-            if not made:  # a refused creation does not count against the address
-                state.limits.creates.refund(address)
 
-    async def _create(body: CreatePassPlay) -> PassPlayTable:
-        refuse_test_hooks(state.settings.test_hooks, body.seed, body.deal)
-        try:
-            options = one_round_options(body.options)
-        except ValueError as e:
-            raise HTTPException(400, {"code": "bad_rules", "message": str(e)}) from None
-        issued = [state.tokens.issue(name, None) for name in body.names]
-        guests = [guest for guest, _ in issued]
-        players = [(g.player_id, name) for g, name in zip(guests, body.names, strict=True)]
-        try:
-            table = await state.lobby().create_started(
-                players,
-                body.preset,
-                options,
-                {MODE: PASS_AND_PLAY},
-                seed=body.seed,
-                deal=body.deal.model_dump() if body.deal is not None else None,
-            )
-        except TableError as e:
-            status = 422 if e.code in UNPROCESSABLE else 400
-            raise HTTPException(status, {"code": e.code, "message": e.message}) from None
-        code = table.record.code
-        seats = [
-            PassSeat(seat=i, name=name, token=token)
-            for i, ((_, token), name) in enumerate(zip(issued, body.names, strict=True))
-        ]
-        return PassPlayTable(
-            code=code, link=state.link(code), seats=seats, table=table.table_info()
+@router.post("/api/tables/pass-and-play", response_model=PassPlayTable)
+async def create_pass_and_play(
+    body: Annotated[CreatePassPlay, body_of(examples.CREATE_PASS_PLAY)],
+    state: State,
+    address: Address,
+) -> PassPlayTable:
+    """Make the table, start its round, answer every seat's token."""
+    if not state.limits.creates.allow(address):
+        message = "too many tables created from your address: try again later"
+        raise refused(429, "rate_limited", message)
+    made = False
+    try:
+        answer = await _create(state, body)
+        made = True
+        return answer
+    finally:
+        if not made:  # a refused creation does not count against the address
+            state.limits.creates.refund(address)
+
+
+async def _create(state: ServerState, body: CreatePassPlay) -> PassPlayTable:
+    refuse_test_hooks(state.settings.test_hooks, body.seed, body.deal)
+    try:
+        options = one_round_options(body.options)
+    except ValueError as e:
+        raise refused(400, "bad_rules", str(e)) from None
+    issued = [state.tokens.issue(name, None) for name in body.names]
+    guests = [guest for guest, _ in issued]
+    players = [(g.player_id, name) for g, name in zip(guests, body.names, strict=True)]
+    try:
+        table = await state.lobby().create_started(
+            players,
+            body.preset,
+            options,
+            {MODE: PASS_AND_PLAY},
+            seed=body.seed,
+            deal=body.deal.model_dump() if body.deal is not None else None,
         )
+    except TableError as e:
+        raise refused(422 if e.code in UNPROCESSABLE else 400, e.code, e.message) from None
+    code = table.record.code
+    seats = [
+        PassSeat(seat=i, name=name, token=token)
+        for i, ((_, token), name) in enumerate(zip(issued, body.names, strict=True))
+    ]
+    info = TableInfo.model_validate(table.table_info())
+    return PassPlayTable(code=code, link=state.link(code), seats=seats, table=info)

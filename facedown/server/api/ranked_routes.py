@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi import Path as PathParam
 from pydantic import BaseModel, Field
 
@@ -20,8 +20,9 @@ from ..base.limits import MAX_PLAYERS, MIN_PLAYERS
 from ..base.text import CODE_PATTERN
 from ..edge.state import ServerState
 from ..modes import ratings
-from ..play.ranked import Matched, RankedError, Status, Waiting
+from ..play.ranked import Matched, RankedError, StackedHooks, Status, Waiting
 from .account_routes import signed_in
+from .deps import State, refused
 
 QueueName = Annotated[str, PathParam(max_length=40, pattern=r"^[a-z]{1,32}-\d{1,2}$")]
 
@@ -35,6 +36,7 @@ class JoinQueue(BaseModel):
         lt=2**TABLE_SEED_BITS,
         description="test hooks only: the seed of the next match's table",
     )
+    # Test hooks only, and free-form here: Ranked checks it as the stacked deal it must be.
     deal: dict[str, Any] | None = Field(
         default=None, max_length=8, description="test hooks only: the next match's first deal"
     )
@@ -117,102 +119,110 @@ class MatchResult(BaseModel):
 TableCodeParam = Annotated[str, PathParam(max_length=16, pattern=CODE_PATTERN)]
 
 
-def ranked_routes(app: FastAPI, state: ServerState) -> None:
-    async def _user(request: Request) -> tuple[UserRecord, str]:
-        """The signed-in account and its session's id (seat tokens are bound to it)."""
-        who = await signed_in(state, request)
-        if who is None:
-            message = "ranked play needs an account: sign in or make one first"
-            raise HTTPException(401, {"code": "account_required", "message": message})
-        return who.user, who.session.id
+router = APIRouter()
 
-    @app.get("/api/ranked/queues", response_model=Queues)
-    async def queues() -> Queues:
-        """Every ranked queue: how many wait there, how long a wait usually is."""
-        ranked = state.ranked_()
-        counts = await ranked.store.waiting()
-        listed = [
-            QueueInfo(
-                queue=q.name,
-                preset=q.preset,
-                players=q.players,
-                waiting=counts.get(q.name, 0),
-                expected_wait=await ranked.expected(q),
-            )
-            for q in ranked.queues.values()
-        ]
-        return Queues(queues=listed, provisional_matches=ratings.PROVISIONAL_MATCHES)
 
-    @app.get("/api/ranked/queue", response_model=QueueStatus)
-    async def status(request: Request) -> QueueStatus:
-        """Where you are: waiting (asking is what keeps you in the queue), matched, or idle."""
-        user, session = await _user(request)
-        return _status(await state.ranked_().status(user, session=session))
+async def _user(state: ServerState, request: Request) -> tuple[UserRecord, str]:
+    """The signed-in account and its session's id (seat tokens are bound to it)."""
+    who = await signed_in(state, request)
+    if who is None:
+        message = "ranked play needs an account: sign in or make one first"
+        raise refused(401, "account_required", message)
+    return who.user, who.session.id
 
-    @app.post("/api/ranked/queue", response_model=QueueStatus)
-    async def join(
-        body: Annotated[JoinQueue, body_of(examples.JOIN_QUEUE)], request: Request
-    ) -> QueueStatus:
-        """Wait in a queue (leaving any other).  Signed-in accounts only."""
-        user, session = await _user(request)
-        hooks = {"seed": body.seed, "deal": body.deal}
-        try:
-            joined = await state.ranked_().join(
-                user,
-                body.preset,
-                body.players,
-                hooks if any(hooks.values()) else None,
-                session=session,
-            )
-        except RankedError as e:
-            raise HTTPException(e.status, {"code": e.code, "message": e.message}) from None
-        return _status(joined)
 
-    @app.delete("/api/ranked/queue", response_model=QueueStatus)
-    async def leave(request: Request) -> QueueStatus:
-        """Leave the queue (a match already made is not left this way)."""
-        ranked = state.ranked_()
-        user, session = await _user(request)
-        await ranked.leave(user)
-        return _status(await ranked.status(user, session=session))
-
-    @app.get("/api/ranked/leaderboard/{queue}", response_model=Leaderboard)
-    async def leaderboard(
-        queue: QueueName,
-        limit: Annotated[int, Query(ge=1, le=100)] = 50,
-        offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-    ) -> Leaderboard:
-        """The queue's ratings, highest first."""
-        ranked = state.ranked_()
-        found = ranked.queues.get(queue)
-        if found is None:
-            message = f"there is no ranked queue {queue}"
-            raise HTTPException(404, {"code": "bad_queue", "message": message})
-        board = await ranked.store.leaderboard(queue, limit, offset)
-        entries = [
-            LeaderboardEntry(
-                place=offset + i + 1,
-                name=r.name,
-                rating=ratings.shown(r.score),
-                matches=r.matches,
-                provisional=ratings.provisional(r.matches),
-            )
-            for i, r in enumerate(board)
-        ]
-        total = await ranked.store.rated_players(queue)
-        return Leaderboard(
-            queue=queue, preset=found.preset, players=found.players, total=total, entries=entries
+@router.get("/api/ranked/queues", response_model=Queues)
+async def queues(state: State) -> Queues:
+    """Every ranked queue: how many wait there, how long a wait usually is."""
+    ranked = state.ranked_()
+    counts = await ranked.store.waiting()
+    listed = [
+        QueueInfo(
+            queue=q.name,
+            preset=q.preset,
+            players=q.players,
+            waiting=counts.get(q.name, 0),
+            expected_wait=await ranked.expected(q),
         )
+        for q in ranked.queues.values()
+    ]
+    return Queues(queues=listed, provisional_matches=ratings.PROVISIONAL_MATCHES)
 
-    _result_route(app, state)
+
+@router.get("/api/ranked/queue", response_model=QueueStatus)
+async def status(request: Request, state: State) -> QueueStatus:
+    """Where you are: waiting (asking is what keeps you in the queue), matched, or idle."""
+    user, session = await _user(state, request)
+    return _status(await state.ranked_().status(user, session=session))
 
 
-def _result_route(app: FastAPI, state: ServerState) -> None:
-    @app.get("/api/ranked/match/{code}", response_model=MatchResult)
-    async def match_result(code: TableCodeParam) -> MatchResult:
-        """The rating change of each seat of the ranked match at table ``code`` (its last
-        match), once it is rated.  Public, as the leaderboard is: seats, places and ratings."""
-        return await _match_result(state, code)
+@router.post("/api/ranked/queue", response_model=QueueStatus)
+async def join(
+    body: Annotated[JoinQueue, body_of(examples.JOIN_QUEUE)], request: Request, state: State
+) -> QueueStatus:
+    """Wait in a queue (leaving any other).  Signed-in accounts only."""
+    user, session = await _user(state, request)
+    hooks = StackedHooks()
+    if body.seed is not None:
+        hooks["seed"] = body.seed
+    if body.deal is not None:
+        hooks["deal"] = body.deal
+    try:
+        joined = await state.ranked_().join(
+            user,
+            body.preset,
+            body.players,
+            hooks if any(hooks.values()) else None,
+            session=session,
+        )
+    except RankedError as e:
+        raise refused(e.status, e.code, e.message) from None
+    return _status(joined)
+
+
+@router.delete("/api/ranked/queue", response_model=QueueStatus)
+async def leave(request: Request, state: State) -> QueueStatus:
+    """Leave the queue (a match already made is not left this way)."""
+    ranked = state.ranked_()
+    user, session = await _user(state, request)
+    await ranked.leave(user)
+    return _status(await ranked.status(user, session=session))
+
+
+@router.get("/api/ranked/leaderboard/{queue}", response_model=Leaderboard)
+async def leaderboard(
+    queue: QueueName,
+    state: State,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> Leaderboard:
+    """The queue's ratings, highest first."""
+    ranked = state.ranked_()
+    found = ranked.queues.get(queue)
+    if found is None:
+        raise refused(404, "bad_queue", f"there is no ranked queue {queue}")
+    board = await ranked.store.leaderboard(queue, limit, offset)
+    entries = [
+        LeaderboardEntry(
+            place=offset + i + 1,
+            name=r.name,
+            rating=ratings.shown(r.score),
+            matches=r.matches,
+            provisional=ratings.provisional(r.matches),
+        )
+        for i, r in enumerate(board)
+    ]
+    total = await ranked.store.rated_players(queue)
+    return Leaderboard(
+        queue=queue, preset=found.preset, players=found.players, total=total, entries=entries
+    )
+
+
+@router.get("/api/ranked/match/{code}", response_model=MatchResult)
+async def match_result(code: TableCodeParam, state: State) -> MatchResult:
+    """The rating change of each seat of the ranked match at table ``code`` (its last
+    match), once it is rated.  Public, as the leaderboard is: seats, places and ratings."""
+    return await _match_result(state, code)
 
 
 async def _match_result(state: ServerState, code: str) -> MatchResult:
@@ -220,8 +230,7 @@ async def _match_result(state: ServerState, code: str) -> MatchResult:
     record = await ranked.lobby.store.find_by_code(code)
     match = None if record is None else await ranked.store.ranked_match(record.id)
     if record is None or match is None:
-        message = f"there is no ranked match at table {code}"
-        raise HTTPException(404, {"code": "not_found", "message": message})
+        raise refused(404, "not_found", f"there is no ranked match at table {code}")
     result = match.result or {}
     seats = [
         SeatResult(seat=s["seat"], place=s["place"], before=s["before"], after=s["after"])

@@ -27,9 +27,9 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict, cast
 
-from fastapi import FastAPI, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 from itsdangerous import BadSignature, URLSafeSerializer
@@ -46,6 +46,7 @@ from ..modes.ranked_mode import forfeits
 from ..modes.ratings import first_placed, places
 from ..transport.protocol import ActionJson
 from .account_routes import signed_in
+from .deps import BEARER
 
 _FIND_STATUS = {
     "table_unavailable": 503,
@@ -65,7 +66,6 @@ KEY_PATTERN = r"^[A-Za-z0-9_.\-]{1,200}$"
 TableId = Annotated[str, PathParam(max_length=64, pattern=TABLE_ID)]
 MatchNo = Annotated[int, PathParam(ge=1, le=1_000_000)]
 KeyParam = Annotated[str | None, Query(max_length=200, pattern=KEY_PATTERN)]
-BEARER = Header(None, max_length=600)
 
 
 class ReplayRound(BaseModel):
@@ -339,9 +339,19 @@ def info(replay: Replay, record: TableRecord) -> ReplayInfo:
     )
 
 
+class PageJson(TypedDict):
+    """A page of steps as it is sent (:class:`ReplayPage` documents it): each step in the
+    engine's JSON form (``ReplayStep.to_json``), empty event fields left out."""
+
+    match: str
+    seat: int | None
+    start: int
+    steps: list[dict[str, Any]]
+
+
 def page(
     replay: Replay, seat: int | None, start: int, count: int, knowledge: bool = False
-) -> dict[str, Any]:
+) -> PageJson:
     if seat is not None and not 0 <= seat < replay.players:
         raise _refuse(422, "bad_seat", f"there is no seat {seat} in this match")
     if start >= len(replay):
@@ -352,97 +362,119 @@ def page(
     return {"match": replay.match.match_id, "seat": seat, "start": start, "steps": steps}
 
 
-def replay_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat: one small handler per route
-    """The replay routes (see the module docstring)."""
-    replays = Replays(state)
-    app.state.replays = replays  # its cache, for operators and tests
+router = APIRouter()
 
-    @app.get("/api/replays/shared/{key}", response_model=ReplayInfo)
-    async def shared(
-        key: Annotated[str, PathParam(max_length=200, pattern=KEY_PATTERN)], request: Request
-    ) -> ReplayInfo:
-        """The match a replay key names (then ask for its steps with ``?key=``)."""
-        named = replays.keys.read(key)
-        if named is None:
-            replays.address(request)
-            raise _refuse(403, "bad_key", "this replay key is not valid")
-        record, replay = await replays.open(request, named[0], named[1], None, key)
-        return info(replay, record)
 
-    @app.get("/api/replays/{table_id}/{match_no}", response_model=ReplayInfo)
-    async def replay_info(
-        table_id: TableId,
-        match_no: MatchNo,
-        request: Request,
-        key: KeyParam = None,
-        authorization: str | None = BEARER,
-    ) -> ReplayInfo:
-        record, replay = await replays.open(request, table_id, match_no, authorization, key)
-        return info(replay, record)
+def replays_of(request: Request) -> Replays:
+    """The app's :class:`Replays` (``app.state.replays``: its cache, for operators and tests)."""
+    return cast(Replays, request.app.state.replays)
 
-    @app.get("/api/replays/{table_id}/{match_no}/steps", response_model=ReplayPage)
-    async def replay_steps(
-        table_id: TableId,
-        match_no: MatchNo,
-        request: Request,
-        seat: Annotated[int | None, Query(ge=0, le=16, description="null: face up")] = None,
-        start: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-        count: Annotated[int, Query(ge=1, le=MAX_STEPS)] = 50,
-        knowledge: Annotated[
-            bool, Query(description="with seat: every card the seat knew (view.knowledge)")
-        ] = False,
-        key: KeyParam = None,
-        authorization: str | None = BEARER,
-    ) -> JSONResponse:
-        """Steps ``start`` to ``start + count - 1``, face up or through ``seat``'s eyes."""
-        _, replay = await replays.open(request, table_id, match_no, authorization, key)
-        # Sent as the engine writes it (empty event fields left out), as the live frames are.
-        return JSONResponse(page(replay, seat, start, count, knowledge))
 
-    @app.get("/api/replays/{table_id}/{match_no}/export")
-    async def replay_export(
-        table_id: TableId,
-        match_no: MatchNo,
-        request: Request,
-        key: KeyParam = None,
-        authorization: str | None = BEARER,
-    ) -> JSONResponse:
-        """The match as a file for ``facedown replay FILE``."""
-        _, replay = await replays.open(request, table_id, match_no, authorization, key)
-        try:
-            data = export(replay.match)
-        except ReplayError as e:
-            raise _refuse(409, "not_exportable", str(e)) from None
-        name = f"facedown-{table_id[:12]}-{match_no}.json"
-        return JSONResponse(data, headers={"content-disposition": f'attachment; filename="{name}"'})
+TheReplays = Annotated[Replays, Depends(replays_of)]
 
-    @app.post("/api/replays/{table_id}/{match_no}/share", response_model=ShareLink)
-    async def share(
-        table_id: TableId, match_no: MatchNo, request: Request, authorization: str | None = BEARER
-    ) -> ShareLink:
-        """A link anyone can watch the match with (players only)."""
-        await replays.open(request, table_id, match_no, authorization, None)
-        return replays.link(table_id, match_no)
 
-    @app.post("/api/tables/{code}/share", response_model=ShareLink)
-    async def share_table_match(
-        code: Annotated[str, PathParam(max_length=16, pattern=CODE_PATTERN)],
-        request: Request,
-        match: Annotated[int | None, Query(ge=1, le=1_000_000)] = None,
-        authorization: str | None = BEARER,
-    ) -> ShareLink:
-        """The share link of a table's match (default: its latest), for its players."""
-        address = replays.address(request)
-        try:
-            table = await state.find(code, address)
-        except TableError as e:
-            raise _refuse(_FIND_STATUS.get(e.code, 404), e.code, e.message) from None
-        try:
-            current = (await state.table_info(table))[1]
-        except TableError as e:
-            raise _refuse(_FIND_STATUS.get(e.code, 503), e.code, e.message) from None
-        table_id, match_no = table.id, match or current
-        if match_no < 1:
-            raise _refuse(409, "match_running", "no match has been played at this table yet")
-        await replays.open(request, table_id, match_no, authorization, None)
-        return replays.link(table_id, match_no)
+@router.get("/api/replays/shared/{key}", response_model=ReplayInfo)
+async def shared(
+    key: Annotated[str, PathParam(max_length=200, pattern=KEY_PATTERN)],
+    request: Request,
+    replays: TheReplays,
+) -> ReplayInfo:
+    """The match a replay key names (then ask for its steps with ``?key=``)."""
+    named = replays.keys.read(key)
+    if named is None:
+        replays.address(request)
+        raise _refuse(403, "bad_key", "this replay key is not valid")
+    record, replay = await replays.open(request, named[0], named[1], None, key)
+    return info(replay, record)
+
+
+@router.get("/api/replays/{table_id}/{match_no}", response_model=ReplayInfo)
+async def replay_info(
+    table_id: TableId,
+    match_no: MatchNo,
+    request: Request,
+    replays: TheReplays,
+    key: KeyParam = None,
+    authorization: str | None = BEARER,
+) -> ReplayInfo:
+    record, replay = await replays.open(request, table_id, match_no, authorization, key)
+    return info(replay, record)
+
+
+@router.get("/api/replays/{table_id}/{match_no}/steps", response_model=ReplayPage)
+async def replay_steps(
+    table_id: TableId,
+    match_no: MatchNo,
+    request: Request,
+    replays: TheReplays,
+    seat: Annotated[int | None, Query(ge=0, le=16, description="null: face up")] = None,
+    start: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    count: Annotated[int, Query(ge=1, le=MAX_STEPS)] = 50,
+    knowledge: Annotated[
+        bool, Query(description="with seat: every card the seat knew (view.knowledge)")
+    ] = False,
+    key: KeyParam = None,
+    authorization: str | None = BEARER,
+) -> JSONResponse:
+    """Steps ``start`` to ``start + count - 1``, face up or through ``seat``'s eyes."""
+    _, replay = await replays.open(request, table_id, match_no, authorization, key)
+    # Sent as the engine writes it (empty event fields left out), as the live frames are.
+    return JSONResponse(page(replay, seat, start, count, knowledge))
+
+
+@router.get("/api/replays/{table_id}/{match_no}/export")
+async def replay_export(
+    table_id: TableId,
+    match_no: MatchNo,
+    request: Request,
+    replays: TheReplays,
+    key: KeyParam = None,
+    authorization: str | None = BEARER,
+) -> JSONResponse:
+    """The match as a file for ``facedown replay FILE``."""
+    _, replay = await replays.open(request, table_id, match_no, authorization, key)
+    try:
+        data = export(replay.match)
+    except ReplayError as e:
+        raise _refuse(409, "not_exportable", str(e)) from None
+    name = f"facedown-{table_id[:12]}-{match_no}.json"
+    return JSONResponse(data, headers={"content-disposition": f'attachment; filename="{name}"'})
+
+
+@router.post("/api/replays/{table_id}/{match_no}/share", response_model=ShareLink)
+async def share(
+    table_id: TableId,
+    match_no: MatchNo,
+    request: Request,
+    replays: TheReplays,
+    authorization: str | None = BEARER,
+) -> ShareLink:
+    """A link anyone can watch the match with (players only)."""
+    await replays.open(request, table_id, match_no, authorization, None)
+    return replays.link(table_id, match_no)
+
+
+@router.post("/api/tables/{code}/share", response_model=ShareLink)
+async def share_table_match(
+    code: Annotated[str, PathParam(max_length=16, pattern=CODE_PATTERN)],
+    request: Request,
+    replays: TheReplays,
+    match: Annotated[int | None, Query(ge=1, le=1_000_000)] = None,
+    authorization: str | None = BEARER,
+) -> ShareLink:
+    """The share link of a table's match (default: its latest), for its players."""
+    state = replays.state
+    address = replays.address(request)
+    try:
+        table = await state.find(code, address)
+    except TableError as e:
+        raise _refuse(_FIND_STATUS.get(e.code, 404), e.code, e.message) from None
+    try:
+        current = (await state.table_info(table))[1]
+    except TableError as e:
+        raise _refuse(_FIND_STATUS.get(e.code, 503), e.code, e.message) from None
+    table_id, match_no = table.id, match or current
+    if match_no < 1:
+        raise _refuse(409, "match_running", "no match has been played at this table yet")
+    await replays.open(request, table_id, match_no, authorization, None)
+    return replays.link(table_id, match_no)

@@ -17,9 +17,10 @@ import hashlib
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, cast
+from dataclasses import replace
+from typing import Annotated, Any, TypedDict, cast
 
-from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query
 from fastapi import Path as PathParam
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,6 +32,7 @@ from ..base import examples
 from ..base.examples import body as body_of
 from ..base.text import Name
 from ..edge.state import ServerState
+from .deps import Address, State, refused
 
 MAX_REVISION = 2**31 - 1
 BoardKey = Annotated[str, PathParam(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -75,183 +77,228 @@ def board_id(edit_key: str) -> str:
     return hashlib.sha256(edit_key.encode("ascii")).hexdigest()
 
 
-def _refused(status: int, code: str, message: str, **more: Any) -> HTTPException:
-    return HTTPException(status, {"code": code, "message": message, **more})
+def _refused(status: int, code: str, message: str, **more: int) -> HTTPException:
+    """A refusal of the scoreboard API (its codes are not in base/errors.py's list, as before)."""
+    return refused(status, code, message, **more)
 
 
 def _board(record: ScoreboardRecord) -> Board:
     return Board.make(record.names, record.preset, record.options, record.placement, record.rounds)
 
 
-def scoreboard_routes(app: FastAPI, state: ServerState) -> None:  # noqa: C901 - flat: one small nested handler per route
-    """Create, read, edit and share scoreboards; the CSV export."""
-    limits = state.limits
+router = APIRouter()
 
-    def address(request: Request) -> str:
-        return state.address(request.client.host if request.client else None, request.headers)
 
-    def store() -> ScoreboardStore:
-        used = state.lobby().store
-        if not hasattr(used, "get_scoreboard"):  # a store that keeps tables only
-            raise _refused(503, "store_unavailable", "this server keeps no scoreboards")
-        return cast(ScoreboardStore, used)
+class SharedBoard(BaseModel):
+    """A board as its viewers get it: the board (scored by the engine) and its read-only link."""
 
-    def links(edit_key: str | None, view_key: str) -> dict[str, str]:
-        base = state.settings.public_url
-        out = {"share_link": f"{base}/scoreboard/view/{view_key}", "view_key": view_key}
-        if edit_key is not None:
-            out["link"] = f"{base}/scoreboard/{edit_key}"
-        return out
+    revision: int = Field(description="the board's revision: an edit names it as its base")
+    share_link: str = Field(description="the read-only link")
+    view_key: str
+    # The engine's JSON of the board (records.paperboard.Board.to_json: names, rules, every
+    # round scored, the totals, the winners): the web client reads it as docs/scoreboard.md says.
+    board: dict[str, Any]
 
-    def answer(record: ScoreboardRecord, board: Board, edit_key: str | None) -> dict[str, Any]:
-        return {
-            "revision": record.revision,
-            **links(edit_key, record.view_key),
-            "board": board.to_json(),
-        }
 
-    async def find(
-        get: Callable[[str], Awaitable[ScoreboardRecord | None]], key: str, request: Request
-    ) -> ScoreboardRecord:
-        where = address(request)
-        if limits.lookups.exhausted(where):
-            raise _refused(429, "rate_limited", "too many unknown board keys from your address")
-        try:
-            record = await get(key)
-        except StoreError:
-            raise _refused(503, "store_unavailable", "the scoreboards cannot be read now") from None
-        if record is None:
-            limits.lookups.charge(where)
-            raise _refused(404, "unknown_board", "no scoreboard has this link")
-        return record
+class EditedBoard(SharedBoard):
+    """A board as its editor gets it: with the edit link (never shown to a viewer)."""
 
-    async def edit(
-        edit_key: str, base: int, request: Request, change: Callable[[list[PaperRound]], None]
-    ) -> dict[str, Any]:
-        if not limits.board_edits.allow(address(request)):
-            raise _refused(429, "rate_limited", "too many scoreboard edits from your address")
-        record = await find(store().get_scoreboard, board_id(edit_key), request)
-        if base != record.revision:
-            raise _conflict(record.revision, base)
-        rounds = list(_board(record).rounds)
-        change(rounds)
-        try:
-            board = _board(record).with_rounds(rounds)
-        except TallyError as e:
-            raise _refused(422, "bad_round", str(e)) from None
-        changed = ScoreboardRecord(
-            id=record.id,
-            view_key=record.view_key,
-            names=record.names,
-            preset=record.preset,
-            options=record.options,
-            placement=record.placement,
-            rounds=tuple(board.rounds_json()),
-            revision=record.revision + 1,
-            created_at=record.created_at,
-            updated_at=time.time(),
-        )
-        try:
-            await store().update_scoreboard(changed, base)
-        except RevisionConflict:
-            now = await find(store().get_scoreboard, record.id, request)
-            raise _conflict(now.revision, base) from None
-        except StoreError:
-            raise _refused(503, "store_unavailable", "the scoreboard cannot be saved now") from None
-        return answer(changed, board, edit_key)
+    link: str = Field(description="the edit link")
 
-    @app.post("/api/scoreboards", status_code=201)
-    async def create_board(
-        body: Annotated[CreateBoard, body_of(examples.CREATE_BOARD)], request: Request
-    ) -> dict[str, Any]:
-        if not limits.boards.allow(address(request)):
-            raise _refused(429, "rate_limited", "too many scoreboards from your address: try later")
-        if body.preset not in PRESETS:
-            raise _refused(422, "bad_board", f"preset must be one of {', '.join(PRESETS)}")
-        if len({n.casefold() for n in body.names}) != len(body.names):
-            raise _refused(422, "bad_board", "each player needs a name of their own")
-        options: dict[str, Any] = {}
-        if body.rounds is not None:
-            options["rounds"] = body.rounds
-        if body.sudden_death:
-            options["sudden_death"] = True
-        placement = body.placement.model_dump() if body.placement else None
-        try:
-            board = Board.make(body.names, body.preset, options, placement)
-        except (RulesetError, TallyError) as e:
-            raise _refused(422, "bad_board", str(e)) from None
-        edit_key, now = secrets.token_urlsafe(18), time.time()
-        record = ScoreboardRecord(
-            id=board_id(edit_key),
-            view_key=secrets.token_urlsafe(18),
-            names=tuple(body.names),
-            preset=body.preset,
-            options=options,
-            placement=placement,
-            created_at=now,
-            updated_at=now,
-        )
-        try:
-            await store().create_scoreboard(record)
-        except StoreError:
-            raise _refused(503, "store_unavailable", "the scoreboard cannot be saved now") from None
-        return answer(record, board, edit_key)
 
-    @app.get("/api/scoreboards/{edit_key}")
-    async def get_board(edit_key: BoardKey, request: Request) -> dict[str, Any]:
-        record = await find(store().get_scoreboard, board_id(edit_key), request)
-        return answer(record, _board(record), edit_key)
+def _store(state: ServerState) -> ScoreboardStore:
+    used = state.lobby().store
+    if not hasattr(used, "get_scoreboard"):  # a store that keeps tables only
+        raise _refused(503, "store_unavailable", "this server keeps no scoreboards")
+    return cast(ScoreboardStore, used)
 
-    @app.post("/api/scoreboards/{edit_key}/rounds")
-    async def add_round(
-        edit_key: BoardKey, body: Annotated[RoundIn, body_of(examples.ADD_ROUND)], request: Request
-    ) -> dict[str, Any]:
-        def change(rounds: list[PaperRound]) -> None:
-            if len(rounds) >= MAX_ROUNDS:
-                raise _refused(422, "bad_round", f"a board keeps at most {MAX_ROUNDS} rounds")
-            rounds.append(body.paper())
 
-        return await edit(edit_key, body.base, request, change)
+def _shared(state: ServerState, record: ScoreboardRecord, board: Board) -> SharedBoard:
+    view_key = record.view_key
+    return SharedBoard(
+        revision=record.revision,
+        share_link=f"{state.settings.public_url}/scoreboard/view/{view_key}",
+        view_key=view_key,
+        board=board.to_json(),
+    )
 
-    @app.put("/api/scoreboards/{edit_key}/rounds/{number}")
-    async def edit_round(
-        edit_key: BoardKey,
-        number: RoundNumber,
-        body: Annotated[RoundIn, body_of(examples.ADD_ROUND)],
-        request: Request,
-    ) -> dict[str, Any]:
-        def change(rounds: list[PaperRound]) -> None:
-            _check_number(number, rounds)
-            rounds[number - 1] = body.paper()
 
-        return await edit(edit_key, body.base, request, change)
+def _edited(
+    state: ServerState, record: ScoreboardRecord, board: Board, edit_key: str
+) -> EditedBoard:
+    link = f"{state.settings.public_url}/scoreboard/{edit_key}"
+    return EditedBoard(**dict(_shared(state, record, board)), link=link)
 
-    @app.delete("/api/scoreboards/{edit_key}/rounds/{number}")
-    async def undo_round(
-        edit_key: BoardKey,
-        number: RoundNumber,
-        request: Request,
-        base: Annotated[int, Query(ge=0, le=MAX_REVISION)],
-    ) -> dict[str, Any]:
-        def change(rounds: list[PaperRound]) -> None:
-            _check_number(number, rounds)
-            del rounds[number - 1]
 
-        return await edit(edit_key, base, request, change)
+async def _find(
+    state: ServerState,
+    get: Callable[[str], Awaitable[ScoreboardRecord | None]],
+    key: str,
+    where: str,
+) -> ScoreboardRecord:
+    lookups = state.limits.lookups
+    if lookups.exhausted(where):
+        raise _refused(429, "rate_limited", "too many unknown board keys from your address")
+    try:
+        record = await get(key)
+    except StoreError:
+        raise _refused(503, "store_unavailable", "the scoreboards cannot be read now") from None
+    if record is None:
+        lookups.charge(where)
+        raise _refused(404, "unknown_board", "no scoreboard has this link")
+    return record
 
-    @app.get("/api/scoreboards/view/{view_key}")
-    async def view_board(view_key: BoardKey, request: Request) -> dict[str, Any]:
-        record = await find(store().find_scoreboard, view_key, request)
-        return answer(record, _board(record), None)
 
-    @app.get("/api/scoreboards/view/{view_key}/csv")
-    async def board_csv(view_key: BoardKey, request: Request) -> Response:
-        record = await find(store().find_scoreboard, view_key, request)
-        return Response(
-            _board(record).csv_text(),
-            media_type="text/csv; charset=utf-8",
-            headers={"content-disposition": 'attachment; filename="scoreboard.csv"'},
-        )
+async def _edit(
+    state: ServerState,
+    edit_key: str,
+    base: int,
+    where: str,
+    change: Callable[[list[PaperRound]], None],
+) -> EditedBoard:
+    if not state.limits.board_edits.allow(where):
+        raise _refused(429, "rate_limited", "too many scoreboard edits from your address")
+    store = _store(state)
+    record = await _find(state, store.get_scoreboard, board_id(edit_key), where)
+    if base != record.revision:
+        raise _conflict(record.revision, base)
+    rounds = list(_board(record).rounds)
+    change(rounds)
+    try:
+        board = _board(record).with_rounds(rounds)
+    except TallyError as e:
+        raise _refused(422, "bad_round", str(e)) from None
+    changed = replace(
+        record,
+        rounds=tuple(board.rounds_json()),
+        revision=record.revision + 1,
+        updated_at=time.time(),
+    )
+    try:
+        await store.update_scoreboard(changed, base)
+    except RevisionConflict:
+        now = await _find(state, store.get_scoreboard, record.id, where)
+        raise _conflict(now.revision, base) from None
+    except StoreError:
+        raise _refused(503, "store_unavailable", "the scoreboard cannot be saved now") from None
+    return _edited(state, changed, board, edit_key)
+
+
+@router.post("/api/scoreboards", status_code=201, response_model=EditedBoard)
+async def create_board(
+    body: Annotated[CreateBoard, body_of(examples.CREATE_BOARD)], state: State, where: Address
+) -> EditedBoard:
+    if not state.limits.boards.allow(where):
+        raise _refused(429, "rate_limited", "too many scoreboards from your address: try later")
+    if body.preset not in PRESETS:
+        raise _refused(422, "bad_board", f"preset must be one of {', '.join(PRESETS)}")
+    if len({n.casefold() for n in body.names}) != len(body.names):
+        raise _refused(422, "bad_board", "each player needs a name of their own")
+    options = _options(body)
+    placement = body.placement.model_dump() if body.placement else None
+    try:
+        board = Board.make(body.names, body.preset, dict(options), placement)
+    except (RulesetError, TallyError) as e:
+        raise _refused(422, "bad_board", str(e)) from None
+    edit_key, now = secrets.token_urlsafe(18), time.time()
+    record = ScoreboardRecord(
+        id=board_id(edit_key),
+        view_key=secrets.token_urlsafe(18),
+        names=tuple(body.names),
+        preset=body.preset,
+        options=dict(options),
+        placement=placement,
+        created_at=now,
+        updated_at=now,
+    )
+    try:
+        await _store(state).create_scoreboard(record)
+    except StoreError:
+        raise _refused(503, "store_unavailable", "the scoreboard cannot be saved now") from None
+    return _edited(state, record, board, edit_key)
+
+
+class BoardOptions(TypedDict, total=False):
+    """What a board changes of its preset's ruleset (only what its creator asked for)."""
+
+    rounds: int
+    sudden_death: bool
+
+
+def _options(body: CreateBoard) -> BoardOptions:
+    options: BoardOptions = {}
+    if body.rounds is not None:
+        options["rounds"] = body.rounds
+    if body.sudden_death:
+        options["sudden_death"] = True
+    return options
+
+
+@router.get("/api/scoreboards/{edit_key}", response_model=EditedBoard)
+async def get_board(edit_key: BoardKey, state: State, where: Address) -> EditedBoard:
+    record = await _find(state, _store(state).get_scoreboard, board_id(edit_key), where)
+    return _edited(state, record, _board(record), edit_key)
+
+
+@router.post("/api/scoreboards/{edit_key}/rounds", response_model=EditedBoard)
+async def add_round(
+    edit_key: BoardKey,
+    body: Annotated[RoundIn, body_of(examples.ADD_ROUND)],
+    state: State,
+    where: Address,
+) -> EditedBoard:
+    def change(rounds: list[PaperRound]) -> None:
+        if len(rounds) >= MAX_ROUNDS:
+            raise _refused(422, "bad_round", f"a board keeps at most {MAX_ROUNDS} rounds")
+        rounds.append(body.paper())
+
+    return await _edit(state, edit_key, body.base, where, change)
+
+
+@router.put("/api/scoreboards/{edit_key}/rounds/{number}", response_model=EditedBoard)
+async def edit_round(
+    edit_key: BoardKey,
+    number: RoundNumber,
+    body: Annotated[RoundIn, body_of(examples.ADD_ROUND)],
+    state: State,
+    where: Address,
+) -> EditedBoard:
+    def change(rounds: list[PaperRound]) -> None:
+        _check_number(number, rounds)
+        rounds[number - 1] = body.paper()
+
+    return await _edit(state, edit_key, body.base, where, change)
+
+
+@router.delete("/api/scoreboards/{edit_key}/rounds/{number}", response_model=EditedBoard)
+async def undo_round(
+    edit_key: BoardKey,
+    number: RoundNumber,
+    base: Annotated[int, Query(ge=0, le=MAX_REVISION)],
+    state: State,
+    where: Address,
+) -> EditedBoard:
+    def change(rounds: list[PaperRound]) -> None:
+        _check_number(number, rounds)
+        del rounds[number - 1]
+
+    return await _edit(state, edit_key, base, where, change)
+
+
+@router.get("/api/scoreboards/view/{view_key}", response_model=SharedBoard)
+async def view_board(view_key: BoardKey, state: State, where: Address) -> SharedBoard:
+    record = await _find(state, _store(state).find_scoreboard, view_key, where)
+    return _shared(state, record, _board(record))
+
+
+@router.get("/api/scoreboards/view/{view_key}/csv")
+async def board_csv(view_key: BoardKey, state: State, where: Address) -> Response:
+    record = await _find(state, _store(state).find_scoreboard, view_key, where)
+    return Response(
+        _board(record).csv_text(),
+        media_type="text/csv; charset=utf-8",
+        headers={"content-disposition": 'attachment; filename="scoreboard.csv"'},
+    )
 
 
 def _check_number(number: int, rounds: list[PaperRound]) -> None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import Body
+from fastapi.openapi.models import Example
 
-Examples = dict[str, dict[str, Any]]
+Examples = dict[str, Example]  # by key: one example's summary and request body
 
 
-def _examples(**bodies: tuple[str, dict[str, Any]]) -> Examples:
-    return {key: {"summary": summary, "value": value} for key, (summary, value) in bodies.items()}
+def _examples(**bodies: tuple[str, object]) -> Examples:
+    """Each keyword's (summary, body) as an OpenAPI example."""
+    return {key: Example(summary=summary, value=value) for key, (summary, value) in bodies.items()}
 
 
 CREATE_TABLE = _examples(
@@ -79,4 +81,4 @@ ADD_ROUND = _examples(
 
 def body(examples: Examples) -> Any:
     """The request body with ``examples`` in the OpenAPI description."""
-    return Body(openapi_examples=examples)  # type: ignore[arg-type]
+    return Body(openapi_examples=examples)

@@ -30,6 +30,7 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per record, on one line."""
 
     def format(self, record: logging.LogRecord) -> str:
+        # Free-form: the fixed fields, then whatever extra fields the record carries.
         line: dict[str, Any] = {
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname.lower(),
@@ -45,7 +46,8 @@ class JsonFormatter(logging.Formatter):
 
 
 def log_config(fmt: LogFormat, level: str = "info") -> dict[str, Any]:
-    """A :func:`logging.config.dictConfig` for Facedown and uvicorn (uvicorn's ``log_config``)."""
+    """A :func:`logging.config.dictConfig` for Facedown and uvicorn (uvicorn's ``log_config``):
+    the logging module's own free-form schema."""
     if fmt == "json":
         formatter: dict[str, Any] = {"()": f"{__name__}.JsonFormatter"}
     else:

@@ -47,6 +47,8 @@ _BATCH = b"\n"  # between a batch's items (one line of JSON) and its bodies
 
 log = logging.getLogger(__name__)
 
+# One message between processes, as JSON: its "op" says which, and each op has fields of its
+# own (the relays read them, server/edge/relay.py); free-form at this level.
 Item = dict[str, Any]
 
 

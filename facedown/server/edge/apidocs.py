@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 METHODS = ("get", "post", "put", "patch", "delete")
+# The OpenAPI document is FastAPI's (app.openapi()): JSON read here as it comes, free-form.
 
 
 def _operation(method: str, path: str, op: dict[str, Any]) -> str:

@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...store import StoreError
 from ..base.errors import TableError
@@ -33,6 +33,7 @@ from ..cluster.cluster import ClusterDown, Item, Node
 from ..play.lobby import MOVED, Elsewhere
 from ..transport import protocol as P
 from ..transport.hub import SPECTATORS, LocalHub, Subscriber, deliver, frame_of
+from .state import RelayError, RelayReply
 
 if TYPE_CHECKING:
     from ..play.table import Table
@@ -170,7 +171,7 @@ class Relays:
             self.node.send(relayed[1], {"op": "detach", "conn": conn.relay_id})
 
     # ------------------------------------------------------------------ calls (HTTP)
-    async def call(self, elsewhere: Elsewhere, fn: str, **args: Any) -> dict[str, Any]:
+    async def call(self, elsewhere: Elsewhere, fn: str, **args: str) -> RelayReply:
         """Call ``fn`` at the table's owner: its result, TableError for a refusal (or when the
         owner cannot be reached), None-free."""
         if not self.node.up:
@@ -186,28 +187,27 @@ class Relays:
         error = result.get("error")
         if isinstance(error, dict):
             raise TableError(str(error.get("code")), str(error.get("message")))
-        return result
+        return cast(RelayReply, result)  # from a process of this cluster: its _answer
 
     async def _answer(self, sender: str, item: Item) -> None:
         table = await self.state.lobby().served(str(item.get("table")))
-        result: dict[str, Any]
+        result = RelayReply()
         if table is None:
-            result = {
-                "error": {"code": "cluster_unavailable", "message": "the table moved: try again"}
-            }
+            result["error"] = RelayError(
+                code="cluster_unavailable", message="the table moved: try again"
+            )
         else:
             args = item.get("args") or {}
-            result = {}
             try:
                 if item.get("fn") == "join":
-                    seat = await table.join(str(args["player_id"]), str(args["name"]))
-                    result = {"seat": seat}
-                result = {**result, "info": table.table_info(), "match": table.match_no}
+                    result["seat"] = await table.join(str(args["player_id"]), str(args["name"]))
+                result["info"] = table.table_info()
+                result["match"] = table.match_no
             except TableError as e:
-                result = {"error": {"code": e.code, "message": e.message}}
+                result = RelayReply(error=RelayError(code=e.code, message=e.message))
             except StoreError:
                 message = "the database did not take a write: try again"
-                result = {"error": {"code": "store_unavailable", "message": message}}
+                result = RelayReply(error=RelayError(code="store_unavailable", message=message))
         self.node.reply(sender, str(item.get("id")), result)
 
     # ------------------------------------------------------------------ from the cluster

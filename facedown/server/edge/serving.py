@@ -117,86 +117,98 @@ def guarded_websocket(peers: PeerConnections) -> type[GameWebSocketProtocol]:
     return GuardedWebSocketProtocol
 
 
-def guarded_protocol(  # noqa: C901 - a class factory: the nested protocol's hooks count toward it
-    request_timeout: float, connections: int, peers: PeerConnections | None = None
-) -> type[H11Protocol]:
+class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with a deadline for each request, a cap on connections and, with
     ``peers``, a cap on the connections of each client address.  What it refuses it logs on
-    ``facedown.serving`` (once a minute, see :func:`quiet_floods`)."""
+    ``facedown.serving`` (once a minute, see :func:`quiet_floods`).
 
-    class GuardedH11Protocol(H11Protocol):
-        _deadline: asyncio.TimerHandle | None = None
-        _lingering: asyncio.TimerHandle | None = None
+    uvicorn makes one instance per connection from the class it is given, so the bounds are
+    class attributes: :func:`guarded_protocol` makes the subclass that carries them."""
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            if peers is not None and not peers.admit(transport):
-                log.warning(
-                    "refused a connection from one address: it holds %d, the most allowed",
-                    peers.cap,
-                )
-                transport.write(_BUSY)
-                transport.close()
-                return
-            if len(self.connections) > connections:
-                log.warning("refused a connection: %d are open, the most allowed", connections)
-                transport.write(_BUSY)
-                transport.close()
-                return
-            self._arm()
+    request_timeout: float = 30.0  # seconds for a whole request to arrive
+    max_open: int = 1000  # connections open at once
+    peers: PeerConnections | None = None  # the connections of each client address, if capped
 
-        def data_received(self, data: bytes) -> None:
-            if self._lingering is not None:
-                return  # answered 408 and half closed: what still arrives is read and dropped
-            if self._deadline is None and self.conn.their_state is h11.IDLE:
-                self._arm()  # the first byte of a new request on a kept-alive connection
-            super().data_received(data)
-            if self.conn.their_state in _ARRIVED or (
-                self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]
-            ):
-                self._disarm()
+    _deadline: asyncio.TimerHandle | None = None
+    _lingering: asyncio.TimerHandle | None = None
 
-        def handle_websocket_upgrade(self, event: h11.Request) -> None:
-            self._disarm()  # the WebSocket has its own deadlines (the hello, the pings)
-            super().handle_websocket_upgrade(event)
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        refusal = self._refusal(transport)
+        if refusal is not None:
+            log.warning(*refusal)
+            transport.write(_BUSY)
+            transport.close()
+            return
+        self._arm()
 
-        def connection_lost(self, exc: Exception | None) -> None:
-            if peers is not None:
-                peers.release(self.transport)
+    def _refusal(self, transport: asyncio.Transport) -> tuple[str, int] | None:
+        """Why the new connection is refused (a log message and its number), or None."""
+        if self.peers is not None and not self.peers.admit(transport):
+            return (
+                "refused a connection from one address: it holds %d, the most allowed",
+                self.peers.cap,
+            )
+        if len(self.connections) > self.max_open:
+            return "refused a connection: %d are open, the most allowed", self.max_open
+        return None
+
+    def data_received(self, data: bytes) -> None:
+        if self._lingering is not None:
+            return  # answered 408 and half closed: what still arrives is read and dropped
+        if self._deadline is None and self.conn.their_state is h11.IDLE:
+            self._arm()  # the first byte of a new request on a kept-alive connection
+        super().data_received(data)
+        if self.conn.their_state in _ARRIVED or (
+            self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]
+        ):
             self._disarm()
-            if self._lingering is not None:
-                self._lingering.cancel()
-            super().connection_lost(exc)
 
-        def _arm(self) -> None:
-            self._disarm()
-            self._deadline = self.loop.call_later(request_timeout, self._too_slow)
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._disarm()  # the WebSocket has its own deadlines (the hello, the pings)
+        super().handle_websocket_upgrade(event)
 
-        def _disarm(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.peers is not None:
+            self.peers.release(self.transport)
+        self._disarm()
+        if self._lingering is not None:
+            self._lingering.cancel()
+        super().connection_lost(exc)
 
-        def _too_slow(self) -> None:
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(self.request_timeout, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
             self._deadline = None
-            if self.transport.is_closing():
-                return
-            log.warning("closed a connection that sent no whole request in %s s", request_timeout)
-            waiting = self.conn.our_state is h11.SEND_RESPONSE and not self.cycle.response_started
-            if (
-                not (self.conn.our_state is h11.IDLE or waiting)
-                or not self.transport.can_write_eof()
-            ):
-                self.transport.close()  # an answer has begun: it cannot be followed by a 408
-                return
-            # Say why it ends, then close only our side and drop what still arrives for a moment:
-            # closing at once while the client is still sending makes the kernel answer its next
-            # bytes with a reset, and a reset can throw away the 408 before the client reads it.
-            self.transport.write(_TIMED_OUT)
-            self.transport.write_eof()
-            self._lingering = self.loop.call_later(LINGER, self.transport.close)
 
-    return GuardedH11Protocol
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        log.warning("closed a connection that sent no whole request in %s s", self.request_timeout)
+        waiting = self.conn.our_state is h11.SEND_RESPONSE and not self.cycle.response_started
+        if not (self.conn.our_state is h11.IDLE or waiting) or not self.transport.can_write_eof():
+            self.transport.close()  # an answer has begun: it cannot be followed by a 408
+            return
+        # Say why it ends, then close only our side and drop what still arrives for a moment:
+        # closing at once while the client is still sending makes the kernel answer its next
+        # bytes with a reset, and a reset can throw away the 408 before the client reads it.
+        self.transport.write(_TIMED_OUT)
+        self.transport.write_eof()
+        self._lingering = self.loop.call_later(LINGER, self.transport.close)
+
+
+def guarded_protocol(
+    request_timeout: float, connections: int, peers: PeerConnections | None = None
+) -> type[GuardedH11Protocol]:
+    """:class:`GuardedH11Protocol` with these bounds: ``request_timeout`` seconds for each
+    request, ``connections`` open at once, and ``peers`` counting each address's connections."""
+    bounds = {"request_timeout": request_timeout, "max_open": connections, "peers": peers}
+    return type("GuardedH11Protocol", (GuardedH11Protocol,), bounds)
 
 
 class OncePerInterval(logging.Filter):

@@ -170,11 +170,11 @@ async def handle(state: ServerState, conn: Peer, raw: str | bytes) -> None:
     except StoreError:
         state.metrics.error("store_unavailable")
         message = "the game could not be saved (the database is unreachable): try again"
-        saved: dict[str, Any] = {"id": msg.id} if isinstance(msg, P.ActionMessage) else {}
+        saved = {"id": msg.id} if isinstance(msg, P.ActionMessage) else {}
         conn.send(P.error_message("store_unavailable", message, **saved))
     except TableError as e:
         state.metrics.error(e.code)
-        extra: dict[str, Any] = {}
+        extra: dict[str, str] = {}  # the id of the action refused, which answers it
         if isinstance(msg, P.ActionMessage):
             extra["id"] = msg.id
         conn.send(P.error_message(e.code, e.message, **extra))

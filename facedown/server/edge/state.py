@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from ..accounts.auth import Guest, Tokens
 from ..base.addresses import Limits, Network, client_address, proxy_networks
@@ -12,6 +12,7 @@ from ..base.errors import TableError
 from ..base.metrics import Metrics
 from ..play.lobby import Elsewhere, Lobby
 from ..play.table import Table
+from ..transport.protocol import TableInfo
 from .settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -25,6 +26,22 @@ if TYPE_CHECKING:
 AnyTable = Table | Elsewhere  # a table of this process, or one another process owns
 
 
+class RelayError(TypedDict):
+    code: str
+    message: str
+
+
+class RelayReply(TypedDict, total=False):
+    """A table owner's answer to a call of another process (:meth:`Relaying.call`), as it
+    comes over Redis: a refusal, or the table's facts (``info``: a :class:`TableInfo`'s JSON,
+    validated where it is used) and match number, and the seat a ``join`` took."""
+
+    error: RelayError
+    info: object
+    match: int
+    seat: int
+
+
 class Relaying(Protocol):
     """What the routes and the WebSocket ask of the cluster's relays (:class:`.relay.Relays`,
     which implements it): declared here, so the shared state needs nothing of the relay module,
@@ -36,7 +53,7 @@ class Relaying(Protocol):
 
     def detach(self, conn: Connection) -> None: ...
 
-    async def call(self, elsewhere: Elsewhere, fn: str, **args: Any) -> dict[str, Any]: ...
+    async def call(self, elsewhere: Elsewhere, fn: str, **args: str) -> RelayReply: ...
 
     async def close(self) -> None: ...
 
@@ -94,19 +111,20 @@ class ServerState:
                 lookups.charge(address)
             raise
 
-    async def table_info(self, table: AnyTable) -> tuple[dict[str, Any], int]:
+    async def table_info(self, table: AnyTable) -> tuple[TableInfo, int]:
         """The table's public facts and its match number, from its owner."""
         if isinstance(table, Table):
-            return table.table_info(), table.match_no
+            return TableInfo.model_validate(table.table_info()), table.match_no
         result = await self._relays().call(table, "info")
-        return result["info"], int(result["match"])
+        return TableInfo.model_validate(result["info"]), int(result["match"])
 
-    async def join(self, table: AnyTable, player_id: str, name: str) -> tuple[int, dict[str, Any]]:
+    async def join(self, table: AnyTable, player_id: str, name: str) -> tuple[int, TableInfo]:
         """Seat a player at the table, wherever it is owned: the seat and the table's facts."""
         if isinstance(table, Table):
-            return await table.join(player_id, name), table.table_info()
+            seat = await table.join(player_id, name)
+            return seat, TableInfo.model_validate(table.table_info())
         result = await self._relays().call(table, "join", player_id=player_id, name=name)
-        return int(result["seat"]), result["info"]
+        return int(result["seat"]), TableInfo.model_validate(result["info"])
 
     def _relays(self) -> Relaying:
         if self.relays is None:  # never: only a cluster has tables elsewhere

@@ -28,9 +28,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from ...engine import PRESETS, make_ruleset
 from ...records.matches import new_table_seed
@@ -73,6 +73,14 @@ class RankedError(Exception):
         self.status = status
         self.code = code
         self.message = message
+
+
+class StackedHooks(TypedDict, total=False):
+    """Test hooks for a player's next ranked match (only on a server with test hooks)."""
+
+    seed: int  # its table's secret seed
+    # Its first deal, as records.matches.stacked_deal reads it (checked there, when it is given).
+    deal: dict[str, Any]
 
 
 class MatchmakerLost(LeaseLost):
@@ -138,7 +146,7 @@ class Ranked:
         self.config = config or RankedConfig()
         self.test_hooks = test_hooks
         self.queues = _queues(self.config.sizes)
-        self._stacked: dict[str, dict[str, Any]] = {}  # test hooks: user id -> seed, deal
+        self._stacked: dict[str, StackedHooks] = {}  # test hooks: user id -> seed, deal
         self._matchmaker: Once | None = None
         self._ticking = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()  # ratings under way
@@ -227,7 +235,7 @@ class Ranked:
         user: UserRecord,
         preset: str,
         players: int,
-        hooks: Mapping[str, Any] | None = None,
+        hooks: StackedHooks | None = None,
         *,
         session: str,
     ) -> Status:
@@ -343,7 +351,7 @@ class Ranked:
                 return False
             users.append(user)
         joined = {e.user_id: e.joined_at for e in group}
-        hooks = next((self._stacked[u.id] for u in users if u.id in self._stacked), {})
+        hooks = next((self._stacked[u.id] for u in users if u.id in self._stacked), StackedHooks())
         secrets.SystemRandom().shuffle(users)  # who sits where (the engine says who starts)
         rules = make_ruleset(queue.preset, ranked_mode.RANKED_OPTIONS)
         settings: dict[str, Any] = {
@@ -416,17 +424,21 @@ class Ranked:
         await table.start(ranked_mode.RANKED_HOST)
         return True
 
-    def _checked_hooks(self, queue: Queue, hooks: Mapping[str, Any]) -> dict[str, Any]:
+    def _checked_hooks(self, queue: Queue, hooks: StackedHooks) -> StackedHooks:
         """A seed and a stacked deal for the next match of this player (test hooks only)."""
         if not self.test_hooks:
             raise RankedError("test_hooks_off", "seed and deal are test hooks", 403)
+        checked = StackedHooks()
+        if hooks.get("seed") is not None:
+            checked["seed"] = hooks["seed"]
         if hooks.get("deal") is not None:
             rules = make_ruleset(queue.preset, ranked_mode.RANKED_OPTIONS)
             try:
                 stacked_deal(rules, queue.players, hooks["deal"])
             except ValueError as e:
                 raise RankedError("bad_deal", str(e), 400) from None
-        return {k: v for k, v in hooks.items() if v is not None}
+            checked["deal"] = hooks["deal"]
+        return checked
 
     # ------------------------------------------------------------------ ratings
     def _finished(self, record: TableRecord) -> None:

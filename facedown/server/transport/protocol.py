@@ -180,7 +180,7 @@ def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, **extra}
 
 
-def client_schema() -> dict[str, Any]:
+def client_schema() -> dict[str, Any]:  # a JSON Schema document: free-form
     """JSON Schema of every client message."""
     return _client.json_schema()
 
@@ -339,6 +339,6 @@ ServerMessage = Annotated[
 server_messages = TypeAdapter(ServerMessage)
 
 
-def server_schema() -> dict[str, Any]:
+def server_schema() -> dict[str, Any]:  # a JSON Schema document: free-form
     """JSON Schema of every server message."""
     return server_messages.json_schema()
