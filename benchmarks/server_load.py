@@ -1,17 +1,20 @@
 """Server load: N concurrent 4-player tables of WebSocket bot clients against the real server.
 
-Starts ``facedown serve`` as a separate process (SQLite in a temporary folder), opens the tables
-over HTTP (host + 3 joins, four human seats, timers long enough never to fire), connects four
-clients per table on loopback and lets them play: about every ``--think`` seconds (exponential,
-so a table's actions arrive as a Poisson stream) one client of the table that holds legal
-non-TAP actions at the current seq plays one of them at random; when a match ends the host asks
-for a rematch.  Tables are ramped up gradually, then measured for ``--duration`` seconds after a
-warm-up.
+Starts ``facedown serve`` as a separate process (SQLite in a temporary folder) and opens the
+tables over HTTP (four human seats, timers long enough never to fire) as fast as it answers:
+first every table is created (the host's request), then every table is filled (three joins),
+each phase timed (``--create-only`` stops there).  Then it connects four clients per table on
+loopback, ``--ramp`` tables a second, and lets them play: about every ``--think`` seconds
+(exponential, so a table's actions arrive as a Poisson stream) one client of the table that
+holds legal non-TAP actions at the current seq plays one of them at random; when a match ends
+the host asks for a rematch.  Once every table plays, they are measured for ``--duration``
+seconds after a warm-up.
 
-Printed: actions applied per second (acks), latency from a client's action to the resulting
-event at every client of the table (p50, p95, p99, max), errors, server RSS per table, and the
-CPU of both processes.  All clients run in this process on one event loop with one clock
-(``time.perf_counter``); the server and the clients share this machine's cores.
+Printed: tables created and joins per second as the tables are opened (with the server's CPU
+for each), then actions applied per second (acks), latency from a client's action to the
+resulting event at every client of the table (p50, p95, p99, max), errors, server RSS per
+table, and the CPU of both processes.  All clients run in this process on one event loop with
+one clock (``time.perf_counter``); the server and the clients share this machine's cores.
 
 Run from the checkout: ``.venv/bin/python -m benchmarks.server_load [--tables 500]
 [--duration 60]``.  ``--cluster 1,2,3`` runs the same load on a cluster of 1, then 2, then 3
@@ -36,10 +39,11 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -49,6 +53,7 @@ from benchmarks import cluster
 from benchmarks.engine import play
 from benchmarks.serverproc import (
     HEALTHY_WITHIN,
+    HOST,
     Server,
     free_port,
     log_tail,
@@ -412,10 +417,59 @@ class TableDriver:
 # ------------------------------------------------------------------ the server
 
 
-async def create_table(
-    http: httpx.AsyncClient, preset: str, options: dict[str, Any]
-) -> tuple[str, list[str]]:
-    """Open a 4-seat table and fill it with three joins: the code and the four tokens."""
+class HttpError(RuntimeError):
+    """The server answered a request with an error status."""
+
+
+class Poster:
+    """POSTs of JSON over one keep-alive HTTP/1.1 connection from one local address: all a
+    table's opening needs.  Lighter than an httpx client by far (a client, its connection pool
+    and its parsing cost this process more CPU than the server spends on a creation): with it
+    the rates printed are the server's, not the clients'."""
+
+    def __init__(self, url: str, local: str) -> None:
+        parts = urlsplit(url)
+        self.host, self.port = parts.hostname or HOST, parts.port or 80
+        self.local = local
+        self.stream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The JSON the server answers ``body`` with (HttpError unless its status is 2xx)."""
+        if self.stream is None:
+            self.stream = await asyncio.open_connection(
+                self.host, self.port, local_addr=(self.local, 0)
+            )
+        reader, writer = self.stream
+        data = json.dumps(body).encode()
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+        )
+        writer.write(head.encode() + data)
+        lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = dict(line.lower().split(": ", 1) for line in lines[1:] if ": " in line)
+        if "content-length" not in headers:
+            raise HttpError(f"{path}: {status} with no Content-Length")
+        answer = await reader.readexactly(int(headers["content-length"]))
+        if headers.get("connection") == "close":
+            await self.close()
+        if not 200 <= status < 300:
+            raise HttpError(f"{path}: {status} {answer[:120].decode(errors='replace')}")
+        found: dict[str, Any] = json.loads(answer)
+        return found
+
+    async def close(self) -> None:
+        if self.stream is not None:
+            _, writer = self.stream
+            self.stream = None
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+
+
+async def create_table(http: Poster, preset: str, options: dict[str, Any]) -> tuple[str, str]:
+    """Open a 4-seat table: its code and the host's token."""
     body = {
         "preset": preset,
         "options": options,
@@ -424,15 +478,105 @@ async def create_table(
         "peek_seconds": PEEK_SECONDS,
         "turn_seconds": TURN_SECONDS,
     }
-    r = await http.post("/api/tables", json=body)
-    r.raise_for_status()
-    created = r.json()
-    tokens = [created["token"]]
+    created = await http.post("/api/tables", body)
+    return created["code"], created["token"]
+
+
+async def fill_table(http: Poster, code: str) -> list[str]:
+    """Take a table's three other seats, one join after the other: their tokens."""
+    tokens = []
     for i in range(1, 4):
-        r = await http.post(f"/api/tables/{created['code']}/join", json={"name": f"P{i}"})
-        r.raise_for_status()
-        tokens.append(r.json()["token"])
-    return created["code"], tokens
+        joined = await http.post(f"/api/tables/{code}/join", {"name": f"P{i}"})
+        tokens.append(joined["token"])
+    return tokens
+
+
+@dataclass
+class Opening:
+    """The tables opened over HTTP, and how fast: each phase's seconds and successes."""
+
+    tables: dict[int, tuple[str, list[str]]] = field(default_factory=dict)  # index -> code, tokens
+    created: int = 0
+    create_seconds: float = 0.0
+    create_cpu: float = 0.0  # the servers' CPU seconds in the phase
+    filled: int = 0
+    fill_seconds: float = 0.0
+    fill_cpu: float = 0.0
+
+
+async def open_tables(
+    args: argparse.Namespace, servers: list[Server], failures: Counter[str]
+) -> Opening:
+    """Create every table (the host's request), then fill every table (three joins), each
+    phase timed on its own and as fast as the server answers: at most ``SETUP_CONCURRENCY``
+    tables at a time, each from its own loopback address (so the per-address limits count
+    each table apart).  A table that fails is counted in ``failures`` and left out."""
+    options = json.loads(args.options)
+    gate = asyncio.Semaphore(SETUP_CONCURRENCY)
+    opening = Opening()
+    hosts: dict[int, tuple[str, str]] = {}
+
+    async def step(i: int, what: Callable[[Poster], Awaitable[None]]) -> None:
+        async with gate:
+            http = Poster(servers[i % len(servers)].url, table_address(i))
+            try:
+                async with asyncio.timeout(SETUP_TIMEOUT):
+                    await what(http)
+            except Exception as e:  # counted and reported: a run survives a few failures
+                failures[type(e).__name__ + (f": {e}"[:120] if str(e) else "")] += 1
+            finally:
+                await http.close()
+
+    async def create(i: int) -> None:
+        async def what(http: Poster) -> None:
+            hosts[i] = await create_table(http, args.preset, options)
+
+        await step(i, what)
+
+    async def fill(i: int) -> None:
+        code, host = hosts[i]
+
+        async def what(http: Poster) -> None:
+            opening.tables[i] = (code, [host, *await fill_table(http, code)])
+
+        await step(i, what)
+
+    pids = [s.proc.pid for s in servers]
+    start, cpu = time.perf_counter(), sum(cpu_seconds(p) for p in pids)
+    await asyncio.gather(*(create(i) for i in range(args.tables)))
+    opening.create_seconds = time.perf_counter() - start
+    opening.create_cpu = sum(cpu_seconds(p) for p in pids) - cpu
+    opening.created = len(hosts)
+    start, cpu = time.perf_counter(), sum(cpu_seconds(p) for p in pids)
+    await asyncio.gather(*(fill(i) for i in sorted(hosts)))
+    opening.fill_seconds = time.perf_counter() - start
+    opening.fill_cpu = sum(cpu_seconds(p) for p in pids) - cpu
+    opening.filled = len(opening.tables)
+    return opening
+
+
+def opening_report(opening: Opening, servers: int) -> None:
+    """The creation rate and the filling rate, as the tables were opened, and the servers' CPU
+    for each (a figure that moves less with the machine's other work than the rates do)."""
+    each = f"{servers} server processes" if servers > 1 else "one server process"
+    created = opening.created / opening.create_seconds if opening.create_seconds else 0.0
+    joins = 3 * opening.filled
+    rate = joins / opening.fill_seconds if opening.fill_seconds else 0.0
+    print(
+        f"tables created over HTTP: {opening.created} in {opening.create_seconds:.1f} s = "
+        f"{created:.0f} tables/s ({each}, up to {SETUP_CONCURRENCY} at once; server CPU "
+        f"{1000 * opening.create_cpu / max(1, opening.created):.2f} ms a table); "
+        f"filled: {joins} joins in {opening.fill_seconds:.1f} s = {rate:.0f} joins/s "
+        f"(server CPU {1000 * opening.fill_cpu / max(1, joins):.2f} ms a join); "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
+        flush=True,
+    )
+
+
+def print_failures(failures: Counter[str]) -> None:
+    """The five commonest reasons a table could not be set up."""
+    for reason, n in failures.most_common(5):
+        print(f"  {n} x {reason}")
 
 
 # ------------------------------------------------------------------ the run
@@ -518,11 +662,9 @@ async def watch(servers: list[Server], stats: Stats) -> int:
 async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
     stats = Stats()
     stop = asyncio.Event()
-    options = json.loads(args.options)
     drivers: list[TableDriver] = []
     players: list[asyncio.Task[None]] = []
     failures: Counter[str] = Counter()
-    gate = asyncio.Semaphore(SETUP_CONCURRENCY)
     limits = httpx.Limits(max_connections=SETUP_CONCURRENCY)
     ws_urls = [s.ws_url for s in servers]
     async with contextlib.AsyncExitStack() as stack:
@@ -539,16 +681,17 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
         idle_rss = sum(rss_kib(pid) for pid in pids)
         load_before = os.getloadavg()
 
-        async def open_table(i: int) -> None:
+        opening = await open_tables(args, servers, failures)
+        opening_report(opening, len(servers))
+        if args.create_only:
+            print_failures(failures)
+            return stats
+        gate = asyncio.Semaphore(SETUP_CONCURRENCY)
+
+        async def open_table(i: int, code: str, tokens: list[str]) -> None:
             async with gate:
                 try:
                     async with asyncio.timeout(SETUP_TIMEOUT):
-                        base = servers[i % len(servers)].url
-                        transport = httpx.AsyncHTTPTransport(local_address=table_address(i))
-                        async with httpx.AsyncClient(
-                            base_url=base, transport=transport, timeout=30, trust_env=False
-                        ) as http:
-                            code, tokens = await create_table(http, args.preset, options)
                         driver = TableDriver(i, code, tokens, stats, args.think, args.seed + i)
                         drivers.append(driver)
                         await driver.connect(ws_urls, args.deflate)
@@ -562,19 +705,18 @@ async def run(args: argparse.Namespace, servers: list[Server]) -> Stats:
         gc.callbacks.append(gc_callback)
         setup_start = time.perf_counter()
         setups = []
-        for i in range(args.tables):
-            await asyncio.sleep(max(0.0, setup_start + i / args.ramp - time.perf_counter()))
-            setups.append(asyncio.create_task(open_table(i)))
+        for n, (i, (code, tokens)) in enumerate(sorted(opening.tables.items())):
+            await asyncio.sleep(max(0.0, setup_start + n / args.ramp - time.perf_counter()))
+            setups.append(asyncio.create_task(open_table(i, code, tokens)))
         await asyncio.gather(*setups)
         setup_seconds = time.perf_counter() - setup_start
         tables = len(players)
         print(
-            f"setup: {tables} tables playing after {setup_seconds:.1f} s "
-            f"(ramp {args.ramp:g}/s); failed: {sum(failures.values())}",
+            f"setup: {tables} tables playing after {setup_seconds:.1f} s more "
+            f"(connected at {args.ramp:g} tables/s); failed: {sum(failures.values())}",
             flush=True,
         )
-        for reason, n in failures.most_common(5):
-            print(f"  {n} x {reason}")
+        print_failures(failures)
         if not tables:
             raise RuntimeError("no table could be set up")
 
@@ -739,6 +881,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--options", default='{"rounds": 1}', help="ruleset options as JSON (short matches)"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--create-only",
+        action="store_true",
+        help="only open the tables over HTTP (the creation and filling rates), then stop",
+    )
     parser.add_argument(
         "--no-deflate",
         dest="deflate",

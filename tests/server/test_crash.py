@@ -7,9 +7,11 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +186,68 @@ async def test_kill_9_and_restart_resumes_every_table(tmp_path: Path) -> None:
             assert seats[0].last["view"]["phase"] == "match_over"
             for s in seats:
                 await s.ws.close()
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+CREATED = 48  # tables created at once in the test below, each from its own address
+
+
+async def _open_table(
+    base: str, i: int, answered: dict[str, list[str]], first: asyncio.Event
+) -> None:
+    """Create a 4-seat table and take its other seats one by one, from the address 127.0.23.i,
+    noting in ``answered`` each seat the server said yes to (until it is killed); ``first`` is
+    set once a table is created."""
+    transport = httpx.AsyncHTTPTransport(local_address=f"127.0.23.{i + 1}")
+    async with httpx.AsyncClient(base_url=base, transport=transport, timeout=30) as http:
+        try:
+            body = {"preset": "cabo", "seats": 4, "name": "Host", "turn_seconds": 600}
+            created = await http.post("/api/tables", json=body)
+            assert created.status_code == 200, created.text
+            code = created.json()["code"]
+            answered[code] = ["Host"]
+            first.set()
+            for name in ("Bob", "Cid", "Dee"):
+                joined = await http.post(f"/api/tables/{code}/join", json={"name": name})
+                assert joined.status_code == 200, joined.text
+                answered[code].append(name)
+        except httpx.TransportError:  # the server was killed: no answer
+            return
+
+
+@pytest.mark.anyio
+async def test_kill_9_while_tables_are_created_keeps_every_table_answered(tmp_path: Path) -> None:
+    """Tables created and filled all at once, their writes sharing commits (store/writer.py).
+    As soon as one is created, the test takes the database's write lock, so that nothing the
+    requests write from then on can commit; a second later it kills the server -9 with those
+    requests in flight.  After a restart, every table and every seat the server answered for
+    is there: it answers once the write is committed, never before."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = _serve(port, tmp_path)
+    answered: dict[str, list[str]] = {}
+    first = asyncio.Event()
+    try:
+        opening = asyncio.gather(*(_open_table(base, i, answered, first) for i in range(CREATED)))
+        async with asyncio.timeout(60):
+            await first.wait()
+        with closing(sqlite3.connect(tmp_path / "facedown.db", isolation_level=None)) as db:
+            db.execute("BEGIN IMMEDIATE")  # the write lock: the server's commits wait for it
+            await asyncio.sleep(1.0)  # creations and joins keep coming, and wait
+            proc.send_signal(signal.SIGKILL)
+            await opening
+            db.execute("ROLLBACK")
+        proc.wait(10)
+        proc = _serve(port, tmp_path)
+        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+            for code, names in answered.items():
+                found = await http.get(f"/api/tables/{code}")
+                assert found.status_code == 200, (code, found.text)
+                seated = [s["name"] for s in found.json()["seats"] if s["kind"] == "human"]
+                assert seated[: len(names)] == names, (code, seated, names)
+        assert sum(map(len, answered.values())) < 4 * CREATED, "no request was in flight"
     finally:
         proc.kill()
         proc.wait(10)

@@ -105,3 +105,30 @@ def test_bots_take_the_seats_the_host_chose(tmp_path: Path) -> None:
         seats = r.json()["table"]["seats"]
         assert [s["kind"] for s in seats] == ["human", "open", "bot", "open"]
         assert seats[2]["level"] == "easy"
+
+
+@pytest.mark.anyio
+async def test_tables_made_alike_share_their_rules_and_a_refusal_is_not_kept() -> None:
+    """A creation's rules are made and checked once for each preset, options, seats and mode:
+    the tables made alike share one ruleset, live and as stored, and a refusal is made again
+    every time (nothing refused is kept to be handed out later)."""
+    store = MemoryStore()
+    lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
+    timers = {"peek_seconds": 20, "turn_seconds": 60}
+    first = await lobby.create("a", "Ann", "kivo", {"rounds": 3}, 3, timers, [])
+    second = await lobby.create("b", "Bob", "kivo", {"rounds": 3}, 3, timers, [])
+    other = await lobby.create("c", "Cid", "kivo", {"rounds": 5}, 3, timers, [])
+    assert first.rules is second.rules
+    assert other.rules is not first.rules
+    assert other.rules.rounds == 5
+    assert first.record.rules == first.rules.to_json()
+    assert first.record.rules is not second.record.rules  # each record has a JSON of its own
+    for stored in (first, second, other):  # read back as it was made, its log empty
+        record = await store.get_table(stored.record.id)
+        assert record is not None
+        assert record.rules == stored.rules.to_json()
+        assert await store.log(stored.record.id) == []
+    for _ in range(2):
+        with pytest.raises(TableError) as refused:
+            await lobby.create("d", "Dee", "kivo", {"rounds": 4}, 3, timers, [])
+        assert refused.value.code == "bad_rounds"

@@ -64,8 +64,8 @@ class Serving(Protocol):
     async def close_expired(self, record: TableRecord) -> None:
         """Mark an expired table closed in the store."""
 
-    async def load(self, record: TableRecord, lease: Lease | None) -> Table:
-        """Rebuild a table from the store and serve it here."""
+    async def load(self, record: TableRecord, lease: Lease | None, *, fresh: bool = False) -> Table:
+        """Rebuild a table from the store and serve it here (``fresh``: its log is empty)."""
 
     async def stop_serving(self, table: Table) -> None:
         """Serve the table here no more."""
@@ -132,10 +132,13 @@ class Claims:
             raise TableError("table_unavailable", "the new table could not be claimed")
         return table_id, claim.lease
 
-    async def adopt(self, record: TableRecord, lease: Lease | None) -> Table:
-        """Serve a table just written to the store under a reserved id."""
+    async def adopt(
+        self, record: TableRecord, lease: Lease | None, *, fresh: bool = False
+    ) -> Table:
+        """Serve a table just written to the store under a reserved id (``fresh``: nothing but
+        its record was written)."""
         async with self.locks.hold(record.id):
-            return await self.lobby.load(record, lease)
+            return await self.lobby.load(record, lease, fresh=fresh)
 
     # ------------------------------------------------------------------ rebalancing
     def owned(self) -> int:

@@ -7,6 +7,7 @@ Every refusal is a :class:`~..base.errors.TableError` whose code the client show
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -38,11 +39,7 @@ def checked_rules(
     settings: dict[str, Any],
 ) -> Ruleset:
     """The table's rules, once the seats, the bots and the stacked deal fit them."""
-    rules = _moded_rules(preset, options, settings)
-    try:
-        check_players(rules, seats)  # the engine decides how many it seats and deals
-    except ValueError as e:
-        raise TableError("bad_seats", str(e)) from None
+    rules = _seated_rules(preset, options, seats, settings)
     if len(bots) > seats - 1:
         raise TableError("bad_seats", "too many bots for the seats")
     for named in bots:
@@ -58,6 +55,54 @@ def checked_rules(
         except ValueError as e:
             raise TableError("bad_deal", str(e)) from None
     return rules
+
+
+# The rules tables were made with, by what they were made of (preset, options, seats, mode): a
+# ruleset is immutable, so the tables of the same making share one, made and checked once, and
+# the engine's work on it is done once too (its fingerprint, its deck: a fifth of a creation's
+# CPU otherwise).  Only rules that passed every check are kept; many custom rulesets empty it.
+_SEATED: dict[tuple[str, str, int, bool, str], Ruleset] = {}
+SEATED_KEPT = 256
+# The JSON a table's record keeps of its rules, by the rules' fingerprint (``to_json`` walks
+# every field of the ruleset: as costly as checking it).
+_RULES_JSON: dict[str, str] = {}
+
+
+def _seated_rules(
+    preset: str, options: dict[str, Any], seats: int, settings: dict[str, Any]
+) -> Ruleset:
+    """The preset with ``options`` as the table's mode plays it, once the engine has said it
+    seats and deals ``seats`` players (kept, see ``_SEATED``)."""
+    try:
+        made = json.dumps(options, sort_keys=True)
+    except (TypeError, ValueError):  # options no request can send: made, not kept
+        made = None
+    mode = table_mode(settings)
+    key = (preset, made or "", seats, mode.recollection, mode.name)
+    found = _SEATED.get(key) if made is not None else None
+    if found is not None:
+        return found
+    rules = _moded_rules(preset, options, settings)
+    try:
+        check_players(rules, seats)  # the engine decides how many it seats and deals
+    except ValueError as e:
+        raise TableError("bad_seats", str(e)) from None
+    if made is not None:
+        if len(_SEATED) >= SEATED_KEPT:
+            _SEATED.clear()
+        _SEATED[key] = rules
+    return rules
+
+
+def rules_json(rules: Ruleset) -> dict[str, Any]:
+    """``rules.to_json()``, a new dict each time, made once for equal rules."""
+    text = _RULES_JSON.get(rules.fingerprint)
+    if text is None:
+        if len(_RULES_JSON) >= SEATED_KEPT:
+            _RULES_JSON.clear()
+        text = _RULES_JSON[rules.fingerprint] = json.dumps(rules.to_json())
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
 def with_deal(settings: dict[str, Any], deal: dict[str, Any] | None) -> dict[str, Any]:
@@ -142,7 +187,7 @@ async def store_new(
             id=table_id,
             code=new_code(),
             preset=preset,
-            rules=rules.to_json(),
+            rules=rules_json(rules),
             seed=new_table_seed() if seed is None else seed,
             host_id=host_id,
             settings=settings,

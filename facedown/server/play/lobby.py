@@ -1,5 +1,4 @@
-"""The lobby: the tables this process serves, found by code, made, and brought back after a
-restart.
+"""The lobby: the tables this process serves, found by code, made, brought back after a restart.
 
 A table is made as :mod:`.creation` says, expires as :mod:`.expiry` says, and is claimed (under
 its lease, in a cluster), adopted and handed over by the lobby's :class:`.claims.Claims`, as the
@@ -118,14 +117,14 @@ class Lobby:
             self._arm_sweep()
 
     # ------------------------------------------------------------------ serving
-    async def load(self, record: TableRecord, lease: Lease | None) -> Table:
+    async def load(self, record: TableRecord, lease: Lease | None, *, fresh: bool = False) -> Table:
         """Rebuild a table from its record and log and serve it here (a table that cannot be
-        rebuilt is marked broken, and refused)."""
+        rebuilt is marked broken, and refused); ``fresh``: just stored, its log not read."""
         if record.status == "broken":
             self.broken[record.code.upper()] = record.id
             raise unavailable(record.code)
         try:
-            table = await Table.load(record, self.ctx, lease)
+            table = await Table.load(record, self.ctx, lease, fresh=fresh)
         except Exception as e:  # a rebuild can fail in any way its stored data allows
             damage = f"{type(e).__name__}: {e}"[:MAX_DAMAGE]
             log.error(
@@ -153,9 +152,8 @@ class Lobby:
             log.error("table %s could not be marked broken: %s", record.id, e)
 
     async def served(self, table_id: str) -> Table | None:
-        """The table if this process serves it, once a claim of it under way here has ended
-        (None: another process owns it, or nobody).  Another process relays a call here as soon
-        as this one holds the table's lease, which is while this one still loads the table."""
+        """The table if served here, once a claim of it under way here has ended (None: owned
+        elsewhere, or by nobody): another process relays here as soon as the lease is held."""
         table = self.tables.get(table_id)
         if table is None:
             async with self.claims.locks.hold(table_id):
@@ -245,7 +243,7 @@ class Lobby:
         settings = with_deal(settings, deal)
         now = self.ctx.clock.now()
         return await self.adopt(
-            *await store_new(self, preset, rules, host_id, settings, seated, seed, now)
+            *await store_new(self, preset, rules, host_id, settings, seated, seed, now), fresh=True
         )
 
     async def create_started(
@@ -281,10 +279,12 @@ class Lobby:
         """A reserved id that was never stored: its lease is not renewed."""
         self.ownership.forget(table_id)
 
-    async def adopt(self, record: TableRecord, lease: Lease | None) -> Table:
+    async def adopt(
+        self, record: TableRecord, lease: Lease | None, *, fresh: bool = False
+    ) -> Table:
         """Serve a table just written to the store under a reserved id (:meth:`create`, and the
-        ranked matchmaker, which writes a match's table with the match in one transaction)."""
-        return await self.claims.adopt(record, lease)
+        ranked matchmaker's match in one transaction); ``fresh``: its log, empty, is not read."""
+        return await self.claims.adopt(record, lease, fresh=fresh)
 
     async def close(self) -> None:
         """Stop every table; in a cluster, let their leases go so others take them at once."""

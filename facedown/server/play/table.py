@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from ...engine import Action, Event, Game, IllegalAction, Ruleset
+from ...engine import Action, Event, Game, IllegalAction
 from ...records.matches import DEAL, match_seed, new_match
 from ...store import Lease, LogEntry, TableRecord
 from ..base.errors import TableError
@@ -30,6 +30,7 @@ from .context import BotFactory, TableConfig, TableContext
 from .deadlines import MoveDeadlines
 from .moves import checked_move
 from .presence import Presence
+from .rulesets import ruleset_of
 from .scheduler import Scheduler, deadline_for
 from .seatcommands import SeatCommands
 from .tablelog import Writes, action_entry, rebuild, start_entry
@@ -49,7 +50,7 @@ class Table(SeatCommands):
         self.on_lost: Callable[[], Awaitable[None]] | None = None  # set by the lobby
         self.store = ctx.store
         self.hub = ctx.hub
-        self.rules = Ruleset.from_json(record.rules)
+        self.rules = ruleset_of(record.rules)
         self.lock = asyncio.Lock()
         self.game: Game | None = None
         self.seq = 0
@@ -98,11 +99,12 @@ class Table(SeatCommands):
 
     @classmethod
     async def load(
-        cls, record: TableRecord, ctx: TableContext, lease: Lease | None = None
+        cls, record: TableRecord, ctx: TableContext, lease: Lease | None = None, fresh: bool = False
     ) -> Table:
-        """Rebuild a table from its record and log: the state it had, exactly."""
+        """Rebuild a table from its record and log: the state it had, exactly (``fresh``: just
+        stored, its log is empty and not read)."""
         table = cls(record, ctx, lease)
-        await rebuild(table, await ctx.store.log(record.id))
+        await rebuild(table, [] if fresh else await ctx.store.log(record.id))
         return table
 
     # ------------------------------------------------------------------ writes

@@ -40,8 +40,8 @@ class TablesSql(SqlBase):
     """The table methods of :class:`~facedown.store.base.Store` on SQL."""
 
     async def create_table(self, record: TableRecord) -> None:
-        check_table(record)
-        await self._write(partial(create_table_row, record=record))
+        texts = check_table(record)
+        await self._write(partial(create_table_row, record=record, texts=texts))
 
     async def get_table(self, table_id: str) -> TableRecord | None:
         return await self._one(TableRow.id == table_id)
@@ -99,9 +99,15 @@ class TablesSql(SqlBase):
             return None if row is None else _table_record(row)
 
 
-def create_table_row(connection: Connection, record: TableRecord) -> None:
+def create_table_row(
+    connection: Connection, record: TableRecord, texts: tuple[str, str] | None = None
+) -> None:
     """Insert a new table's row and seats (also the table of a ranked match, :mod:`.ranked`);
-    TableExists, before anything is written, when its id or code is taken."""
+    TableExists, before anything is written, when its id or code is taken.  ``texts``: its
+    rules' and settings' JSON as check_table made them (made here when not given)."""
+    if connection.dialect.name == "sqlite":  # the writer's connection: the driver's own
+        _sqlite_create_table(connection, record, texts or check_table(record))
+        return
     try:
         connection.execute(
             insert(TableRow).values(
@@ -192,10 +198,16 @@ _SQLITE_INSERT_SEAT = (
 )
 
 
-def _sqlite_update_table(
-    connection: Connection, record: TableRecord, texts: tuple[str, str]
-) -> None:
-    driver = cast(sqlite3.Connection, connection.connection.driver_connection)
+# A new table on SQLite, likewise (every table created runs it).
+_SQLITE_INSERT_TABLE = (
+    "INSERT INTO tables (id, code, created_at, preset, rules, seed, host_id, settings, status,"
+    " deadline, deadline_kind, updated_at, damage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _sqlite_values(record: TableRecord, texts: tuple[str, str]) -> list[Any]:
+    """The record's ``_MUTABLE`` fields, in that order (as the statements above name them), as
+    the columns store them."""
     rules, settings = texts
     fields = _mutable_fields(record)
     fields["rules"], fields["settings"] = rules, settings
@@ -204,7 +216,32 @@ def _sqlite_update_table(
     fields["seed"] = str(record.seed)  # as SeedText writes it: decimal text
     if record.deadline is not None:
         fields["deadline"] = float(record.deadline)
-    values = [fields[name] for name in _MUTABLE]
+    return [fields[name] for name in _MUTABLE]
+
+
+def _sqlite_create_table(
+    connection: Connection, record: TableRecord, texts: tuple[str, str]
+) -> None:
+    driver = cast(sqlite3.Connection, connection.connection.driver_connection)
+    code = record.code.upper()
+    row = (record.id, code, float(record.created_at), *_sqlite_values(record, texts))
+    try:
+        driver.execute(_SQLITE_INSERT_TABLE, row)
+    except sqlite3.IntegrityError as e:
+        if e.sqlite_errorname not in ("SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"):
+            raise
+        taken = "code" if "code" in str(e) else "id"
+        value = code if taken == "code" else record.id
+        raise TableExists(f"a table with {taken} {value!r} already exists") from None
+    seats = [(s.seat, s.kind, s.name, s.player_id, s.bot_level) for s in record.seats]
+    driver.executemany(_SQLITE_INSERT_SEAT, [(record.id, *seat) for seat in seats])
+
+
+def _sqlite_update_table(
+    connection: Connection, record: TableRecord, texts: tuple[str, str]
+) -> None:
+    driver = cast(sqlite3.Connection, connection.connection.driver_connection)
+    values = _sqlite_values(record, texts)
     changed = driver.execute(_SQLITE_UPDATE_TABLE, (*values, record.id)).rowcount
     if changed == 0:
         raise StoreError(f"no table {record.id!r}")
