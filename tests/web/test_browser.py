@@ -793,14 +793,14 @@ def test_a_table_link_shows_the_game_before_you_sit_down(
 def test_an_idle_spectator_is_told_why_and_watches_again_with_one_tap(
     browser: Browser, tmp_path: Path
 ) -> None:
-    """The server closes a spectator that sent nothing for spectator_idle seconds (here 3: less
-    than the 5 s of quiet after which the page pings): the page stops reconnecting, says why in
-    words of its own, and one tap on Watch again brings the table back."""
+    """The server closes a spectator that sent nothing for spectator_idle seconds (here 1: less
+    than the 1.5 s of quiet after which the page pings): the page stops reconnecting, says why
+    in words of its own, and one tap on Watch again brings the table back."""
     settings = ServerSettings(
         data_dir=tmp_path,
         secret="browser-test-secret",
         table=TableConfig(bot_delay=0.25, grace_seconds=600),
-        clients=ClientLimits(spectator_idle=3.0),
+        clients=ClientLimits(spectator_idle=1.0),
     )
     with run_server(settings) as server:
         created = open_table(
