@@ -55,6 +55,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "regenerate the generated documents (for developers of Facedown)",
         "facedown docs --check",
     ),
+    "train": (
+        "train the learned bot's value network by self-play (resumable)",
+        "facedown train --seed 1 --hours 2 --checkpoints train-learned",
+    ),
 }
 EXIT_STATUS = (
     "Exit status: 0 done, 1 a failure (a scenario, a damaged database), 2 bad input (one line "
@@ -932,7 +936,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--bots",
         default="random",
         help="comma-separated bots, one per seat (repeated to fill the table): a level "
-        "(random, easy, medium, hard, expert) with options in brackets if wanted, e.g. "
+        "(random, easy, medium, hard, expert, learned) with options in brackets if wanted, e.g. "
         "'expert(budget_ms=20)', module:Class, or cmd:COMMAND",
     )
     p.add_argument("--games", type=_count(1), default=100, help="matches (or rounds) to play")
@@ -959,6 +963,12 @@ def build_parser() -> argparse.ArgumentParser:
         "every preset (TAP windows as docs/batch.md says)",
     )
     p.set_defaults(func=cmd_sim)
+
+    from .train import add_arguments, train
+
+    p = _command(sub, "train")
+    add_arguments(p)
+    p.set_defaults(func=train)
 
     p = _command(sub, "scoreboard")
     p.add_argument("--preset", default="cabo", choices=PRESET_NAMES, help="the game: %(choices)s")
