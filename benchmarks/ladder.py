@@ -33,8 +33,16 @@ from pathlib import Path
 from facedown.sim import GameResult, SimConfig, deal_means, mean_interval, run, wilson
 
 PRESETS = ("boyo", "cabo", "kivo", "kaboom")
-STEPS = (("easy", "random"), ("medium", "easy"), ("hard", "medium"), ("expert", "hard"))
+STEPS = (
+    ("easy", "random"),
+    ("medium", "easy"),
+    ("hard", "medium"),
+    ("expert", "hard"),
+    ("learned", "expert"),
+)
 EXPERT = "expert(budget_ms=0, iterations=24)"
+# The learned level searches as the expert does: on the same iteration budget here.
+LEARNED = "learned(budget_ms=0, iterations=24)"
 
 
 @dataclass(frozen=True)
@@ -76,10 +84,11 @@ def measure(
     seed: int,
     jobs: int,
     expert: str = EXPERT,
+    learned: str = LEARNED,
     duplicate: bool = True,
 ) -> Step:
     """Play one step of the ladder: ``rounds`` rounds of ``upper`` against ``lower``."""
-    spec = {"expert": expert}
+    spec = {"expert": expert, "learned": learned}
     up, down = spec.get(upper, upper), spec.get(lower, lower)
     bots = (up, down) if players == 2 else (up, down, up, down)
     if duplicate:
@@ -157,9 +166,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--presets", default=",".join(PRESETS))
     parser.add_argument("--players", default="2,4")
     parser.add_argument(
-        "--steps", default="easy,medium,hard,expert", help="the upper levels of the steps to run"
+        "--steps",
+        default="easy,medium,hard,expert",
+        help="the upper levels of the steps to run (learned: learned > expert)",
     )
     parser.add_argument("--expert", default=EXPERT, help="the expert's spec for the ladder")
+    parser.add_argument("--learned", default=LEARNED, help="the learned level's spec")
     parser.add_argument(
         "--no-duplicate",
         dest="duplicate",
@@ -177,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                 if upper not in wanted:
                     continue
                 rounds = args.rounds
-                if upper == "expert" and args.expert_rounds:
+                if upper in ("expert", "learned") and args.expert_rounds:
                     rounds = args.expert_rounds
                 step = measure(
                     preset,
@@ -188,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                     seed=args.seed,
                     jobs=args.jobs,
                     expert=args.expert,
+                    learned=args.learned,
                     duplicate=args.duplicate,
                 )
                 steps.append(step)

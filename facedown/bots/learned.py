@@ -4,7 +4,7 @@ It is the expert (:class:`~facedown.bots.search.ExpertBot`: sampled deals consis
 the seat knows, each candidate played out a few turns), with two differences: a playout that
 stops at its horizon is scored by a small network trained by ``facedown train``
 (:mod:`facedown.bots.value`, weights in ``facedown/bots/learned_value.npz``) in place of the
-linear fit of :mod:`facedown.bots.leaf`, and its time budget is 40 ms, so that a decision takes
+linear fit of :mod:`facedown.bots.leaf`, and its time budget is 30 ms, so that a decision takes
 under 50 ms.  Like every bot it sees only its seat's information; the network reads the deals
 the search samples from it.  A ruleset the network was not trained on falls back to the linear
 values.
@@ -20,7 +20,7 @@ from .rollout import Leaf
 from .search import ExpertBot
 from .value import PRESET_ORDER, ValueNet, shipped
 
-BUDGET_MS = 40.0
+BUDGET_MS = 30.0
 
 
 class LearnedBot(ExpertBot):
