@@ -4,7 +4,7 @@ Each step plays ``--rounds`` rounds of `hard` against `hard` at every table trai
 at 2 and 4 seats), notes at every turn start of every seat its inputs
 (:func:`facedown.bots.value.inputs`) and, when the round is over, its round score minus the
 others' mean, adds them to the data, and trains the network on all of it for ``--epochs``
-passes (Adam, mean squared error).  The first step also deals a held-out set of rounds, on
+passes (Adam, mean squared error of its correction to the expert's linear value).  The first step also deals a held-out set of rounds, on
 which each step prints the network's error beside that of the expert's linear values.  Every
 ``--eval-every`` steps it plays a small duplicate-deal match of the network's bot against
 `expert` (both on an iteration budget, so the figures follow from the seed) and prints the
@@ -174,7 +174,7 @@ class Trainer:
         net = self.model
         rng = np.random.default_rng([self.seed, self.step])
         z = (self.x - net.mean) / net.std
-        target = self.y / SCALE
+        target = self.y / SCALE - self.x[:, -1]  # the correction to the linear value
         b2 = np.array([net.b2])
         params = [net.w1, net.b1, net.w2, b2]
         m, v = self.moments[:4], self.moments[4:]

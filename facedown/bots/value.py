@@ -1,10 +1,12 @@
 """A learned value of a table at a search's horizon: a small network, numpy only.
 
 The `learned` level (:mod:`facedown.bots.learned`) searches as the expert does, but scores a
-playout that stops at its horizon with this network instead of the linear values of
-:mod:`facedown.bots.leaf`.  It reads a *sampled* game (one the search dealt from the seat's
-knowledge, never the real one) and predicts the seat's round score minus the others' mean, in
-tenths of a point.  ``facedown train`` (:mod:`facedown.train`) fits it to rounds of self-play.
+playout that stops at its horizon with this network's value.  It reads a *sampled* game (one
+the search dealt from the seat's knowledge, never the real one) and predicts the seat's round
+score minus the others' mean.  The prediction is the expert's linear value
+(:mod:`facedown.bots.leaf`) plus a correction the network learns (the linear value is one of its
+inputs too), so an untrained network plays as the expert does.  ``facedown train``
+(:mod:`facedown.train`) fits the correction to rounds of self-play.
 
 The weights live in a small ``.npz`` file (:data:`WEIGHTS_FILE`) with a format version, the
 training seed and the steps it was trained for; inference is two matrix products.
@@ -20,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engine import Game
-from .leaf import seat_features
+from .leaf import leaf_value, leaf_weights, seat_features
 
 FORMAT = 1  # the version of the weights file's layout
 WEIGHTS_FILE = Path(__file__).with_name("learned_value.npz")
@@ -44,6 +46,7 @@ INPUTS = (
     "top discard",
     "1 / (players - 1)",
     *(f"preset {p}" for p in PRESET_ORDER),
+    "the expert's linear value",  # last: the prediction adds it back (see ValueNet)
 )
 
 Array = npt.NDArray[np.float64]
@@ -67,6 +70,8 @@ def inputs(game: Game, seat: int) -> list[float] | None:
         low_total = min(low_total, f[0])
         low_known = min(low_known, f[0] - f[1])
     m = 1.0 / (n - 1)
+    weights = leaf_weights(name, n)
+    linear = leaf_value(game, seat, weights) if weights is not None else 0.0
     size = len(game.deck.values) or 1
     top = game.discard_pile[-1] if game.discard_pile else -1
     top_value = float(game.deck.values[top]) if top >= 0 else 0.0
@@ -88,12 +93,14 @@ def inputs(game: Game, seat: int) -> list[float] | None:
         top_value * s,
         m,
         *(1.0 if name == p else 0.0 for p in PRESET_ORDER),
+        linear * s,
     ]
 
 
 @dataclass
 class ValueNet:
-    """One hidden layer of tanh units; the output is a round score difference over SCALE."""
+    """One hidden layer of tanh units; its output (over SCALE) is added to the linear value,
+    the last input."""
 
     w1: Array
     b1: Array
@@ -110,7 +117,7 @@ class ValueNet:
         return cls(
             w1=rng.normal(0.0, 1.0 / np.sqrt(k), (k, hidden)),
             b1=np.zeros(hidden),
-            w2=rng.normal(0.0, 1.0 / np.sqrt(hidden), hidden),
+            w2=rng.normal(0.0, 0.1 / np.sqrt(hidden), hidden),
             b2=0.0,
             mean=mean,
             std=std,
@@ -119,7 +126,7 @@ class ValueNet:
     def predict_rows(self, x: Array) -> Array:
         """Predicted score differences (in points) for rows of raw :func:`inputs`."""
         h = np.tanh(((x - self.mean) / self.std) @ self.w1 + self.b1)
-        out: Array = (h @ self.w2 + self.b2) * SCALE
+        out: Array = (h @ self.w2 + self.b2 + x[:, -1]) * SCALE
         return out
 
     def value(self, game: Game, seat: int) -> float | None:
@@ -137,7 +144,7 @@ class ValueNet:
     def _one(self, x: list[float]) -> float:
         v = (np.asarray(x) - self.mean) / self.std
         h = np.tanh(v @ self.w1 + self.b1)
-        return float(h @ self.w2 + self.b2) * SCALE
+        return (float(h @ self.w2 + self.b2) + x[-1]) * SCALE
 
     def arrays(self) -> dict[str, Any]:
         return {
