@@ -4,8 +4,9 @@ Each step plays ``--rounds`` rounds of `hard` against `hard` at every table trai
 at 2 and 4 seats), notes at every turn start of every seat its inputs
 (:func:`facedown.bots.value.inputs`) and, when the round is over, its round score minus the
 others' mean, adds them to the data, and trains the network on all of it for ``--epochs``
-passes (Adam, mean squared error of its correction to the expert's linear value).  The first step also deals a held-out set of rounds, on
-which each step prints the network's error beside that of the expert's linear values.  Every
+passes (Adam, mean squared error of its correction to the expert's linear value).  The first
+step also deals a held-out set of rounds, on which each step prints the network's error beside
+that of the expert's linear values.  Every
 ``--eval-every`` steps it plays a small duplicate-deal match of the network's bot against
 `expert` (both on an iteration budget, so the figures follow from the seed) and prints the
 learned side's share of the round wins and the score difference, with their 95% intervals.
@@ -169,7 +170,7 @@ class Trainer:
             net = self.net
             self.moments = [np.zeros_like(p) for p in (net.w1, net.b1, net.w2, np.zeros(1))] * 2
 
-    def fit(self, epochs: int, batch: int = 256) -> float:
+    def fit(self, epochs: int, batch: int = 1024) -> float:
         """``epochs`` passes of Adam over all the data; the last pass's mean squared error."""
         net = self.model
         rng = np.random.default_rng([self.seed, self.step])
@@ -249,9 +250,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--steps", type=int, default=None, help="stop after this many steps")
     p.add_argument("--hours", type=float, default=2.0, help="stop after this long")
     p.add_argument("--rounds", type=int, default=60, help="rounds per table per step")
-    p.add_argument("--epochs", type=int, default=3, help="passes over the data per step")
+    p.add_argument("--epochs", type=int, default=4, help="passes over the data per step")
     p.add_argument("--hidden", type=int, default=32, help="hidden units")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
+    p.add_argument("--batch", type=int, default=1024, help="rows per Adam step")
     p.add_argument("--held-out", type=int, default=100, help="held-out rounds per table")
     p.add_argument("--eval-every", type=int, default=5, help="steps between matches (0: none)")
     p.add_argument("--eval-rounds", type=int, default=60, help="rounds of each match")
@@ -284,7 +286,7 @@ def train(args: argparse.Namespace) -> int:
             for i, (p, n) in enumerate(TABLES)
         ]
         trainer.add(collect(jobs, args.jobs))
-        loss = trainer.fit(args.epochs)
+        loss = trainer.fit(args.epochs, args.batch)
         trainer.step += 1
         trainer.save(folder)
         net_mse, linear_mse = trainer.held_out()
