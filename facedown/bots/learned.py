@@ -4,10 +4,10 @@ It is the expert (:class:`~facedown.bots.search.ExpertBot`: sampled deals consis
 the seat knows, each candidate played out a few turns), with two differences: a playout that
 stops at its horizon is scored by the expert's linear fit (:mod:`facedown.bots.leaf`) plus a
 correction by a small network trained by ``facedown train`` (:mod:`facedown.bots.value`,
-weights in ``facedown/bots/learned_value.npz``), and its time budget is 30 ms, so that a decision takes
-under 50 ms.  Like every bot it sees only its seat's information; the network reads the deals
-the search samples from it.  A ruleset the network was not trained on falls back to the linear
-values.
+weights in ``facedown/bots/learned_value.npz``), and its time budget is 30 ms, so that a
+decision takes under 50 ms.  Like every bot it sees only its seat's information; the network
+reads the deals the search samples from it.  A ruleset the network was not trained on falls
+back to the linear values.
 """
 
 from __future__ import annotations
