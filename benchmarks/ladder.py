@@ -48,8 +48,16 @@ from facedown.engine import make_ruleset
 from facedown.sim import GameResult, SimConfig, deal_means, mean_interval, run, wilson
 
 PRESETS = ("boyo", "cabo", "kivo", "kaboom")
-STEPS = (("easy", "random"), ("medium", "easy"), ("hard", "medium"), ("expert", "hard"))
+STEPS = (
+    ("easy", "random"),
+    ("medium", "easy"),
+    ("hard", "medium"),
+    ("expert", "hard"),
+    ("learned", "expert"),
+)
 EXPERT = "expert(budget_ms=0, iterations=24)"
+# The learned level searches as the expert does: on the same iteration budget here.
+LEARNED = "learned(budget_ms=0, iterations=24)"
 
 
 @dataclass(frozen=True)
@@ -91,10 +99,11 @@ def measure(
     seed: int,
     jobs: int,
     expert: str = EXPERT,
+    learned: str = LEARNED,
     duplicate: bool = True,
 ) -> Step:
     """Play one step of the ladder: ``rounds`` rounds of ``upper`` against ``lower``."""
-    spec = {"expert": expert}
+    spec = {"expert": expert, "learned": learned}
     up, down = spec.get(upper, upper), spec.get(lower, lower)
     bots = (up, down) if players == 2 else (up, down, up, down)
     if duplicate:
@@ -303,9 +312,10 @@ def main(argv: list[str] | None = None) -> int:
         "--steps",
         default=None,
         help="the upper levels of the steps to run (default: easy,medium,hard,expert for "
-        f"rounds, {MATCH_STEPS} for matches)",
+        f"rounds, {MATCH_STEPS} for matches; learned: learned > expert, by rounds)",
     )
     parser.add_argument("--expert", default=EXPERT, help="the expert's spec for the ladder")
+    parser.add_argument("--learned", default=LEARNED, help="the learned level's spec")
     parser.add_argument(
         "--no-duplicate",
         dest="duplicate",
@@ -343,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
                     line = match_row(step)
                 else:
                     rounds = args.rounds
-                    if upper == "expert" and args.expert_rounds:
+                    if upper in ("expert", "learned") and args.expert_rounds:
                         rounds = args.expert_rounds
                     step = measure(
                         preset,
@@ -354,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
                         seed=args.seed,
                         jobs=args.jobs,
                         expert=args.expert,
+                        learned=args.learned,
                         duplicate=args.duplicate,
                     )
                     line = row(step)

@@ -6,6 +6,7 @@
 from .base import Bot, RandomBot, Reactive, SeatInfo, seat_info
 from .driver import next_action, play_match, play_round
 from .heuristic import HeuristicBot
+from .learned import LearnedBot
 from .profiles import Profile
 from .registry import LEVELS, UnknownLevel, make_bot
 from .search import ExpertBot
@@ -15,6 +16,7 @@ __all__ = [
     "Bot",
     "ExpertBot",
     "HeuristicBot",
+    "LearnedBot",
     "Profile",
     "RandomBot",
     "Reactive",

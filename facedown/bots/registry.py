@@ -6,10 +6,11 @@ from typing import Any
 
 from .base import Bot, RandomBot
 from .heuristic import HeuristicBot
+from .learned import LearnedBot
 from .profiles import PROFILES
 from .search import ExpertBot
 
-LEVELS = ("random", "easy", "medium", "hard", "expert")
+LEVELS = ("random", "easy", "medium", "hard", "expert", "learned")
 
 
 class UnknownLevel(ValueError):
@@ -20,7 +21,8 @@ def make_bot(level: str, seed: int | None = None, **options: Any) -> Bot:
     """A new player of one seat for one match.
 
     ``options`` tune the level: fields of :class:`~facedown.bots.profiles.Profile` for the
-    heuristic levels, ``budget_ms``, ``iterations`` and friends for `expert`.
+    heuristic levels, ``budget_ms``, ``iterations`` and friends for `expert` (and `learned`,
+    which also takes ``weights``, a weights file).
     """
     if level == "random":
         if options:
@@ -30,4 +32,6 @@ def make_bot(level: str, seed: int | None = None, **options: Any) -> Bot:
         return HeuristicBot(PROFILES[level].with_options(**options), seed)
     if level == "expert":
         return ExpertBot(seed=seed, **options)
+    if level == "learned":
+        return LearnedBot(seed=seed, **options)
     raise UnknownLevel(f"unknown bot level {level!r}; levels are {', '.join(LEVELS)}")

@@ -10,6 +10,8 @@ plays a lean version of the `hard` heuristics (see :mod:`facedown.bots.evaluate`
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..engine import PLAY_PHASES, Action, Game, Phase
 from ..engine import actions as A
 from .calling import relative, round_scores
@@ -340,23 +342,31 @@ def play_turns(game: Game, policy: PlayoutPolicy, seat: int, turns: int) -> None
         game.apply(policy.action(game, game.turn, late=n >= MAX_PLAYOUT_ACTIONS))
 
 
+# How a horizon playout is scored: linear weights (:mod:`facedown.bots.leaf`), a function of
+# the sampled game and the seat (a learned value), or None (the hand totals).
+Leaf = tuple[float, ...] | Callable[[Game, int], float] | None
+
+
 def playout_score(
     game: Game,
     policy: PlayoutPolicy,
     seat: int,
     horizon: int | None,
-    leaf: tuple[float, ...] | None = None,
+    leaf: Leaf = None,
 ) -> float:
     """How the sampled ``game`` turns out for ``seat`` (lower is better): its round score minus
     the others' mean at the end of the round; with a ``horizon`` of turns, if the round goes on,
-    :func:`~facedown.bots.leaf.leaf_value` with the weights ``leaf``, or without them the same
-    difference of the hand totals then."""
+    :func:`~facedown.bots.leaf.leaf_value` with the weights ``leaf`` (or ``leaf(game, seat)``
+    when it is a function: a learned value), or without them the same difference of the hand
+    totals then."""
     if horizon is None:
         finished = play_out(game, policy)
         return relative(game.history[-1].round_scores, seat) if finished else 0.0
     play_turns(game, policy, seat, horizon)
     if game.is_round_over:
         return relative(game.history[-1].round_scores, seat)
+    if callable(leaf):
+        return leaf(game, seat)
     if leaf is not None:
         return leaf_value(game, seat, leaf)
     return relative([game.hand_total(p) for p in range(game.players)], seat)

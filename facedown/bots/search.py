@@ -38,7 +38,7 @@ from .evaluate import Evaluator
 from .heuristic import HeuristicBot
 from .leaf import leaf_weights
 from .profiles import HARD, Profile
-from .rollout import PlayoutPolicy, playout_score
+from .rollout import Leaf, PlayoutPolicy, playout_score
 
 RESERVE = 0.03  # the part of the time budget kept back from the search
 
@@ -226,6 +226,12 @@ class ExpertBot:
             keep_low=per_turn * max(0, self.base.turns - 1),
         )
 
+    def leaf_value(self, info: SeatInfo) -> Leaf:
+        """How a playout that stops at its horizon is scored: the fitted linear weights of
+        :mod:`facedown.bots.leaf` (None: by the hand totals).  The `learned` level gives a
+        network's value instead (:mod:`facedown.bots.learned`)."""
+        return leaf_weights(info.rules.name, len(info.view.hands)) if self.leaf else None
+
     def _search(
         self,
         info: SeatInfo,
@@ -244,7 +250,7 @@ class ExpertBot:
         # The longest playout so far: one that could not end by the deadline is not begun.
         longest = 0.0
         policy: PlayoutPolicy | None = None
-        leaf = leaf_weights(info.rules.name, len(info.view.hands)) if self.leaf else None
+        leaf = self.leaf_value(info)
         while (self.iterations is None or worlds < self.iterations) and (self.clock() < deadline):
             game = sampler.sample(self.rng)
             if policy is None:

@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import backup, db, docs, play, replay, scenario, scoreboard, serve, sim
+from . import backup, db, docs, play, replay, scenario, scoreboard, serve, sim, train
 from .common import Command, CommandError, HelpFormatter, Parser
 
 USAGE = "Facedown: the face-down memory card games Boyo, Cabo, Kivo and Kaboom."
@@ -26,13 +26,25 @@ COMMAND_MODULES: tuple[Command, ...] = (
     serve,
     backup,
     sim,
+    train,
     scoreboard,
     docs,
     replay,
     db,
 )
 # The order of its examples: playing first, then serving, then developing Facedown.
-EXAMPLE_ORDER = ("play", "scoreboard", "serve", "sim", "replay", "backup", "db", "scenario", "docs")
+EXAMPLE_ORDER = (
+    "play",
+    "scoreboard",
+    "serve",
+    "sim",
+    "train",
+    "replay",
+    "backup",
+    "db",
+    "scenario",
+    "docs",
+)
 
 # What each command is for, and one example of it (facedown --help, facedown COMMAND --help).
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -27,7 +27,7 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
         "--bots",
         default=None,
         help="comma-separated bots, one per seat (repeated to fill the table): a level "
-        "(random, easy, medium, hard, expert) with options in brackets if wanted, e.g. "
+        "(random, easy, medium, hard, expert, learned) with options in brackets if wanted, e.g. "
         "'expert(budget_ms=20)', module:Class, or cmd:COMMAND; with --batch the batch's "
         "players batch-random and batch-easy (default: random; batch-random with --batch)",
     )

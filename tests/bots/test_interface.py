@@ -15,6 +15,7 @@ from facedown.bots import (
     LEVELS,
     ExpertBot,
     HeuristicBot,
+    LearnedBot,
     RandomBot,
     SeatInfo,
     UnknownLevel,
@@ -27,11 +28,12 @@ from .tables import random_states
 
 # Modules that may touch a Game: the door (seat_info), the driver that seats bots at a game, and
 # the search's own sampled games (built from a seat's knowledge, never from the real game).
-GAME_MODULES = {"base.py", "driver.py", "determinize.py", "leaf.py", "rollout.py"}
+# The learned value (value.py) reads those sampled games too.
+GAME_MODULES = {"base.py", "driver.py", "determinize.py", "leaf.py", "rollout.py", "value.py"}
 
 
 def test_levels_are_named_in_order_of_strength() -> None:
-    assert LEVELS == ("random", "easy", "medium", "hard", "expert")
+    assert LEVELS == ("random", "easy", "medium", "hard", "expert", "learned")
 
 
 def test_make_bot_gives_each_level_its_player() -> None:
@@ -39,6 +41,7 @@ def test_make_bot_gives_each_level_its_player() -> None:
     for level in ("easy", "medium", "hard"):
         assert isinstance(make_bot(level, 1), HeuristicBot)
     assert isinstance(make_bot("expert", 1), ExpertBot)
+    assert isinstance(make_bot("learned", 1), LearnedBot)
 
 
 def test_make_bot_passes_options_and_refuses_bad_ones() -> None:
@@ -80,21 +83,26 @@ def test_seat_info_is_plain_data_without_the_game(preset: str) -> None:
 
 
 def test_choose_takes_seat_info() -> None:
-    for cls in (RandomBot, HeuristicBot, ExpertBot):
+    for cls in (RandomBot, HeuristicBot, ExpertBot, LearnedBot):
         hints = typing.get_type_hints(cls.choose)
         assert hints["info"] is SeatInfo
         assert not any(h is Game for h in hints.values())
 
 
-@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard", "expert", "learned"])
 def test_a_copy_of_the_seat_info_gives_the_same_decision(level: str) -> None:
-    # Nothing reaches the bot through a hidden reference: a deep copy decides the same.
+    # Nothing reaches the bot through a hidden reference: a deep copy decides the same.  The
+    # searches run on an iteration budget, so that they decide the same from the same seed.
+    options: dict[str, Any] = {}
+    if level in ("expert", "learned"):
+        options = {"budget_ms": 0, "iterations": 4}
     for i, game in enumerate(random_states(PRESETS["cabo"], 2, seed=9, count=60)):
         seat = game.to_act if game.to_act is not None else 0
         if not game.legal_actions(seat):
             continue
         info = seat_info(game, seat)
-        assert make_bot(level, i).choose(info) == make_bot(level, i).choose(copy.deepcopy(info))
+        first = make_bot(level, i, **options).choose(info)
+        assert first == make_bot(level, i, **options).choose(copy.deepcopy(info))
 
 
 def test_decision_modules_do_not_import_the_game() -> None:

@@ -13,10 +13,11 @@ from facedown.engine.phases import OPENING, ROUND_OVER
 from .tables import RULESETS, random_states
 
 QUICK_EXPERT = {"budget_ms": 0, "iterations": 2}
+SEARCHES = ("expert", "learned")  # the levels that search: on a small iteration budget here
 
 
 def new_bot(level: str, seed: int) -> Bot:
-    return make_bot(level, seed, **(QUICK_EXPERT if level == "expert" else {}))
+    return make_bot(level, seed, **(QUICK_EXPERT if level in SEARCHES else {}))
 
 
 def must_act(game: Game, seat: int) -> bool:
@@ -28,7 +29,7 @@ def must_act(game: Game, seat: int) -> bool:
 @pytest.mark.parametrize("name", sorted(RULESETS))
 def test_fresh_bots_choose_legal_actions_in_random_states(level: str, name: str) -> None:
     rules = RULESETS[name]
-    states = 20 if level == "expert" else 60
+    states = 20 if level in SEARCHES else 60
     for players in (2, 3, 5):
         for i, game in enumerate(random_states(rules, players, seed=players, count=states)):
             for seat in range(players):

@@ -47,11 +47,13 @@ export const de: Record<TextKey, string> = {
   "level.medium": "Mittel",
   "level.hard": "Schwer",
   "level.expert": "Experte",
+  "level.learned": "Gelernt",
   "bot.random": "Bot (Zufall)",
   "bot.easy": "Bot (leicht)",
   "bot.medium": "Bot (mittel)",
   "bot.hard": "Bot (schwer)",
   "bot.expert": "Bot (Experte)",
+  "bot.learned": "Bot (gelernt)",
 
   "settings.defaultHost": "Gastgeber",
   "settings.title": "Tisch-Einstellungen",

@@ -37,11 +37,13 @@ export const en = {
   "level.medium": "Medium",
   "level.hard": "Hard",
   "level.expert": "Expert",
+  "level.learned": "Learned",
   "bot.random": "Bot (random)",
   "bot.easy": "Bot (easy)",
   "bot.medium": "Bot (medium)",
   "bot.hard": "Bot (hard)",
   "bot.expert": "Bot (expert)",
+  "bot.learned": "Bot (learned)",
 
   "settings.defaultHost": "Host",
   "settings.title": "Table settings",

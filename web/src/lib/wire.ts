@@ -44,7 +44,7 @@ export interface ActionPayload {
 /** Host: put a bot in an open seat (the first open one when ``seat`` is left out). */
 export interface AddBot {
   type: "add_bot";
-  level?: "random" | "easy" | "medium" | "hard" | "expert";
+  level?: "random" | "easy" | "medium" | "hard" | "expert" | "learned";
   seat?: number | null;
 }
 
@@ -416,7 +416,7 @@ export interface Welcome {
 }
 
 /** The bot levels, weakest first (facedown/bots/registry.py). */
-export const BOT_LEVELS = ["random", "easy", "medium", "hard", "expert"] as const;
+export const BOT_LEVELS = ["random", "easy", "medium", "hard", "expert", "learned"] as const;
 export type BotLevel = (typeof BOT_LEVELS)[number];
 
 /** Every error code the server sends (facedown/server/base/errors.py). */
