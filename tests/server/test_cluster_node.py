@@ -152,6 +152,21 @@ async def test_a_silent_node_is_gone_and_a_call_to_it_fails(
 
 
 @pytest.mark.anyio
+async def test_a_node_sent_to_but_never_heard_is_gone_once_a_new_node_would_have_heard_it(
+    pair: tuple[Node, Recorder, Node, Recorder],
+) -> None:
+    """A process just started counts a node it never heard alive for ``dead_after`` (its beat
+    may not have come yet): what it sent there (a relayed hello) must not wait for good."""
+    a, ra, b, _ = pair
+    dead = "vm-1-000000"  # a process killed before ``a`` started: it never beats
+    a.send(dead, {"op": "attach", "conn": "1"})
+    assert a.alive(dead) or time.monotonic() - a._started >= a.timings.dead_after
+    await until(lambda: dead in ra.lost, within=5)
+    assert not a.alive(dead)
+    assert b.id not in ra.lost  # a node that beats is not touched
+
+
+@pytest.mark.anyio
 async def test_each_beat_says_how_many_tables_its_node_owns(
     pair: tuple[Node, Recorder, Node, Recorder],
 ) -> None:

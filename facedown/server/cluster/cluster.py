@@ -110,6 +110,9 @@ class Node:
         self._sent: dict[str, int] = {}  # destination -> batches sent
         self._received: dict[str, int] = {}  # sender -> batches received
         self._heard: dict[str, float] = {}  # node -> when last heard (monotonic)
+        # Nodes sent to that were never heard (a process just started counts them alive, see
+        # ``alive``): if they stay silent, they are gone like a node that fell silent.
+        self._unheard: set[str] = set()
         self._tables: dict[str, int] = {}  # node -> the tables it owns, as its last beat said
         self.owned: Callable[[], int] = lambda: 0  # the tables this node owns (in its beats)
         self._started = time.monotonic()
@@ -193,6 +196,8 @@ class Node:
         (delivered as it is) if given."""
         if node == self.id:
             raise ValueError("a node does not send to itself")
+        if node not in self._heard:
+            self._unheard.add(node)
         batch = self._outbox.get(node)
         if batch is None:
             batch = self._outbox[node] = _Batch()
@@ -264,6 +269,16 @@ class Node:
                 del self._heard[node]
                 self._received.pop(node, None)
                 self._tables.pop(node, None)
+                self._lost(node)
+        for node in list(self._unheard):
+            if node in self._heard:
+                self._unheard.discard(node)
+            elif not self.alive(node):
+                # Sent to (a client's hello relayed to a table's owner, say) but never heard:
+                # a process that died before this one started.  What rides on it is closed,
+                # or it would wait for good.
+                log.warning("cluster: node %s never heard: gone", node)
+                self._unheard.discard(node)
                 self._lost(node)
 
     # ------------------------------------------------------------------ receiving
