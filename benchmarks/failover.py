@@ -74,6 +74,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--postgres", default=ADMIN_URL, help=f"an admin URL (default {ADMIN_URL})")
     p.add_argument("--redis-db", type=int, default=14, help="Redis database number (default 14)")
+    p.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="keep the servers' folders (their logs) here, and the run's database (not dropped)",
+    )
     return p.parse_args(argv)
 
 
@@ -125,6 +131,7 @@ class Cluster:
             "off",  # the tables move for the signals alone
         ]
         self.nodes = [Node(i, free_port(), root / f"p{i}") for i in range(args.processes)]
+        self.verbose = args.keep is not None
 
     def start(self, node: Node) -> None:
         node.data.mkdir(exist_ok=True)
@@ -146,13 +153,18 @@ class Cluster:
                 stop_server(node.server, grace=10)
 
     async def owners(self) -> dict[str, int]:
-        """Table id -> the pid in its lease's owner (node ids end in pid and a random tail)."""
+        """Table id -> the pid in its lease's owner (node ids end in pid and a random tail);
+        table leases only (a lease of work done once per cluster, the ranked queue's, is not
+        a table: a process holding only that owns nothing to measure)."""
         engine = make_engine(self.database_url)
         try:
             async with engine.connect() as connection:
                 rows = (
                     await connection.execute(
-                        text("SELECT name, owner FROM leases WHERE expires_at > 0")
+                        text(
+                            "SELECT name, owner FROM leases"
+                            " WHERE expires_at > 0 AND name LIKE 'table:%'"
+                        )
                     )
                 ).all()
         finally:
@@ -377,6 +389,9 @@ async def signal_one(
     live = [n for n in cluster.nodes if n.server is not None and n.server.proc.poll() is None]
     owning = [n for n in live if n.pid in owners.values()]
     node = rng.choice(owning or live)  # one that owns tables, for the event to measure anything
+    if cluster.verbose:
+        held = Counter(owners.values())
+        print(f"  leases held by pid: {dict(held)}; live: {[n.pid for n in live]}", flush=True)
     mine = [p for p in players if owners.get(p.table_id) == node.pid]
     if moment == "mid-write" and mine:
         for p in mine:
@@ -468,8 +483,10 @@ def tally(
         else:
             event.unanswered += 1
             event.stuck.append(
-                f"{p.code}: phase {p.phase}, {len(p.legal)} legal, seq {p.seq},"
-                f" errors {dict(p.errors)}, reconnections {p.reconnections}"
+                f"{p.code}: phase {p.phase}, legal {sorted({a['do'] for a in p.legal})},"
+                f" seq {p.seq}, errors {dict(p.errors)}, reconnections {p.reconnections},"
+                f" {'on' if p.ws is not None else 'off'} process {p.at % len(p.urls)},"
+                f" owner pid {owners.get(p.table_id)} (signalled {signalled})"
             )
 
 
@@ -524,14 +541,22 @@ def measure(args: argparse.Namespace) -> Outcome:
     """One run on a database and a Redis number of its own, both removed at the end."""
     url = create_database(args.postgres)
     try:
-        with tempfile.TemporaryDirectory(prefix="facedown-failover-") as tmp:
-            cluster = Cluster(args, url, Path(tmp))
+        with contextlib.ExitStack() as stack:
+            if args.keep is None:
+                root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="facedown-fo-")))
+            else:
+                root = args.keep
+                root.mkdir(parents=True, exist_ok=True)
+            cluster = Cluster(args, url, root)
             try:
                 return asyncio.run(run(args, cluster))
             finally:
                 cluster.stop_all()
     finally:
-        drop_database(args.postgres, url)
+        if args.keep is None:
+            drop_database(args.postgres, url)
+        else:
+            print(f"kept: the servers' folders in {args.keep}, the database {url}")
         with contextlib.suppress(Exception):
             import redis
 
