@@ -64,6 +64,12 @@ class ClusterTimings:
     call_timeout: float = 5.0  # seconds a call to another node may take
     reconnect: float = 0.5  # seconds between attempts to reach Redis again
 
+    @property
+    def unknown_after(self) -> float:
+        """A node never heard is gone this long after this one began to listen: every live
+        node beats within one beat, so two beats without its beat is a dead one."""
+        return min(self.dead_after, 2 * self.beat)
+
 
 class Handler(Protocol):
     """What a node does with what it receives (server/edge/relay.py)."""
@@ -115,7 +121,7 @@ class Node:
         self._unheard: set[str] = set()
         self._tables: dict[str, int] = {}  # node -> the tables it owns, as its last beat said
         self.owned: Callable[[], int] = lambda: 0  # the tables this node owns (in its beats)
-        self._started = time.monotonic()
+        self._started = time.monotonic()  # when it began to listen (set again then)
         self._tasks: list[asyncio.Task[None]] = []
         self._calls: dict[str, asyncio.Future[Any]] = {}
         self._call_counter = 0
@@ -174,11 +180,15 @@ class Node:
 
     # ------------------------------------------------------------------ who lives
     def alive(self, node: str) -> bool:
-        """Heard from within ``dead_after`` (a node never heard counts from our own start)."""
+        """Heard from within ``dead_after``; a node never heard counts as alive for
+        ``unknown_after`` from when this one began to listen (its beat may not have come)."""
         if node == self.id:
             return True
-        heard = self._heard.get(node, self._started)
-        return time.monotonic() - heard < self.timings.dead_after
+        now = time.monotonic()
+        heard = self._heard.get(node)
+        if heard is None:
+            return now - self._started < self.timings.unknown_after
+        return now - heard < self.timings.dead_after
 
     def live_nodes(self) -> int:
         """How many nodes (this one included) were heard from lately."""
@@ -288,6 +298,8 @@ class Node:
             try:
                 await pubsub.subscribe(self.node_channel + self.id, self.all_channel)
                 self.up = True
+                if not self._subscribed.is_set():
+                    self._started = time.monotonic()
                 self._subscribed.set()
                 log.info("cluster: node %s listening on Redis at %s", self.id, self.shown_url)
                 while True:
