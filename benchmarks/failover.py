@@ -21,7 +21,7 @@ and doubled (one id twice in a log), and the errors the clients saw, by code.
     .venv/bin/python -m benchmarks.failover
     .venv/bin/python -m benchmarks.failover --tables 30 --events 6 --stall 20
 
-``tests/server/test_failover.py`` runs a short one.
+``tests/server/cluster/test_failover.py`` runs a short one.
 """
 
 from __future__ import annotations

@@ -25,14 +25,17 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 # The test tiers (scripts/test.sh --tier NAME runs one): each test's tier follows from where it
 # lives, so a new test file needs no marker of its own unless it belongs to another tier.
 TIERS = ("unit", "sim", "server", "browser", "cluster", "image")
-# Files that need several processes on PostgreSQL and Redis (they skip when those are down).
+# Files that need several processes on PostgreSQL and Redis (they skip when those are down),
+# named one by one: tests/server/'s folders follow the server's packages, not the tiers (the
+# PostgreSQL matches are play's; tests/server/cluster/test_ownership.py, leases in one
+# process, is of the server tier, and test_failover.py there marks itself).
 _CLUSTER = {
-    "tests/server/test_cluster.py",
-    "tests/server/test_cluster_inprocess.py",
-    "tests/server/test_cluster_node.py",
-    "tests/server/test_cluster_rebalance.py",
-    "tests/server/test_postgres.py",
-    "tests/server/test_ranked_lease.py",
+    "tests/server/cluster/test_cluster.py",
+    "tests/server/cluster/test_cluster_inprocess.py",
+    "tests/server/cluster/test_cluster_node.py",
+    "tests/server/cluster/test_cluster_rebalance.py",
+    "tests/server/cluster/test_ranked_lease.py",
+    "tests/server/play/test_postgres.py",
     "tests/store/test_leases.py",
 }
 # Many games played: the batch simulator's kernels against the engine, the environments, the

@@ -1,7 +1,7 @@
 """Issue 34 §1: what no mode of a preset plays is refused by every way in that names no mode
 (a scenario file, ``facedown scenario``, ``facedown sim``), with the engine's message.  The
 engine's own refusals (make_ruleset, Ruleset.from_json) are in tests/engine/test_rules.py, the
-server's (POST /api/tables through a real server) in tests/server/test_modes_server.py."""
+server's (POST /api/tables through a real server) in tests/server/modes/test_modes_server.py."""
 
 from __future__ import annotations
 

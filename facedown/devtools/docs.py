@@ -133,10 +133,10 @@ alone reaches it in its moment only, by every path:
   and view and sends `ready`.
 - **Logs:** the server's logs name tables, codes and errors, never a card.
 
-`tests/server/test_catch_up.py` (the reconnect attack with every `last_seq` after every move, in
-every preset and mode, and the server's logs), `tests/server/test_moment_restart.py` (`ready`,
-then `kill -9` and a restart, then a reload) and `tests/web/test_client_state.py` (the client's
-state read from the page's console) check these.
+`tests/server/play/test_catch_up.py` (the reconnect attack with every `last_seq` after every
+move, in every preset and mode, and the server's logs), `tests/server/play/test_moment_restart.py`
+(`ready`, then `kill -9` and a restart, then a reload) and `tests/web/test_client_state.py` (the
+client's state read from the page's console) check these.
 
 ## Error codes
 

@@ -124,7 +124,7 @@ class UserRow(Base):
     created_at: Mapped[float] = mapped_column(Float)
     updated_at: Mapped[float] = mapped_column(Float)
     email: Mapped[str | None] = mapped_column(String)  # revision 0007: turn e-mails go here
-    # Revision 0011: what the name looks like (server/accounts/lookalikes.py); a unique index, so
+    # Revision 0011: what the name looks like (facedown/names.py); a unique index, so
     # two accounts never look alike.  NULL for an older account whose name looks like an older
     # one's.
     name_skeleton: Mapped[str | None] = mapped_column(String, index=True, unique=True)

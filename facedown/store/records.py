@@ -154,7 +154,7 @@ class UserRecord:
     created_at: float = 0.0
     updated_at: float = 0.0
     email: str | None = None  # where turn e-mails go (revision 0007); only its owner sees it
-    # What the name looks like (revision 0011, server/accounts/lookalikes.py): no two accounts
+    # What the name looks like (revision 0011, facedown/names.py): no two accounts
     # share one.
     name_skeleton: str | None = None
 

@@ -14,7 +14,7 @@ from typing import Any
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from .cluster import Cluster
+from .cluster_harness import Cluster
 from .harness import Client
 
 TRIES = 200  # connection attempts of one reconnection (each a fraction of a second apart)

@@ -37,7 +37,7 @@ from facedown.store import Store
 T = TypeVar("T")
 
 # Every test client comes from 127.0.0.1: tests that play many games at once lift the
-# per-address limits (tests/server/test_limits.py tests them).
+# per-address limits (tests/server/edge/test_limits.py tests them).
 UNLIMITED = Rate(1e6, 1e6)
 NO_ADDRESS_LIMITS = ClientLimits(
     creates=UNLIMITED,

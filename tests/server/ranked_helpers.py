@@ -15,11 +15,11 @@ from facedown.server.edge.settings import ServerSettings
 from facedown.server.modes.matchmaking import RankedConfig, Window
 from facedown.server.play.table import TableConfig
 
+from .accounts.test_accounts import CHEAP, MANY, PASSWORD
 from .harness import RunningServer
-from .test_accounts import CHEAP, MANY, PASSWORD
 
 # Accounts queue the moment they are made (the age rule has tests of its own:
-# tests/server/test_ranked_farm.py).
+# tests/server/modes/test_ranked_farm.py).
 FAST = RankedConfig(tick=0.05, window=Window(base=3.0, widen=0.1), min_account_age=0.0)
 
 

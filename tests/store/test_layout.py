@@ -1,4 +1,5 @@
-"""The store's modules: one per concern, none too long, and no import circle among them.
+"""The store's modules: one per concern, none too long, no import circle among them, and nothing
+of Facedown above them imported (the server least of all).
 
 These tests read the source (``ast``), imports inside functions too: a circle hidden in a
 function (the SQL store's ranked part once imported the table writes of the module that
@@ -10,8 +11,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-STORE = Path(__file__).resolve().parent.parent.parent / "facedown" / "store"
+from tests.test_packages import imports
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+STORE = ROOT / "facedown" / "store"
 MAX_LINES = 500
+# What the store may import of Facedown besides itself, migrations included: the look-alike
+# names, whose skeletons revision 0011 fills in (``facedown/names.py``, under the store and the
+# server alike).
+STORE_MAY_IMPORT = {"store", "names"}
 
 
 def store_modules(store: Path) -> dict[str, Path]:
@@ -85,3 +93,50 @@ def test_each_store_module_is_short() -> None:
     }
     long = [f"{name or '__init__'}: {n} lines" for name, n in lengths.items() if n >= MAX_LINES]
     assert not long, "split by concern: " + ", ".join(long)
+
+
+def imports_from_above(root: Path) -> list[str]:
+    """Each import of the store's files (its migrations too) of Facedown outside what it may
+    import (``STORE_MAY_IMPORT``), with its file and line; and any of ``facedown/names.py``,
+    which imports nothing of Facedown."""
+    found = []
+    for path in sorted((root / "facedown" / "store").rglob("*.py")):
+        for module, line in imports(path, root):
+            parts = module.split(".")
+            if parts[0] == "facedown" and (len(parts) < 2 or parts[1] not in STORE_MAY_IMPORT):
+                found.append(f"{path.relative_to(root).as_posix()}:{line}: imports {module}")
+    names = root / "facedown" / "names.py"
+    if names.is_file():
+        for module, line in imports(names, root):
+            if module.split(".")[0] == "facedown":
+                found.append(f"facedown/names.py:{line}: imports {module}")
+    return found
+
+
+def test_the_store_imports_nothing_above_it() -> None:
+    wrong = imports_from_above(ROOT)
+    assert not wrong, "the store stands under the server and beside the rest:\n" + "\n".join(wrong)
+
+
+def test_an_import_from_above_is_named_with_its_line(tmp_path: Path) -> None:
+    # The test of the test: a migration that imports the server (as revision 0011 once did), a
+    # relative import that climbs out of the store and an import of the bots are named with
+    # their lines, the store's own modules and the names module pass; and the names module
+    # itself may import nothing of Facedown, not even inside a function.
+    store = tmp_path / "facedown" / "store"
+    (store / "migrations" / "versions").mkdir(parents=True)
+    (store / "sql").mkdir()
+    (store / "migrations" / "versions" / "0099_x.py").write_text(
+        '"""A revision."""\n\nfrom facedown.server.accounts.accounts import Accounts\n'
+    )
+    (store / "sql" / "rows.py").write_text("from ...server.base import text\nfrom .. import base\n")
+    (store / "records.py").write_text("from ..names import name_skeleton\nimport facedown.bots\n")
+    (tmp_path / "facedown" / "names.py").write_text(
+        "def f() -> None:\n    import facedown.server\n"
+    )
+    assert imports_from_above(tmp_path) == [
+        "facedown/store/migrations/versions/0099_x.py:3: imports facedown.server.accounts.accounts",
+        "facedown/store/records.py:2: imports facedown.bots",
+        "facedown/store/sql/rows.py:1: imports facedown.server.base",
+        "facedown/names.py:2: imports facedown.server",
+    ]

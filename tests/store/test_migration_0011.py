@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from facedown.server.accounts.lookalikes import name_skeleton
+from facedown.names import name_skeleton
 from facedown.store import UserExists, UserRecord, open_store
 
 from .test_migration_0003 import _at_revision, _sql

@@ -20,7 +20,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect
 
-from ..server.cluster import HOST, Cluster, Process, running_cluster, server_logs
+from ..server.cluster_harness import HOST, Cluster, Process, running_cluster, server_logs
 from ..store.conftest import _create_database, _drop_database, _in_own_loop
 from .conftest import ARGS, CHROMIUM, _ensure_built
 

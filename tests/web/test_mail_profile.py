@@ -16,8 +16,8 @@ from facedown.server.accounts.passwords import PasswordCost
 from facedown.server.edge.settings import ServerSettings
 from facedown.server.play.table import TableConfig
 
+from ..server.accounts.test_mail_flow import Inbox, smtp_server, text_of
 from ..server.harness import RunningServer, run_server
-from ..server.test_mail_flow import Inbox, smtp_server, text_of
 from .test_profile import PASSWORD, WAIT, fill_account
 
 PUBLIC = "http://facedown.test"

@@ -3,7 +3,7 @@ are tied after three rounds, the line during that round, a draw that reads as a 
 change, and the queue again (never a host's rematch); the end-of-match screen leaves no empty
 scroll below it.
 
-The matches are the ones tests/server/test_ranked_rounds.py plays (seeded with the test hooks,
+The matches are the ones tests/server/modes/test_ranked_rounds.py plays (seeded with the test hooks,
 both seats played by one fixed policy through the real server); the browser sits in Ann's seat
 as a second connection of it (a seat may be open on two devices), signed in to her account.
 """
@@ -26,8 +26,14 @@ from facedown.server.play.table import TableConfig
 from facedown.store import MemoryStore
 
 from ..server.harness import RunningServer, applied, run_server, seated
+from ..server.modes.test_ranked_rounds import (
+    DRAW_SEED,
+    PRESET,
+    SUDDEN_DEATH_SEED,
+    policy,
+    simulated,
+)
 from ..server.ranked_helpers import account, matched, queue, ranked_settings
-from ..server.test_ranked_rounds import DRAW_SEED, PRESET, SUDDEN_DEATH_SEED, policy, simulated
 from .screens import PHONE, check_screen, empty_below
 from .test_browser import new_page, no_js_errors
 
@@ -232,7 +238,7 @@ def test_the_sudden_death_round_says_whom_it_is_between_and_its_end_shows_the_ra
 
 
 NAMES = ("Ann", "Bob", "Cleo", "Dora")
-# Found as tests/server/test_ranked_rounds.py found its seeds (the policy over seeds from 0,
+# Found as tests/server/modes/test_ranked_rounds.py found its seeds (the policy over seeds from 0,
 # searched again for the 128-bit match seeds):
 # after three rounds two seats share the lowest total and the others are above it.
 CROWDED = [(3, 29), (4, 29)]

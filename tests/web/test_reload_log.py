@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from playwright.sync_api import Browser, expect
 
 from ..server.harness import RunningServer, begin, create_table, seated
-from ..server.test_reconnect import SLOW_TIMERS, play
+from ..server.play.test_reconnect import SLOW_TIMERS, play
 from .screens import check_screen
 from .test_browser import new_page, no_js_errors
 

@@ -31,11 +31,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ...names import name_skeleton
 from ...store import PlayerTaken, SessionRecord, Store, UserExists, UserRecord
 from ..base.addresses import Limits, network_of
 from ..base.text import escaped, name_key
 from .auth import Guest, Tokens
-from .lookalikes import name_skeleton
 from .passwords import Passwords, PasswordsBusy
 from .postbox import BadAddress, single_mailbox
 

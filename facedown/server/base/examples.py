@@ -1,6 +1,6 @@
 """Example request bodies: the OpenAPI description shows one for every POST (and PUT) with a body.
 
-Each example is a body the server accepts as it stands (tests/server/test_api_examples.py posts
+Each example is a body the server accepts as it stands (tests/server/api/test_api_examples.py posts
 every one of them to a real app), so a client author can start from it.
 """
 

@@ -83,7 +83,7 @@ Token = Annotated[str, Field(min_length=1, max_length=512, pattern=_VISIBLE_ASCI
 
 # Accounts: a user name is user text of USER_NAME_MIN to USER_NAME_LENGTH characters in NFKC,
 # with nothing invisible, and two names that fold to the same key (case, compatibility forms,
-# runs of spaces) name one account; names that merely look alike: server/accounts/lookalikes.py.
+# runs of spaces) name one account; names that merely look alike: facedown/names.py.
 USER_NAME_MIN = 3
 USER_NAME_LENGTH = 24
 PASSWORD_MIN = 8

@@ -36,8 +36,8 @@ starts it again.  Here:
 Everything else (the handshake, control frames, closing, the pings themselves) is uvicorn's and
 websockets' own.  The class reads and sets the attributes of uvicorn's protocol (its version is
 pinned in the lock): after an upgrade of uvicorn or websockets,
-``tests/server/test_wsprotocol_differential.py`` checks that it still reads every stream of
-frames as uvicorn's own protocol does.
+``tests/server/transport/test_wsprotocol_differential.py`` checks that it still reads every
+stream of frames as uvicorn's own protocol does.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Revision ID: 0011
 Revises: 0010
 Create Date: 2026-12-04
 
-The skeleton (``server/accounts/lookalikes.py``, after Unicode's UTS #39) is what a name looks like:
+The skeleton (``facedown/names.py``, after Unicode's UTS #39) is what a name looks like:
 a new account whose name has the skeleton of an existing one is refused.  The column is filled in
 for the accounts there are, oldest first; an account whose name looks like an older account's
 keeps its name and gets NULL (a unique index holds any number of NULLs), so that the upgrade
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from facedown.server.accounts.lookalikes import name_skeleton
+from facedown.names import name_skeleton
 
 revision: str = "0011"
 down_revision: str | Sequence[str] | None = "0010"

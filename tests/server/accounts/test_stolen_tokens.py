@@ -1,0 +1,173 @@
+"""Attacks on an account through a copied seat token, against the real server (SQLite store).
+
+A seat token an account holder got is bound to the session that got it and to one table: once
+that session ends (password change, "sign out everywhere", ending it from the sessions list,
+signing out) the copy is refused on hello and on rotation with ``bad_token``, and at no time
+does it open another table of the account or mint a token that would.  A guest's token is
+unchanged: it plays its seat and rotates as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+
+from facedown.server.accounts.auth import Tokens
+
+from ..harness import RunningServer, run_server
+from .test_accounts import PASSWORD, SECRET, browser, settings, sign_in, sign_up
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RunningServer]:
+    with run_server(settings(tmp_path)) as running:  # no store given: SQLite in tmp_path
+        yield running
+
+
+def hello(server: RunningServer, code: str, token: str) -> dict[str, Any]:
+    """The server's first answer to a hello with ``token``: welcome, or an error."""
+
+    async def talk() -> dict[str, Any]:
+        async with connect(server.ws_url) as ws:
+            await ws.send(json.dumps({"type": "hello", "table": code, "token": token}))
+            answer: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            return answer
+
+    return asyncio.run(talk())
+
+
+def seated(server: RunningServer, code: str, token: str) -> bool:
+    answer = hello(server, code, token)
+    assert answer["type"] in ("welcome", "error"), answer
+    return answer["type"] == "welcome" and answer["seat"] is not None
+
+
+def refused(server: RunningServer, code: str, token: str) -> bool:
+    answer = hello(server, code, token)
+    return answer.get("type") == "error" and answer.get("code") == "bad_token"
+
+
+def rotate(server: RunningServer, token: str) -> httpx.Response:
+    with server.http() as http:
+        return http.post("/api/session/rotate", headers={"authorization": f"Bearer {token}"})
+
+
+def new_table(http: httpx.Client) -> tuple[str, str]:
+    r = http.post("/api/tables", json={"preset": "kivo", "seats": 3, "name": "Ann"})
+    assert r.status_code == 200, r.text
+    return r.json()["code"], r.json()["token"]
+
+
+def assert_dead(server: RunningServer, code: str, token: str) -> None:
+    """The attacker's copy is refused on hello and on rotation."""
+    assert refused(server, code, token)
+    r = rotate(server, token)
+    assert r.status_code == 401
+    assert r.json()["detail"]["code"] == "bad_token"
+
+
+def _change_password(owner: httpx.Client) -> None:
+    body = {"current_password": PASSWORD, "new_password": "another password"}
+    assert owner.post("/api/account/password", json=body).status_code == 200
+
+
+def _sign_out_everywhere(owner: httpx.Client) -> None:
+    assert owner.post("/api/account/signout-everywhere").status_code == 200
+
+
+def _sign_out(owner: httpx.Client) -> None:
+    assert owner.post("/api/account/signout").json() == {"ended": 1}
+
+
+@pytest.mark.parametrize(
+    "revoke",
+    [_change_password, _sign_out_everywhere, _sign_out],
+    ids=["password_change", "sign_out_everywhere", "sign_out"],
+)
+def test_a_stolen_seat_token_dies_with_its_session(
+    server: RunningServer, revoke: Callable[[httpx.Client], None]
+) -> None:
+    with browser(server) as owner:
+        sign_up(owner)
+        code, token = new_table(owner)
+        stolen = token  # the attacker's copy
+        assert seated(server, code, stolen)  # it worked while the session lived
+        r = rotate(server, stolen)  # and was renewed: the renewed copy dies as well
+        assert r.status_code == 200, r.text
+        renewed = r.json()["token"]
+        revoke(owner)
+        assert_dead(server, code, stolen)
+        assert_dead(server, code, renewed)
+        # The owner, signed in (again), gets the seat back with a token of the new session.
+        if owner.get("/api/account").status_code != 200:  # signed out: signs in again
+            assert sign_in(owner).status_code == 200
+        r = owner.get(f"/api/tables/{code}/seat")
+        assert r.status_code == 200, r.text
+        assert seated(server, code, r.json()["token"])
+
+
+def test_ending_the_session_from_another_device_revokes_its_tokens(server: RunningServer) -> None:
+    with browser(server) as laptop, browser(server, "10.0.0.2") as phone:
+        sign_up(laptop)
+        sign_in(phone)
+        code, stolen = new_table(laptop)
+        mine = phone.get(f"/api/tables/{code}/seat").json()["token"]  # the phone's own
+        assert seated(server, code, stolen)
+        laptop_session = next(
+            s["id"] for s in laptop.get("/api/account/sessions").json()["sessions"] if s["current"]
+        )
+        assert phone.delete(f"/api/account/sessions/{laptop_session}").status_code == 200
+        assert_dead(server, code, stolen)
+        assert seated(server, code, mine)  # another session's token lives on
+
+
+def test_a_stolen_token_opens_no_other_table_of_the_account(server: RunningServer) -> None:
+    with browser(server) as owner:
+        sign_up(owner)
+        first, stolen = new_table(owner)
+        later, _ = new_table(owner)  # made after the theft: the account's id sits there
+        assert seated(server, first, stolen)
+        assert refused(server, later, stolen)  # bound to the first table only
+        rotated = rotate(server, stolen).json()["token"]
+        assert refused(server, later, rotated)  # a renewal is bound the same way
+        account_ids = {Tokens(SECRET).check(stolen).player_id}  # type: ignore[union-attr]
+        with server.http() as attacker:
+            bearer = {"authorization": f"Bearer {stolen}"}
+            # Joining the later table with it: a new guest's seat, not the account's.
+            r = attacker.post(f"/api/tables/{later}/join", json={"name": "M"}, headers=bearer)
+            assert r.status_code == 200, r.text
+            assert r.json()["seat"] != 0
+            joined = Tokens(SECRET).check(r.json()["token"])
+            assert joined is not None
+            assert joined.player_id not in account_ids
+            # Making a table with it: the attacker sits as a new guest too.
+            r = attacker.post(
+                "/api/tables", json={"preset": "kivo", "seats": 2, "name": "M"}, headers=bearer
+            )
+            made = Tokens(SECRET).check(r.json()["token"])
+            assert made is not None
+            assert made.player_id not in account_ids
+        # A token forged to say the account's id with no session is refused (this needs the
+        # server's secret: it is what a token of an account from before the binding looks like).
+        _, unbound = Tokens(SECRET).issue("Ann", next(iter(account_ids)))
+        assert refused(server, later, unbound)
+        assert rotate(server, unbound).status_code == 401
+
+
+def test_a_guest_token_still_plays_and_rotates_its_table(server: RunningServer) -> None:
+    with server.http() as guest:
+        r = guest.post("/api/tables", json={"preset": "kivo", "seats": 2, "name": "G"})
+        code, token = r.json()["code"], r.json()["token"]
+    assert Tokens(SECRET).check(token).session is None  # type: ignore[union-attr]
+    assert seated(server, code, token)
+    r = rotate(server, token)
+    assert r.status_code == 200, r.text
+    assert seated(server, code, r.json()["token"])
+    assert refused(server, code, token)  # rotated away, as before

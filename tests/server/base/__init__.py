@@ -1,0 +1,1 @@
+"""The shared vocabulary (``server/base``): the fake clock, the error codes, the test hooks."""

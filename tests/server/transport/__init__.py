@@ -1,0 +1,1 @@
+"""How messages travel (``server/transport``): the message decoder and the WebSocket protocol."""
