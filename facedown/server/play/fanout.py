@@ -16,7 +16,7 @@ from ...engine import SPECTATOR, Action, Event, Game, Reveal, observe_json, publ
 from ...records.matches import DEAL
 from ...store import TableRecord
 from ..modes import ranked_mode
-from ..modes.modes import TableMode
+from ..modes.modes import TableMode, TimedSettings, settings_of
 from ..modes.ratings import first_placed, places
 from ..transport.hub import SPECTATORS, Hub
 from . import seating
@@ -50,7 +50,7 @@ class Shown(Protocol):
     def now(self) -> float:
         """The table's clock."""
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> TimedSettings:
         """The table's settings, the defaults filled in."""
 
 
@@ -210,7 +210,7 @@ def winners(record: TableRecord, game: Game) -> list[int] | None:
     place once the forfeiters are placed last (None: the engine's winners stand)."""
     if not game.is_match_over:  # (every render asks: the cheap test first)
         return None
-    gone = ranked_mode.forfeits(record.settings)
+    gone = ranked_mode.forfeits(settings_of(record))
     if not gone:
         return None
     return first_placed(places(game.places(), gone), gone)

@@ -17,8 +17,10 @@ from typing import Any
 from ...store import Lease, SeatRecord, StoreError, TableRecord
 from ..base.clock import Alarm
 from ..base.errors import TableError
+from ..base.testhooks import DealJson
 from ..cluster.ownership import Rebalance
 from ..cluster.sharing import Sharing
+from ..modes.modes import TableSettings
 from .claims import Claims, Elsewhere, unavailable
 from .context import TableContext
 from .creation import checked_rules, seat_records, store_new, with_deal
@@ -230,11 +232,11 @@ class Lobby:
         preset: str,
         options: dict[str, Any],
         seats: int,
-        settings: dict[str, Any],
+        settings: TableSettings,
         bots: list[str | None],
         *,
         seed: int | None = None,
-        deal: dict[str, Any] | None = None,
+        deal: DealJson | None = None,
     ) -> Table:
         """Open a table with the host in seat 0.  ``seed`` and ``deal`` are test hooks (the
         app refuses them unless enabled): a chosen seed, a stacked first deal."""
@@ -251,10 +253,10 @@ class Lobby:
         players: list[tuple[str, str]],
         preset: str,
         options: dict[str, Any],
-        settings: dict[str, Any],
+        settings: TableSettings,
         *,
         seed: int | None = None,
-        deal: dict[str, Any] | None = None,
+        deal: DealJson | None = None,
     ) -> Table:
         """Open a table of people only, seated in the order of ``players`` (player id, name),
         and start its match at once (a pass-and-play table: everyone is at the device).  The

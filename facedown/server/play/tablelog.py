@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from ...engine import Action, Event, Game, Ruleset
 from ...records.matches import DEAL, ONE_WAY, SEEDING, new_match, start_seed
 from ...store import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
 from ..modes import ranked_mode
+from ..modes.modes import TableSettings, settings_of
 from ..modes.turnbased import MISSED
 from . import seating
 from .context import TableContext
@@ -30,7 +31,7 @@ from .scheduler import Scheduler
 
 # The seats whose moment is over, with the seq it is over at: kept in the table's record, so a
 # restart (or the process that takes the table over) still shows them nothing of that moment.
-MOMENT_OVER = "moment_over"
+MOMENT_OVER: Final = "moment_over"
 
 
 class Writes:
@@ -124,11 +125,11 @@ async def rebuild(table: Rebuilt, entries: list[LogEntry]) -> None:
         await table.writes.save(record)
         table.record = record
     table.presence.seat_bots(record.seats)
-    table.hidden = hidden_at(record.settings, table.seq)
+    table.hidden = hidden_at(settings_of(record), table.seq)
     for seat in table.turns.forfeited():
         table.presence.forfeit(seat, table.game)
     if record.status == "playing":  # a ranked forfeit is for good, across restarts too
-        for seat in ranked_mode.forfeits(record.settings):
+        for seat in ranked_mode.forfeits(settings_of(record)):
             table.presence.forfeit(seat, table.game)
     table.turns.restored(table.waiting_for)
     if record.status == "playing":
@@ -174,7 +175,7 @@ def status_from_log(status: TableStatus, game: Game | None) -> TableStatus:
     return "finished" if game.is_match_over else "playing"
 
 
-def hidden_at(settings: Mapping[str, Any], seq: int) -> set[int]:
+def hidden_at(settings: TableSettings, seq: int) -> set[int]:
     """The seats whose moment the record says is over at ``seq`` (none if it is of another)."""
     over = settings.get(MOMENT_OVER)
     if not isinstance(over, dict) or over.get("seq") != seq:
