@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Any
 
 from ...bots import Bot
 from ...engine import Game
@@ -19,6 +18,7 @@ from ..base.errors import TableError
 from ..modes import ranked_mode
 from ..modes.modes import MomentOver, TableMode, TableSettings, settings_of, stored
 from ..transport.hub import Hub
+from ..transport.protocol import SnapshotFrame
 from . import seating
 from .presence import Presence
 from .scheduler import Scheduler
@@ -50,7 +50,7 @@ class SeatCommands:
     def publish_table(self) -> None:
         raise NotImplementedError
 
-    def render(self, seat: int | None) -> dict[str, Any]:
+    def render(self, seat: int | None) -> SnapshotFrame:
         raise NotImplementedError
 
     async def _save(self, record: TableRecord) -> None:

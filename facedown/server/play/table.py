@@ -25,6 +25,7 @@ from ...records.matches import DEAL, match_seed, new_match
 from ...store import Lease, LogEntry, TableRecord
 from ..base.errors import TableError
 from ..modes.modes import TimedSettings, settings_of, table_mode
+from ..transport.protocol import SnapshotFrame, TableInfoJson
 from . import fanout, seating
 from .context import BotFactory, TableConfig, TableContext
 from .deadlines import MoveDeadlines
@@ -277,17 +278,17 @@ class Table(SeatCommands):
         return deadline_for(game, self.mode, self.settings(), self.ctx.config, self.now())
 
     # ------------------------------------------------------------------ fan-out
-    def render(self, seat: int | None) -> dict[str, Any]:
+    def render(self, seat: int | None) -> SnapshotFrame:
         """A snapshot for one audience (:func:`.fanout.render`)."""
         return fanout.render(self, seat)
 
-    def table_info(self) -> dict[str, Any]:
+    def table_info(self) -> TableInfoJson:
         return fanout.table_info(self)
 
     def publish_table(self) -> None:
         fanout.publish_table(self)
 
-    def catch_up(self, seat: int | None, last_seq: int | None) -> list[dict[str, Any]]:
+    def catch_up(self, seat: int | None, last_seq: int | None) -> list[fanout.CatchUp]:
         return fanout.catch_up(self, seat, last_seq)
 
     async def close(self) -> None:
