@@ -38,7 +38,8 @@ def checked_rules(
     deal: DealJson | None,
     settings: TableSettings,
 ) -> Ruleset:
-    """The table's rules, once the seats, the bots and the stacked deal fit them."""
+    """The table's rules, once the seats, the bots and the stacked deal fit them.  ``options``:
+    the ruleset fields the host changes, as the request gave them (the engine checks them)."""
     rules = _seated_rules(preset, options, seats, settings)
     if len(bots) > seats - 1:
         raise TableError("bad_seats", "too many bots for the seats")

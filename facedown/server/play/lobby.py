@@ -238,8 +238,10 @@ class Lobby:
         seed: int | None = None,
         deal: DealJson | None = None,
     ) -> Table:
-        """Open a table with the host in seat 0.  ``seed`` and ``deal`` are test hooks (the
-        app refuses them unless enabled): a chosen seed, a stacked first deal."""
+        """Open a table with the host in seat 0.  ``options``: the ruleset fields the host
+        changes (the engine's, free-form: :func:`.creation.checked_rules` has them checked).
+        ``seed`` and ``deal`` are test hooks (the app refuses them unless enabled): a chosen
+        seed, a stacked first deal."""
         rules = checked_rules(preset, options, seats, bots, deal, settings)
         seated = seat_records(host_id, host_name, seats, bots)
         settings = with_deal(settings, deal)

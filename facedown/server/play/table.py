@@ -34,7 +34,7 @@ from .presence import Presence
 from .rulesets import ruleset_of
 from .scheduler import Scheduler, deadline_for
 from .seatcommands import SeatCommands
-from .tablelog import Writes, action_entry, rebuild, start_entry
+from .tablelog import ActionEntry, StartEntry, Writes, action_entry, rebuild, start_entry
 
 __all__ = ["BotFactory", "Table", "TableConfig", "TableError", "match_seed"]
 
@@ -117,7 +117,7 @@ class Table(SeatCommands):
     async def _log(
         self,
         kind: str,
-        payload: dict[str, Any],
+        payload: StartEntry | ActionEntry,
         record: TableRecord | None = None,
         window: str | None = None,
     ) -> None:
@@ -125,7 +125,7 @@ class Table(SeatCommands):
 
         With ``record``, the table's record changes to it in the same transaction.  ``window``
         names the change for the crash test hook (server/base/crashhook.py)."""
-        entry = LogEntry(self.seq + 1, kind, payload, self.now())
+        entry = LogEntry(self.seq + 1, kind, dict(payload), self.now())
         await self.writes.append(self.record.id, entry, record, window)
         if record is not None:
             self.record = record

@@ -15,14 +15,16 @@ import asyncio
 from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
-from typing import Any, Final, Protocol
+from typing import Any, Final, NotRequired, Protocol, TypedDict
 
 from ...engine import Action, Event, Game, Ruleset
 from ...records.matches import DEAL, ONE_WAY, SEEDING, new_match, start_seed
 from ...store import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
+from ..base.testhooks import DealJson
 from ..modes import ranked_mode
 from ..modes.modes import TableSettings, settings_of
 from ..modes.turnbased import MISSED
+from ..transport.protocol import EngineJson
 from . import seating
 from .context import TableContext
 from .deadlines import MoveDeadlines
@@ -183,12 +185,34 @@ def hidden_at(settings: TableSettings, seq: int) -> set[int]:
     return {int(s) for s in over.get("seats", [])}
 
 
+class StartEntry(TypedDict):
+    """The payload of a match's ``start`` entry, as this server writes it (:func:`replay` also
+    reads the older ones: no ``seeding``, or another)."""
+
+    match: int  # the match's number at the table, 1 first
+    players: int
+    deadline: float | None  # the timer the match starts with
+    seeding: int  # how its seed is derived from the table's (records.matches: ONE_WAY)
+    deal: NotRequired[DealJson]  # test hooks: its stacked first deal, as it was dealt
+
+
+class ActionEntry(TypedDict):
+    """The payload of an ``action`` entry: a move applied."""
+
+    action: EngineJson  # the engine's JSON of the action (Action.to_json)
+    deadline: float | None  # the timer it leaves running
+    id: NotRequired[str]  # the client's id for it (a resent id is answered, not applied)
+    auto: NotRequired[bool]  # a bot or a timer played it
+    timed_out: NotRequired[bool]  # a timer played it: time ran out
+    missed: NotRequired[bool]  # the first default move of a missed deadline (turn-based)
+
+
 def start_entry(
-    match_no: int, players: int, deadline: float | None, deal: dict[str, Any] | None
-) -> dict[str, Any]:
+    match_no: int, players: int, deadline: float | None, deal: DealJson | None
+) -> StartEntry:
     """A match's start entry: its number, its player count, the deadline it starts with, its
     seeding, and the stacked deal it was dealt (test hooks) if any."""
-    payload: dict[str, Any] = {
+    payload: StartEntry = {
         "match": match_no,
         "players": players,
         "deadline": deadline,
@@ -206,10 +230,10 @@ def action_entry(
     auto: bool,
     timed_out: bool,
     missed: bool,
-) -> dict[str, Any]:
+) -> ActionEntry:
     """An action's log entry: the action, the deadline it leaves, and (only when set) the
     client's id and whether a bot, a timer or a missed deadline played it."""
-    payload: dict[str, Any] = {"action": action.to_json(), "deadline": deadline}
+    payload: ActionEntry = {"action": action.to_json(), "deadline": deadline}
     if action_id is not None:
         payload["id"] = action_id
     if auto:
