@@ -18,12 +18,12 @@ import hashlib
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from ..engine import Action, Game, Ruleset, StackedDeal
 
-DEAL = "deal"  # the settings key (and start-entry key) of a stacked deal
-SEEDING = "seeding"  # the start-entry key naming how the match seed was derived
+DEAL: Final = "deal"  # the settings key (and start-entry key) of a stacked deal
+SEEDING: Final = "seeding"  # the start-entry key naming how the match seed was derived
 ONE_WAY = 3  # its value for the one-way derivation of :func:`match_seed` (128 bits)
 NARROW = 2  # its value for the earlier one-way derivation (48 bits: :func:`narrow_match_seed`)
 MATCH_SEED_BYTES = 16  # 128 bits of the digest

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from ...store import TableRecord
 from ..edge.state import ServerState
-from ..modes.modes import table_mode
+from ..modes.modes import settings_of, table_mode
 from ..play.table import Table
 from .account_routes import SIGNED_OUT_HTTP, signed_in
 from .deps import State
@@ -60,7 +60,7 @@ def _game(record: TableRecord, table: Table | None, ids: Sequence[str]) -> Game:
     return Game(
         code=record.code,
         preset=record.preset,
-        mode=table_mode(record.settings).name,
+        mode=table_mode(settings_of(record)).name,
         status=record.status,
         match=table.match_no if table is not None else 0,
         seats=[

@@ -6,7 +6,7 @@ refused with 401 ``account_required``.  The queues and the leaderboards are publ
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi import Path as PathParam
@@ -17,6 +17,7 @@ from ...store import UserRecord
 from ..base import examples
 from ..base.examples import body as body_of
 from ..base.limits import MAX_PLAYERS, MIN_PLAYERS
+from ..base.testhooks import DealJson
 from ..base.text import CODE_PATTERN
 from ..edge.state import ServerState
 from ..modes import ratings
@@ -37,7 +38,7 @@ class JoinQueue(BaseModel):
         description="test hooks only: the seed of the next match's table",
     )
     # Test hooks only, and free-form here: Ranked checks it as the stacked deal it must be.
-    deal: dict[str, Any] | None = Field(
+    deal: DealJson | None = Field(
         default=None, max_length=8, description="test hooks only: the next match's first deal"
     )
 

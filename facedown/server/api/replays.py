@@ -42,6 +42,7 @@ from ...store import TableRecord
 from ..base.errors import TableError
 from ..base.text import CODE_PATTERN
 from ..edge.state import ServerState
+from ..modes.modes import settings_of
 from ..modes.ranked_mode import forfeits
 from ..modes.ratings import first_placed, places
 from ..transport.protocol import ActionJson
@@ -316,7 +317,7 @@ def build(record: TableRecord, entries: Sequence[Logged], match_no: int) -> Repl
 
 def winners_of(replay: Replay, record: TableRecord) -> list[int]:
     """The match's winners; at a ranked table, never a seat that forfeited (placed last)."""
-    gone = forfeits(record.settings)
+    gone = forfeits(settings_of(record))
     if not gone or not replay.finished:
         return list(replay.winners)
     return first_placed(places(replay.places, gone), gone)

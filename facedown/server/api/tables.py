@@ -27,7 +27,7 @@ from ..base.limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
 from ..base.testhooks import StackedDealSpec, refuse_test_hooks
 from ..base.text import CODE_PATTERN, Name
 from ..edge.state import AnyTable, ServerState
-from ..modes.modes import TURN_BASED
+from ..modes.modes import TURN_BASED, TableSettings
 from ..modes.turnbased import DEFAULT_DEADLINE, MOVE_DEADLINES, turn_based_settings
 from ..transport.protocol import TableInfo
 from .account_routes import SIGNED_OUT_HTTP, signed_in
@@ -132,9 +132,8 @@ async def create_table(
             state.limits.creates.refund(address)
 
 
-def table_settings(body: CreateTable) -> dict[str, Any]:
-    """A new table's settings: its mode and timers (the lobby takes settings as the store keeps
-    them, a JSON object; their keys are the modes' and the timers')."""
+def table_settings(body: CreateTable) -> TableSettings:
+    """A new table's settings, from the request: its mode and timers."""
     if body.mode == TURN_BASED:
         return turn_based_settings(body.move_deadline)
     return {"peek_seconds": body.peek_seconds, "turn_seconds": body.turn_seconds}

@@ -12,7 +12,7 @@ log after a restart is dealt exactly the same cards.  Reading a deal and dealing
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import HTTPException
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,7 +20,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...records.matches import DEAL, new_match, stacked_deal
 from .limits import MAX_PLAYERS, MAX_SEAT
 
-__all__ = ["DEAL", "StackedDealSpec", "new_match", "refuse_test_hooks", "stacked_deal"]
+__all__ = [
+    "DEAL",
+    "DealJson",
+    "StackedDealSpec",
+    "new_match",
+    "refuse_test_hooks",
+    "stacked_deal",
+]
+
+# A stacked deal as JSON (a StackedDealSpec's fields: ``hands``, ``discard``, ``draw``,
+# ``first``), as ``records.matches.stacked_deal`` reads and checks it against a table; kept as
+# it was given in the table's settings and in its match's start entry.
+DealJson = dict[str, Any]
 
 CardName = Annotated[str, Field(min_length=1, max_length=4)]
 

@@ -365,7 +365,7 @@ class Node:
             log.warning("cluster: a batch from %s whose bodies do not add up", sender)
             self._lost(sender)
 
-    def _cluster_message(self, message: dict[str, Any]) -> None:
+    def _cluster_message(self, message: Item) -> None:
         node = str(message.get("node"))
         if node == self.id:
             return

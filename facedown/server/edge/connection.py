@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.types import Receive, Send
 from starlette.websockets import WebSocket
 
 from ..play.table import Table
-from ..transport.protocol import encode
+from ..transport.protocol import ServerFrame, encode
 from ..transport.wsprotocol import SendText
 
 if TYPE_CHECKING:
@@ -59,7 +58,7 @@ class Peer(Protocol):
 
     def room(self) -> int: ...
 
-    def send(self, message: Mapping[str, Any], frame: str | None = None) -> None: ...
+    def send(self, message: ServerFrame, frame: str | None = None) -> None: ...
 
     def close(self, code: int = 1000, reason: str = "") -> None: ...
 
@@ -146,7 +145,7 @@ class Connection:
         """How many more messages fit in the send queue."""
         return self.queue.maxsize - self.queue.qsize()
 
-    def send(self, message: Mapping[str, Any] | str, frame: str | None = None) -> None:
+    def send(self, message: ServerFrame | str, frame: str | None = None) -> None:
         """Queue ``message``, or a frame's text as it is (relayed: the table's owner encoded
         it); ``frame``, when given, is the message's encoding (the hub encodes a message once
         for all the connections it goes to: a seat's devices, the spectators)."""

@@ -33,6 +33,7 @@ from ..cluster.cluster import ClusterDown, Item, Node
 from ..play.lobby import MOVED, Elsewhere
 from ..transport import protocol as P
 from ..transport.hub import SPECTATORS, LocalHub, Subscriber, deliver, frame_of
+from ..transport.protocol import ServerFrame
 from .state import RelayError, RelayReply
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ class RemoteConnection:
         """The client's process keeps the send queue (and drops a client too slow for it)."""
         return self.relays.state.settings.send_queue
 
-    def send(self, message: Mapping[str, Any], frame: str | None = None) -> None:
+    def send(self, message: ServerFrame, frame: str | None = None) -> None:
         # The frame crosses to the client's process as its bytes (``frame``, when the hub
         # encoded the message already, is the same text: ``protocol.encode``).
         if self.closing:
@@ -286,7 +287,7 @@ class ClusterHub(LocalHub):
         super().__init__()
         self.node: Node | None = None
 
-    def publish(self, table_id: str, messages: Mapping[int, Mapping[str, Any]]) -> None:
+    def publish(self, table_id: str, messages: Mapping[int, ServerFrame]) -> None:
         local: list[Subscriber] = []
         remote: dict[tuple[str, int], list[str]] = {}
         for sub in list(self._subs.get(table_id, ())):

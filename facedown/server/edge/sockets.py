@@ -170,16 +170,17 @@ async def handle(state: ServerState, conn: Peer, raw: str | bytes) -> None:
     except StoreError:
         state.metrics.error("store_unavailable")
         message = "the game could not be saved (the database is unreachable): try again"
-        saved = {"id": msg.id} if isinstance(msg, P.ActionMessage) else {}
-        conn.send(P.error_message("store_unavailable", message, **saved))
+        conn.send(P.error_message("store_unavailable", message, _action_id(msg)))
     except TableError as e:
         state.metrics.error(e.code)
-        extra: dict[str, str] = {}  # the id of the action refused, which answers it
-        if isinstance(msg, P.ActionMessage):
-            extra["id"] = msg.id
-        conn.send(P.error_message(e.code, e.message, **extra))
+        conn.send(P.error_message(e.code, e.message, _action_id(msg)))
         if e.code == "stale" and conn.table is not None and conn.table.game is not None:
             conn.send(conn.table.render(conn.seat))  # the resync
+
+
+def _action_id(msg: object) -> str | None:
+    """The id of a refused action, which its error frame carries (it answers the action)."""
+    return msg.id if isinstance(msg, P.ActionMessage) else None
 
 
 # ---------------------------------------------------------------- who may send what

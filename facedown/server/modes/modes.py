@@ -10,18 +10,93 @@ it).  ``ranked`` is a table the ranked matchmaker made (:mod:`.ranked_mode`).
 
 The mode is read once from a table's record (:func:`table_mode`); the rest of the server reads
 the fields of that value and never compares mode names.  The stored data is only the name.
+
+The settings themselves, every key, are a :class:`TableSettings`: the JSON object stored with a
+table, read from its record by :func:`settings_of` and written back by :func:`stored`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final, TypedDict, cast
+
+from ...store import TableRecord
+from ..base.testhooks import DealJson
 
 MODE: Final = "mode"  # the settings key
 TURN_BASED: Final = "turn_based"
 PASS_AND_PLAY: Final = "pass_and_play"  # noqa: S105 - a mode's name, no password
 RANKED: Final = "ranked"
+
+
+class MomentOver(TypedDict):
+    """The seats whose moment is over (they said ``ready``) and the seq they said it at: an
+    entry of a seq the table has moved on from is stale, and ignored (``play.tablelog``)."""
+
+    seq: int
+    seats: list[int]
+
+
+class _Kept(TypedDict, total=False):
+    """The keys of a table's settings besides its timers (:class:`TableSettings`)."""
+
+    # The kind of table (:data:`MODE`): "turn_based", "pass_and_play" or "ranked"; absent at a
+    # Live Private table (a name this server does not know is played as one: table_mode).
+    mode: str
+    # Test hooks only: the stacked first deal of the first match, as it was given
+    # (``records.matches.DEAL``).  Never sent to a client.
+    deal: DealJson
+    # Ranked: the seats whose players forfeited the match, for good (left past their grace
+    # period: a stand-in plays on, placed last; ``ranked_mode.FORFEITS``).
+    forfeits: list[int]
+    # Ranked: those of them that forfeited before the first round was scored (the match is a
+    # no-contest for the others; ``ranked_mode.EARLY_FORFEITS``).
+    early_forfeits: list[int]
+    # The seats whose moment is over (``play.tablelog.MOMENT_OVER``): a restart, or the process
+    # that takes the table over, shows them nothing more of that moment.  Never sent to a client.
+    moment_over: MomentOver
+
+
+class TableSettings(_Kept, total=False):
+    """A table's settings: the JSON object stored with the table (its record's ``settings``).
+
+    Written when the table is made (by the routes, from the request; by the ranked
+    matchmaker), changed by a few of its commands (a ranked forfeit, a moment over), sent to
+    its clients in the ``table`` message without the keys that never leave the server.  Every
+    key may be absent: a pass-and-play table is made with its mode only, a live one with its
+    timers only.
+    The store keeps any JSON object: :func:`settings_of` reads a record's as this, and
+    :func:`stored` makes the object a record keeps.
+    """
+
+    # Seconds of the opening peek's timer, and of each turn's (absent: the server's defaults,
+    # :class:`TimedSettings`); at a turn-based table both are its move deadline.
+    peek_seconds: float
+    turn_seconds: float
+
+
+class TimedSettings(_Kept):
+    """A table's settings with its timers always there: the server's defaults fill in those
+    the table does not set (``Table.settings``).  The keys are :class:`TableSettings`'."""
+
+    peek_seconds: float
+    turn_seconds: float
+
+
+def settings_of(record: TableRecord) -> TableSettings:
+    """A table's settings, as its record holds them.
+
+    The store keeps any JSON object; this server wrote it as a :class:`TableSettings`
+    (:func:`stored`) and reads it back as one, every key kept as stored.  It is not checked
+    here: each reader of a key takes a value of another shape as it always did (a mode that is
+    not a name: a Live Private table, :func:`mode_of`)."""
+    return cast(TableSettings, record.settings)
+
+
+def stored(settings: TableSettings) -> dict[str, object]:
+    """The JSON object a table's record keeps of its settings (:func:`settings_of` reads it)."""
+    return dict(settings)
 
 
 @dataclass(frozen=True)
@@ -79,13 +154,13 @@ MODES: Final[Mapping[str | None, TableMode]] = {
 }
 
 
-def mode_of(settings: Mapping[str, Any]) -> str | None:
+def mode_of(settings: TableSettings) -> str | None:
     """The table's mode as stored, or None for a Live Private table."""
     mode = settings.get(MODE)
     return mode if isinstance(mode, str) else None
 
 
-def table_mode(settings: Mapping[str, Any]) -> TableMode:
+def table_mode(settings: TableSettings) -> TableMode:
     """What the table's kind changes, from its settings (a mode this server does not know is
     played as a Live Private table, as it always was)."""
     return MODES.get(mode_of(settings), LIVE_TABLE)

@@ -7,11 +7,10 @@ mode lives in its settings under ``"mode"``; what a ranked one changes is its
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from ...engine.presets import mode_options
-from .modes import MODE, RANKED
+from .modes import MODE, RANKED, TableSettings
 
 __all__ = [
     "EARLY_FORFEITS",
@@ -25,10 +24,10 @@ __all__ = [
     "with_forfeit",
 ]
 
-FORFEITS = "forfeits"  # the settings key of a ranked table's forfeited seats
+FORFEITS: Final = "forfeits"  # the settings key of a ranked table's forfeited seats
 # ... and of those among them that forfeited before the first round was scored: the match is a
 # no-contest for the others (docs/ranked.md, "Throwaway accounts").
-EARLY_FORFEITS = "early_forfeits"
+EARLY_FORFEITS: Final = "early_forfeits"
 # The host of a ranked table: no player, so nobody starts it again, adds a bot or removes a
 # seat (player ids are random hex, never this).
 RANKED_HOST = "ranked"
@@ -39,19 +38,19 @@ RANKED_HOST = "ranked"
 RANKED_OPTIONS: dict[str, Any] = mode_options("cabo", RANKED)
 
 
-def forfeits(settings: Mapping[str, Any]) -> list[int]:
+def forfeits(settings: TableSettings) -> list[int]:
     """The seats of a ranked table whose players forfeited (left past their grace period)."""
     return [int(seat) for seat in settings.get(FORFEITS, ())]
 
 
-def early_forfeits(settings: Mapping[str, Any]) -> list[int]:
+def early_forfeits(settings: TableSettings) -> list[int]:
     """The forfeited seats whose players left before the match's first round was scored."""
     return [int(seat) for seat in settings.get(EARLY_FORFEITS, ())]
 
 
-def with_forfeit(settings: Mapping[str, Any], seat: int, early: bool = False) -> dict[str, Any]:
+def with_forfeit(settings: TableSettings, seat: int, early: bool = False) -> TableSettings:
     """``settings`` with ``seat`` forfeited (``early``: before the first round was scored)."""
-    changed = {**settings, FORFEITS: sorted({*forfeits(settings), seat})}
+    changed: TableSettings = {**settings, FORFEITS: sorted({*forfeits(settings), seat})}
     if early:
         changed[EARLY_FORFEITS] = sorted({*early_forfeits(settings), seat})
     return changed

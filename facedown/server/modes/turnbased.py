@@ -11,10 +11,10 @@ them again exactly, as it rebuilds everything else from the log.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from ..base.errors import TableError
-from .modes import MODE, TURN_BASED
+from .modes import MODE, TURN_BASED, TableSettings
 
 HOUR: Final = 3600
 # The deadlines a host chooses from (seconds): an hour to three days; a day by default.
@@ -24,8 +24,9 @@ MISSES_TO_FORFEIT: Final = 3
 MISSED: Final = "missed"  # the log payload's mark on the first default move of a miss
 
 
-def turn_based_settings(deadline: float | None) -> dict[str, Any]:
-    """A turn-based table's timer settings, for a chosen deadline (None: the default)."""
+def turn_based_settings(deadline: float | None) -> TableSettings:
+    """A turn-based table's settings (its mode and timers), for a chosen deadline (None: the
+    default)."""
     chosen = DEFAULT_DEADLINE if deadline is None else deadline
     if chosen not in MOVE_DEADLINES:
         hours = ", ".join(str(d // HOUR) for d in MOVE_DEADLINES)

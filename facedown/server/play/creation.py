@@ -18,8 +18,8 @@ from ...records.matches import new_table_seed
 from ...store import Lease, SeatRecord, Store, StoreError, TableExists, TableRecord
 from ..base.errors import TableError
 from ..base.limits import check_bot_level, check_options, check_players
-from ..base.testhooks import DEAL, stacked_deal
-from ..modes.modes import table_mode
+from ..base.testhooks import DEAL, DealJson, stacked_deal
+from ..modes.modes import TableSettings, stored, table_mode
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread
 CODE_LENGTH = 6
@@ -35,10 +35,11 @@ def checked_rules(
     options: dict[str, Any],
     seats: int,
     bots: Sequence[str | None],
-    deal: dict[str, Any] | None,
-    settings: dict[str, Any],
+    deal: DealJson | None,
+    settings: TableSettings,
 ) -> Ruleset:
-    """The table's rules, once the seats, the bots and the stacked deal fit them."""
+    """The table's rules, once the seats, the bots and the stacked deal fit them.  ``options``:
+    the ruleset fields the host changes, as the request gave them (the engine checks them)."""
     rules = _seated_rules(preset, options, seats, settings)
     if len(bots) > seats - 1:
         raise TableError("bad_seats", "too many bots for the seats")
@@ -69,7 +70,7 @@ _RULES_JSON: dict[str, str] = {}
 
 
 def _seated_rules(
-    preset: str, options: dict[str, Any], seats: int, settings: dict[str, Any]
+    preset: str, options: dict[str, Any], seats: int, settings: TableSettings
 ) -> Ruleset:
     """The preset with ``options`` as the table's mode plays it, once the engine has said it
     seats and deals ``seats`` players (kept, see ``_SEATED``)."""
@@ -105,12 +106,12 @@ def rules_json(rules: Ruleset) -> dict[str, Any]:
     return data
 
 
-def with_deal(settings: dict[str, Any], deal: dict[str, Any] | None) -> dict[str, Any]:
+def with_deal(settings: TableSettings, deal: DealJson | None) -> TableSettings:
     """The settings, with a stacked first deal (test hooks) kept in them."""
     return settings if deal is None else {**settings, DEAL: deal}
 
 
-def _moded_rules(preset: str, options: dict[str, Any], settings: dict[str, Any]) -> Ruleset:
+def _moded_rules(preset: str, options: dict[str, Any], settings: TableSettings) -> Ruleset:
     """The preset with ``options``, as the table's mode plays it (the engine's table of modes
     decides which fields a mode sets: Kivo's rounds, score limit and sudden death)."""
     try:
@@ -134,7 +135,7 @@ def _mode_refusal(e: ModeError) -> TableError:
     return TableError("bad_rules", str(e))
 
 
-def _with_recollection(rules: Ruleset, settings: dict[str, Any]) -> Ruleset:
+def _with_recollection(rules: Ruleset, settings: TableSettings) -> Ruleset:
     """Recollection is on at the tables whose mode shows it (turn-based), and nowhere else."""
     if table_mode(settings).recollection:
         return rules if rules.recollection else rules.with_options({"recollection": True})
@@ -175,7 +176,7 @@ async def store_new(
     preset: str,
     rules: Ruleset,
     host_id: str,
-    settings: dict[str, Any],
+    settings: TableSettings,
     seats: Sequence[SeatRecord],
     seed: int | None,
     now: float,
@@ -190,7 +191,7 @@ async def store_new(
             rules=rules_json(rules),
             seed=new_table_seed() if seed is None else seed,
             host_id=host_id,
-            settings=settings,
+            settings=stored(settings),
             status="lobby",
             seats=tuple(seats),
             created_at=now,

@@ -12,7 +12,7 @@ import logging
 from dataclasses import replace
 
 from ...store import Lease, Store, StoreError, TableRecord
-from ..modes.modes import table_mode
+from ..modes.modes import settings_of, table_mode
 from .context import TableConfig
 
 # The states a table of one sitting (pass-and-play) expires from: closed when it was not over,
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 def expired(record: TableRecord, config: TableConfig, now: float) -> bool:
     """Whether the table has expired (see the module docstring)."""
-    mode = table_mode(record.settings)
+    mode = table_mode(settings_of(record))
     # A lobby expires; a table of one sitting, started at once, all the same.
     expiring = ONE_SITTING_EXPIRING if mode.one_sitting else ("lobby",)
     return record.status in expiring and record.created_at + config.expiry(mode) <= now

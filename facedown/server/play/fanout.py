@@ -1,8 +1,8 @@
 """A table's fan-out: what each audience of a table is sent, and the sending.
 
 An audience is a seat (every connection of its player) or the spectators.  Each change of a
-match is rendered once per audience that listens (:func:`render`: its events, its view, its
-legal actions), then published through the table's hub (:func:`publish`); the table's public
+match is rendered once per audience that listens (:func:`render_event`: its events, its view,
+its legal actions), then published through the table's hub (:func:`publish`); the table's public
 facts go to every audience alike (:func:`publish_table`).  A (re)connecting client gets what it
 missed, or a fresh snapshot (:func:`catch_up`).  Nothing here changes a table.
 """
@@ -10,15 +10,24 @@ missed, or a fresh snapshot (:func:`catch_up`).  Nothing here changes a table.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Protocol
+from typing import Protocol
 
 from ...engine import SPECTATOR, Action, Event, Game, Reveal, observe_json, public_json, seen_event
 from ...records.matches import DEAL
 from ...store import TableRecord
 from ..modes import ranked_mode
-from ..modes.modes import TableMode
+from ..modes.modes import TableMode, TimedSettings, settings_of
 from ..modes.ratings import first_placed, places
 from ..transport.hub import SPECTATORS, Hub
+from ..transport.protocol import (
+    EngineJson,
+    EventFrame,
+    MissedFrame,
+    PublicBatchJson,
+    SnapshotFrame,
+    TableFrame,
+    TableInfoJson,
+)
 from . import seating
 from .presence import Presence
 from .tablelog import MOMENT_OVER
@@ -27,6 +36,9 @@ from .tablelog import MOMENT_OVER
 PRIVATE_SETTINGS = frozenset({DEAL, MOMENT_OVER})
 # The changes a page loaded afresh gets back for its log (it shows the last 40 lines).
 RESTORED_BATCHES = 40
+# What a (re)connecting client is sent (:func:`catch_up`), in this order: the table, what it
+# missed (if anything), a snapshot.
+CatchUp = TableFrame | MissedFrame | SnapshotFrame
 
 
 class Shown(Protocol):
@@ -50,22 +62,61 @@ class Shown(Protocol):
     def now(self) -> float:
         """The table's clock."""
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> TimedSettings:
         """The table's settings, the defaults filled in."""
 
 
-def render(
+def render(table: Shown, seat: int | None) -> SnapshotFrame:
+    """The snapshot for one audience: its view and its legal actions, and the match's
+    scoreboard (every round so far)."""
+    game, seen, forfeited = _seen(table, seat, None, None)
+    return {
+        "type": "snapshot",
+        "seq": table.seq,
+        "view": seen["view"],
+        "legal": [] if forfeited else seen["legal"],
+        "sets": 0 if forfeited else seen["sets"],
+        "deadline": table.deadline,
+        "now": table.now(),
+        "rounds": [Reveal.of(r, game.deck).to_json() for r in game.history],
+    }
+
+
+def render_event(
     table: Shown,
     seat: int | None,
-    events: list[Event] | None = None,
+    events: list[Event],
     timed_out: Action | None = None,
     ack: str | None = None,
-    public: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The message for one audience: its events, its view and its legal actions (and, when a
+    public: EngineJson | None = None,
+) -> EventFrame:
+    """The event for one audience: its events, its view and its legal actions (and, when a
     timer ran out, the move played for the seat it waited for; ``ack``: the id of the audience's
     own action the event applied, which answers it).  ``public``: the game's ``public_json``,
     one for all the audiences of a change."""
+    _, seen, forfeited = _seen(table, seat, events, public)
+    message: EventFrame = {
+        "type": "event",
+        "seq": table.seq,
+        "view": seen["view"],
+        "legal": [] if forfeited else seen["legal"],
+        "sets": 0 if forfeited else seen["sets"],
+        "deadline": table.deadline,
+        "now": table.now(),
+        "events": seen["events"],
+    }
+    if timed_out is not None:
+        message["timed_out"] = {"seat": timed_out.player, "action": timed_out.to_json()}
+    if ack is not None:
+        message["ack"] = ack
+    return message
+
+
+def _seen(
+    table: Shown, seat: int | None, events: list[Event] | None, public: EngineJson | None
+) -> tuple[Game, EngineJson, bool]:
+    """The match, what the audience sees of it (the engine's ``observe_json``: its view, its
+    legal actions, its set size, its events), and whether its seat is forfeited."""
     game = table.game
     if game is None:  # never: only a table in a match renders
         raise RuntimeError("render before the match started")
@@ -82,24 +133,7 @@ def render(
                 event["winners"] = found
     # A forfeited seat's bot plays it to the end of the match: its player may do nothing.
     forfeited = seat is not None and seat in table.presence.forfeited
-    message: dict[str, Any] = {
-        "type": "event" if events is not None else "snapshot",
-        "seq": table.seq,
-        "view": seen["view"],
-        "legal": [] if forfeited else seen["legal"],
-        "sets": 0 if forfeited else seen["sets"],
-        "deadline": table.deadline,
-        "now": table.now(),
-    }
-    if events is not None:
-        message["events"] = seen["events"]
-        if timed_out is not None:
-            message["timed_out"] = {"seat": timed_out.player, "action": timed_out.to_json()}
-        if ack is not None:
-            message["ack"] = ack
-    else:  # a snapshot also carries the match's scoreboard: every round so far
-        message["rounds"] = [Reveal.of(r, game.deck).to_json() for r in game.history]
-    return message
+    return game, seen, forfeited
 
 
 def publish(
@@ -113,16 +147,16 @@ def publish(
     seat's event (no other audience sees it)."""
     if table.game is None:
         return
-    messages: dict[int, dict[str, Any]] = {}
+    messages: dict[int, EventFrame] = {}
     public = public_json(table.game)  # what every audience's view shares
     for audience in table.hub.audiences(table.record.id):  # render only for who listens
         seat = None if audience == SPECTATORS else audience
         mine = ack if seat is not None and seat == actor else None
-        messages[audience] = render(table, seat, events, timed_out, mine, public)
+        messages[audience] = render_event(table, seat, events, timed_out, mine, public)
     table.hub.publish(table.record.id, messages)
 
 
-def table_info(table: Shown) -> dict[str, Any]:
+def table_info(table: Shown) -> TableInfoJson:
     """Public facts about the table: never the seed."""
     record = table.record
     present = table.hub.present(record.id)
@@ -150,7 +184,7 @@ def table_info(table: Shown) -> dict[str, Any]:
     }
 
 
-def table_message(table: Shown, seat: int | None) -> dict[str, Any]:
+def table_message(table: Shown, seat: int | None) -> TableFrame:
     """The table's public facts, and which seat (if any) the receiver holds now."""
     return {"type": "table", "seq": table.seq, "seat": seat, "table": table_info(table)}
 
@@ -158,7 +192,7 @@ def table_message(table: Shown, seat: int | None) -> dict[str, Any]:
 def publish_table(table: Shown) -> None:
     """The table's public facts to every audience (each told which seat it holds)."""
     info = table_info(table)
-    messages: dict[int, dict[str, Any]] = {
+    messages: dict[int, TableFrame] = {
         SPECTATORS: {"type": "table", "seq": table.seq, "seat": None, "table": info}
     }
     for seat in range(len(table.record.seats)):
@@ -166,7 +200,7 @@ def publish_table(table: Shown) -> None:
     table.hub.publish(table.record.id, messages)
 
 
-def catch_up(table: Shown, seat: int | None, last_seq: int | None) -> list[dict[str, Any]]:
+def catch_up(table: Shown, seat: int | None, last_seq: int | None) -> list[CatchUp]:
     """What a (re)connecting client needs: the public part of what it missed, or only a fresh
     snapshot.
 
@@ -174,7 +208,7 @@ def catch_up(table: Shown, seat: int | None, last_seq: int | None) -> list[dict[
     ``last_seq`` the client claims: a private card reaches a seat in its moment only, and what
     the seat may still know now is in the snapshot's view (the card it is being shown, the card
     it holds, and its knowledge where the table has Recollection)."""
-    out = [table_message(table, seat)]
+    out: list[CatchUp] = [table_message(table, seat)]
     game = table.game
     if game is None:
         return out
@@ -192,7 +226,7 @@ def catch_up(table: Shown, seat: int | None, last_seq: int | None) -> list[dict[
     return out
 
 
-def public_recent(table: Shown) -> list[dict[str, Any]]:
+def public_recent(table: Shown) -> list[PublicBatchJson]:
     """The latest published changes, as a spectator saw them (no card shown to one seat)."""
     game = table.game
     if game is None:
@@ -210,7 +244,7 @@ def winners(record: TableRecord, game: Game) -> list[int] | None:
     place once the forfeiters are placed last (None: the engine's winners stand)."""
     if not game.is_match_over:  # (every render asks: the cheap test first)
         return None
-    gone = ranked_mode.forfeits(record.settings)
+    gone = ranked_mode.forfeits(settings_of(record))
     if not gone:
         return None
     return first_placed(places(game.places(), gone), gone)

@@ -17,8 +17,10 @@ from typing import Any
 from ...store import Lease, SeatRecord, StoreError, TableRecord
 from ..base.clock import Alarm
 from ..base.errors import TableError
+from ..base.testhooks import DealJson
 from ..cluster.ownership import Rebalance
 from ..cluster.sharing import Sharing
+from ..modes.modes import TableSettings
 from .claims import Claims, Elsewhere, unavailable
 from .context import TableContext
 from .creation import checked_rules, seat_records, store_new, with_deal
@@ -230,14 +232,16 @@ class Lobby:
         preset: str,
         options: dict[str, Any],
         seats: int,
-        settings: dict[str, Any],
+        settings: TableSettings,
         bots: list[str | None],
         *,
         seed: int | None = None,
-        deal: dict[str, Any] | None = None,
+        deal: DealJson | None = None,
     ) -> Table:
-        """Open a table with the host in seat 0.  ``seed`` and ``deal`` are test hooks (the
-        app refuses them unless enabled): a chosen seed, a stacked first deal."""
+        """Open a table with the host in seat 0.  ``options``: the ruleset fields the host
+        changes (the engine's, free-form: :func:`.creation.checked_rules` has them checked).
+        ``seed`` and ``deal`` are test hooks (the app refuses them unless enabled): a chosen
+        seed, a stacked first deal."""
         rules = checked_rules(preset, options, seats, bots, deal, settings)
         seated = seat_records(host_id, host_name, seats, bots)
         settings = with_deal(settings, deal)
@@ -251,10 +255,10 @@ class Lobby:
         players: list[tuple[str, str]],
         preset: str,
         options: dict[str, Any],
-        settings: dict[str, Any],
+        settings: TableSettings,
         *,
         seed: int | None = None,
-        deal: dict[str, Any] | None = None,
+        deal: DealJson | None = None,
     ) -> Table:
         """Open a table of people only, seated in the order of ``players`` (player id, name),
         and start its match at once (a pass-and-play table: everyone is at the device).  The

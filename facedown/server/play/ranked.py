@@ -51,11 +51,11 @@ from ...store import (
 from ..accounts.auth import Tokens
 from ..base.clock import Clock
 from ..base.limits import check_players
-from ..base.testhooks import DEAL, stacked_deal
+from ..base.testhooks import DEAL, DealJson, stacked_deal
 from ..cluster.ownership import Once
 from ..modes import ranked_mode, ratings
 from ..modes.matchmaking import RankedConfig, expected_wait, groups, reach
-from ..modes.modes import table_mode
+from ..modes.modes import TableSettings, settings_of, stored, table_mode
 from .creation import new_code
 from .lobby import Lobby
 from .rating import rate_match
@@ -81,7 +81,7 @@ class StackedHooks(TypedDict, total=False):
 
     seed: int  # its table's secret seed
     # Its first deal, as records.matches.stacked_deal reads it (checked there, when it is given).
-    deal: dict[str, Any]
+    deal: DealJson
 
 
 class MatchmakerLost(LeaseLost):
@@ -355,7 +355,7 @@ class Ranked:
         hooks = next((self._stacked[u.id] for u in users if u.id in self._stacked), StackedHooks())
         secrets.SystemRandom().shuffle(users)  # who sits where (the engine says who starts)
         rules = make_ruleset(queue.preset, ranked_mode.RANKED_OPTIONS)
-        settings: dict[str, Any] = {
+        settings: TableSettings = {
             "peek_seconds": self.config.peek_seconds,
             "turn_seconds": self.config.turn_seconds,
             ranked_mode.MODE: ranked_mode.RANKED,
@@ -376,7 +376,7 @@ class Ranked:
                 rules=rules.to_json(),
                 seed=seed if seed is not None else new_table_seed(),
                 host_id=ranked_mode.RANKED_HOST,
-                settings=settings,
+                settings=stored(settings),
                 status="lobby",
                 seats=seats,
                 created_at=now,
@@ -444,7 +444,7 @@ class Ranked:
     # ------------------------------------------------------------------ ratings
     def _finished(self, record: TableRecord) -> None:
         """A table's match ended (under its lock): a ranked one is rated soon after."""
-        if not table_mode(record.settings).rated or self._closed:
+        if not table_mode(settings_of(record)).rated or self._closed:
             return
         task = asyncio.get_running_loop().create_task(self._rate_logged(record.id))
         self._tasks.add(task)

@@ -15,6 +15,7 @@ from ..accounts.history import finished_matches
 from ..base.clock import Clock
 from ..modes import ranked_mode, ratings
 from ..modes.matchmaking import RankedConfig
+from ..modes.modes import settings_of
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +34,9 @@ async def rate_match(
     if not ended:
         return False
     totals = list(ended[0].scores)
-    forfeited = ranked_mode.forfeits(record.settings)
-    early = set(ranked_mode.early_forfeits(record.settings))
+    settings = settings_of(record)
+    forfeited = ranked_mode.forfeits(settings)
+    early = set(ranked_mode.early_forfeits(settings))
     # The engine's places (a sudden-death round among the tied decides their order), the
     # forfeited seats after every other: see finished_matches.
     seat_places = list(ended[0].places)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
 from typing import Any, Protocol
 
 from ...bots import Bot, Reactive, SeatInfo, seat_info
@@ -26,7 +25,7 @@ from ...engine import Action, Game, Timer
 from ...store import LeaseLost, StoreError
 from ..base.clock import Alarm, Clock
 from ..base.errors import TableError
-from ..modes.modes import TableMode
+from ..modes.modes import TableMode, TimedSettings
 from .context import TableConfig
 from .defaults import default_action
 from .presence import Presence
@@ -37,7 +36,7 @@ STORE_RETRY = 1.0  # seconds before a timer whose move the store refused runs ag
 
 
 def deadline_for(
-    game: Game, mode: TableMode, settings: Mapping[str, Any], config: TableConfig, now: float
+    game: Game, mode: TableMode, settings: TimedSettings, config: TableConfig, now: float
 ) -> float | None:
     """When the timer the engine's arbiter names for now ends (None: nothing is timed, or the
     table's mode has no timers)."""
@@ -46,7 +45,8 @@ def deadline_for(
         return None
     if timer is Timer.REVEAL:
         return now + config.reveal_seconds
-    return now + float(settings["peek_seconds" if timer is Timer.PEEK else "turn_seconds"])
+    seconds = settings["peek_seconds"] if timer is Timer.PEEK else settings["turn_seconds"]
+    return now + float(seconds)
 
 
 class Scheduled(Protocol):

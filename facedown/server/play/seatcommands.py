@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Any
 
 from ...bots import Bot
 from ...engine import Game
 from ...store import TableRecord
 from ..base.errors import TableError
 from ..modes import ranked_mode
-from ..modes.modes import TableMode
+from ..modes.modes import MomentOver, TableMode, TableSettings, settings_of, stored
 from ..transport.hub import Hub
+from ..transport.protocol import SnapshotFrame
 from . import seating
 from .presence import Presence
 from .scheduler import Scheduler
@@ -50,7 +50,7 @@ class SeatCommands:
     def publish_table(self) -> None:
         raise NotImplementedError
 
-    def render(self, seat: int | None) -> dict[str, Any]:
+    def render(self, seat: int | None) -> SnapshotFrame:
         raise NotImplementedError
 
     async def _save(self, record: TableRecord) -> None:
@@ -132,7 +132,7 @@ class SeatCommands:
         lock).  Where leaving forfeits (ranked), that player forfeits the match, for good: kept
         in the table's settings, so a restart remembers it, with whether no round had been
         scored yet."""
-        settings = self.record.settings
+        settings = settings_of(self.record)
         if (
             self.mode.leaving_forfeits
             and self.playing()
@@ -140,7 +140,7 @@ class SeatCommands:
         ):
             early = self.game is not None and not self.game.history
             changed = ranked_mode.with_forfeit(settings, seat, early)
-            await self._save(replace(self.record, settings=changed, updated_at=self.now()))
+            await self._save(replace(self.record, settings=stored(changed), updated_at=self.now()))
             # For good here too, not only after a restart: the player, back, may do nothing.
             self.presence.forfeit(seat, self.game)
         self.publish_table()
@@ -159,8 +159,9 @@ class SeatCommands:
             # Stored before anyone is told: a restart keeps the moment over (a stale entry,
             # of a seq the table has moved on from, is ignored when it is read).
             hidden = sorted(self.hidden | {seat})
-            settings = {**self.record.settings, MOMENT_OVER: {"seq": self.seq, "seats": hidden}}
-            await self._save(replace(self.record, settings=settings, updated_at=self.now()))
+            over: MomentOver = {"seq": self.seq, "seats": hidden}
+            settings: TableSettings = {**settings_of(self.record), MOMENT_OVER: over}
+            await self._save(replace(self.record, settings=stored(settings), updated_at=self.now()))
             self.hidden.add(seat)
             if seat in self.hub.audiences(self.record.id):
                 self.hub.publish(self.record.id, {seat: self.render(seat)})

@@ -24,7 +24,8 @@ from ...engine import Action, Event, Game, IllegalAction
 from ...records.matches import DEAL, match_seed, new_match
 from ...store import Lease, LogEntry, TableRecord
 from ..base.errors import TableError
-from ..modes.modes import table_mode
+from ..modes.modes import TimedSettings, settings_of, table_mode
+from ..transport.protocol import SnapshotFrame, TableInfoJson
 from . import fanout, seating
 from .context import BotFactory, TableConfig, TableContext
 from .deadlines import MoveDeadlines
@@ -33,11 +34,12 @@ from .presence import Presence
 from .rulesets import ruleset_of
 from .scheduler import Scheduler, deadline_for
 from .seatcommands import SeatCommands
-from .tablelog import Writes, action_entry, rebuild, start_entry
+from .tablelog import ActionEntry, StartEntry, Writes, action_entry, rebuild, start_entry
 
 __all__ = ["BotFactory", "Table", "TableConfig", "TableError", "match_seed"]
 
-DEFAULT_SETTINGS: dict[str, Any] = {"peek_seconds": 20, "turn_seconds": 60}
+# The timers of a table whose settings set none (:meth:`Table.settings`).
+DEFAULT_SETTINGS: TimedSettings = {"peek_seconds": 20, "turn_seconds": 60}
 
 
 class Table(SeatCommands):
@@ -60,7 +62,7 @@ class Table(SeatCommands):
         self.action_ids: dict[tuple[int, str], int] = {}  # this match's (seat, id) -> seq
         self.last_action = ""  # the text form of the last action applied (public)
         self.last_write = record.updated_at  # when its log was last written (or its record)
-        self.mode = table_mode(record.settings)  # what its kind changes, read once
+        self.mode = table_mode(settings_of(record))  # what its kind changes, read once
         self.presence = Presence(
             record.seed, ctx.bot_factory, ctx.config.grace_seconds, standins=self.mode.stand_ins
         )
@@ -115,7 +117,7 @@ class Table(SeatCommands):
     async def _log(
         self,
         kind: str,
-        payload: dict[str, Any],
+        payload: StartEntry | ActionEntry,
         record: TableRecord | None = None,
         window: str | None = None,
     ) -> None:
@@ -123,7 +125,7 @@ class Table(SeatCommands):
 
         With ``record``, the table's record changes to it in the same transaction.  ``window``
         names the change for the crash test hook (server/base/crashhook.py)."""
-        entry = LogEntry(self.seq + 1, kind, payload, self.now())
+        entry = LogEntry(self.seq + 1, kind, dict(payload), self.now())
         await self.writes.append(self.record.id, entry, record, window)
         if record is not None:
             self.record = record
@@ -147,7 +149,7 @@ class Table(SeatCommands):
     async def _start_match(self, match_no: int) -> None:
         players = len(self.record.seats)
         # A stacked deal (test hooks) deals the first round of the first match only.
-        deal = self.record.settings.get(DEAL) if match_no == 1 else None
+        deal = settings_of(self.record).get(DEAL) if match_no == 1 else None
         try:
             game = new_match(self.rules, players, match_seed(self.record.seed, match_no), deal)
         except ValueError as e:  # the host removed a seat the stacked deal has a hand for
@@ -268,24 +270,25 @@ class Table(SeatCommands):
         if fresh and self.ctx.notifier is not None:
             self.ctx.notifier.your_turn(self.record, fresh, self.deadline)
 
-    def settings(self) -> dict[str, Any]:
-        return {**DEFAULT_SETTINGS, **self.record.settings}
+    def settings(self) -> TimedSettings:
+        """The table's settings, the server's timers filling in those it does not set."""
+        return {**DEFAULT_SETTINGS, **settings_of(self.record)}
 
     def _deadline_for(self, game: Game) -> float | None:
         return deadline_for(game, self.mode, self.settings(), self.ctx.config, self.now())
 
     # ------------------------------------------------------------------ fan-out
-    def render(self, seat: int | None) -> dict[str, Any]:
+    def render(self, seat: int | None) -> SnapshotFrame:
         """A snapshot for one audience (:func:`.fanout.render`)."""
         return fanout.render(self, seat)
 
-    def table_info(self) -> dict[str, Any]:
+    def table_info(self) -> TableInfoJson:
         return fanout.table_info(self)
 
     def publish_table(self) -> None:
         fanout.publish_table(self)
 
-    def catch_up(self, seat: int | None, last_seq: int | None) -> list[dict[str, Any]]:
+    def catch_up(self, seat: int | None, last_seq: int | None) -> list[fanout.CatchUp]:
         return fanout.catch_up(self, seat, last_seq)
 
     async def close(self) -> None:

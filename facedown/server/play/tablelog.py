@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any, Final, NotRequired, Protocol, TypedDict
 
 from ...engine import Action, Event, Game, Ruleset
 from ...records.matches import DEAL, ONE_WAY, SEEDING, new_match, start_seed
 from ...store import Lease, LeaseLost, LogEntry, TableRecord, TableStatus
+from ..base.testhooks import DealJson
 from ..modes import ranked_mode
+from ..modes.modes import TableSettings, settings_of
 from ..modes.turnbased import MISSED
+from ..transport.protocol import EngineJson
 from . import seating
 from .context import TableContext
 from .deadlines import MoveDeadlines
@@ -30,7 +33,7 @@ from .scheduler import Scheduler
 
 # The seats whose moment is over, with the seq it is over at: kept in the table's record, so a
 # restart (or the process that takes the table over) still shows them nothing of that moment.
-MOMENT_OVER = "moment_over"
+MOMENT_OVER: Final = "moment_over"
 
 
 class Writes:
@@ -124,11 +127,11 @@ async def rebuild(table: Rebuilt, entries: list[LogEntry]) -> None:
         await table.writes.save(record)
         table.record = record
     table.presence.seat_bots(record.seats)
-    table.hidden = hidden_at(record.settings, table.seq)
+    table.hidden = hidden_at(settings_of(record), table.seq)
     for seat in table.turns.forfeited():
         table.presence.forfeit(seat, table.game)
     if record.status == "playing":  # a ranked forfeit is for good, across restarts too
-        for seat in ranked_mode.forfeits(record.settings):
+        for seat in ranked_mode.forfeits(settings_of(record)):
             table.presence.forfeit(seat, table.game)
     table.turns.restored(table.waiting_for)
     if record.status == "playing":
@@ -174,7 +177,7 @@ def status_from_log(status: TableStatus, game: Game | None) -> TableStatus:
     return "finished" if game.is_match_over else "playing"
 
 
-def hidden_at(settings: Mapping[str, Any], seq: int) -> set[int]:
+def hidden_at(settings: TableSettings, seq: int) -> set[int]:
     """The seats whose moment the record says is over at ``seq`` (none if it is of another)."""
     over = settings.get(MOMENT_OVER)
     if not isinstance(over, dict) or over.get("seq") != seq:
@@ -182,12 +185,34 @@ def hidden_at(settings: Mapping[str, Any], seq: int) -> set[int]:
     return {int(s) for s in over.get("seats", [])}
 
 
+class StartEntry(TypedDict):
+    """The payload of a match's ``start`` entry, as this server writes it (:func:`replay` also
+    reads the older ones: no ``seeding``, or another)."""
+
+    match: int  # the match's number at the table, 1 first
+    players: int
+    deadline: float | None  # the timer the match starts with
+    seeding: int  # how its seed is derived from the table's (records.matches: ONE_WAY)
+    deal: NotRequired[DealJson]  # test hooks: its stacked first deal, as it was dealt
+
+
+class ActionEntry(TypedDict):
+    """The payload of an ``action`` entry: a move applied."""
+
+    action: EngineJson  # the engine's JSON of the action (Action.to_json)
+    deadline: float | None  # the timer it leaves running
+    id: NotRequired[str]  # the client's id for it (a resent id is answered, not applied)
+    auto: NotRequired[bool]  # a bot or a timer played it
+    timed_out: NotRequired[bool]  # a timer played it: time ran out
+    missed: NotRequired[bool]  # the first default move of a missed deadline (turn-based)
+
+
 def start_entry(
-    match_no: int, players: int, deadline: float | None, deal: dict[str, Any] | None
-) -> dict[str, Any]:
+    match_no: int, players: int, deadline: float | None, deal: DealJson | None
+) -> StartEntry:
     """A match's start entry: its number, its player count, the deadline it starts with, its
     seeding, and the stacked deal it was dealt (test hooks) if any."""
-    payload: dict[str, Any] = {
+    payload: StartEntry = {
         "match": match_no,
         "players": players,
         "deadline": deadline,
@@ -205,10 +230,10 @@ def action_entry(
     auto: bool,
     timed_out: bool,
     missed: bool,
-) -> dict[str, Any]:
+) -> ActionEntry:
     """An action's log entry: the action, the deadline it leaves, and (only when set) the
     client's id and whether a bot, a timer or a missed deadline played it."""
-    payload: dict[str, Any] = {"action": action.to_json(), "deadline": deadline}
+    payload: ActionEntry = {"action": action.to_json(), "deadline": deadline}
     if action_id is not None:
         payload["id"] = action_id
     if auto:

@@ -10,9 +10,9 @@ needs the game state).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
-from .protocol import encode
+from .protocol import ServerFrame, encode
 
 SPECTATORS = -1  # the audience of connections without a seat
 
@@ -24,7 +24,7 @@ class Subscriber(Protocol):
     def seat(self) -> int | None:
         """The seat whose messages this connection receives (None: a spectator)."""
 
-    def send(self, message: Mapping[str, Any], frame: str | None = None) -> None:
+    def send(self, message: ServerFrame, frame: str | None = None) -> None:
         """Queue a message without waiting (a connection too slow to drain is dropped);
         ``frame``: its encoding, when the caller has it (one for all who get the message)."""
 
@@ -37,7 +37,7 @@ class Hub(Protocol):
 
     def unsubscribe(self, table_id: str, subscriber: Subscriber) -> None: ...
 
-    def publish(self, table_id: str, messages: Mapping[int, Mapping[str, Any]]) -> None:
+    def publish(self, table_id: str, messages: Mapping[int, ServerFrame]) -> None:
         """Deliver ``messages[seat]`` to each seat's connections, ``messages[SPECTATORS]`` to
         spectators.  A seat without a message gets nothing."""
 
@@ -68,7 +68,7 @@ class LocalHub:
             if not subs:
                 del self._subs[table_id]
 
-    def publish(self, table_id: str, messages: Mapping[int, Mapping[str, Any]]) -> None:
+    def publish(self, table_id: str, messages: Mapping[int, ServerFrame]) -> None:
         deliver(list(self._subs.get(table_id, ())), messages, {})
 
     def subscribers(self, table_id: str) -> list[Subscriber]:
@@ -81,9 +81,7 @@ class LocalHub:
         return {SPECTATORS if s.seat is None else s.seat for s in self._subs.get(table_id, ())}
 
 
-def frame_of(
-    audience: int, messages: Mapping[int, Mapping[str, Any]], frames: dict[int, str]
-) -> str:
+def frame_of(audience: int, messages: Mapping[int, ServerFrame], frames: dict[int, str]) -> str:
     """The encoding of ``audience``'s message, made once and kept in ``frames``."""
     frame = frames.get(audience)
     if frame is None:
@@ -92,7 +90,7 @@ def frame_of(
 
 
 def deliver(
-    subs: Iterable[Subscriber], messages: Mapping[int, Mapping[str, Any]], frames: dict[int, str]
+    subs: Iterable[Subscriber], messages: Mapping[int, ServerFrame], frames: dict[int, str]
 ) -> None:
     """Send each subscriber its audience's message (none: it gets nothing), each message
     encoded once for all who get it (``frames`` keeps the encodings, by audience)."""

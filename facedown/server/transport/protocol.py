@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
@@ -162,6 +162,127 @@ def parse_slowly(raw: str | bytes) -> Any:
 
 
 # ---------------------------------------------------------------- server messages
+# Each frame the server sends is built as a dict, and handed on (to the hub, a connection, another
+# process of a cluster) as one of these.  Their keys are the wire's: the models further down
+# (``server_messages``) document the same frames, give their JSON Schema, and let the tests check
+# every frame sent.  Each builder writes its keys in the order the client has always got them.
+
+# The engine's JSON of a view, an event, a round's reveal or an action (its observer's and its
+# actions' ``to_json``): the engine owns these fields (documented below by View, SeenEvent,
+# Reveal and ActionJson).
+EngineJson = dict[str, Any]
+
+
+class WelcomeFrame(TypedDict):
+    type: Literal["welcome"]
+    v: int
+    seat: int | None
+    seq: int
+
+
+class SeatJson(TypedDict):
+    """One seat in a ``table`` frame (:class:`SeatInfo`)."""
+
+    seat: int
+    kind: Literal["open", "human", "bot"]
+    name: str
+    level: str | None
+    connected: bool
+    bot_standin: bool
+    missed: int
+    forfeited: bool
+
+
+class TableInfoJson(TypedDict):
+    """A table's public facts (:class:`TableInfo`): the ``table`` frame's, and the HTTP
+    answers'."""
+
+    code: str
+    preset: str
+    status: str
+    # The table's settings without the keys that never leave the server (``modes.TableSettings``,
+    # a layer above this one): an open object on the wire, as TableInfo says.
+    settings: Mapping[str, object]
+    host_seat: int | None
+    rules: EngineJson  # Ruleset.to_json
+    match: int
+    seats: list[SeatJson]
+
+
+class TableFrame(TypedDict):
+    type: Literal["table"]
+    seq: int
+    seat: int | None
+    table: TableInfoJson
+
+
+class TimedOutJson(TypedDict):
+    seat: int
+    action: EngineJson
+
+
+class _StateFrame(TypedDict):
+    """What an ``event`` and a ``snapshot`` share (:class:`_State`), after their ``type``."""
+
+    seq: int
+    view: EngineJson
+    legal: list[EngineJson]
+    sets: int
+    deadline: float | None
+    now: float
+
+
+class EventFrame(_StateFrame):
+    type: Literal["event"]
+    events: list[EngineJson]
+    timed_out: NotRequired[TimedOutJson]
+    ack: NotRequired[str]
+
+
+class PublicBatchJson(TypedDict):
+    seq: int
+    events: list[EngineJson]
+
+
+class SnapshotFrame(_StateFrame):
+    type: Literal["snapshot"]
+    rounds: list[EngineJson]
+    recent: NotRequired[list[PublicBatchJson]]
+
+
+class MissedFrame(TypedDict):
+    type: Literal["missed"]
+    seq: int
+    events: list[EngineJson]
+
+
+class AckFrame(TypedDict):
+    type: Literal["ack"]
+    seq: int
+    id: NotRequired[str]
+
+
+class ErrorFrame(TypedDict):
+    type: Literal["error"]
+    code: str
+    message: str
+    id: NotRequired[str]
+
+
+class PongFrame(TypedDict):
+    type: Literal["pong"]
+
+
+ServerFrame = (
+    WelcomeFrame
+    | TableFrame
+    | EventFrame
+    | SnapshotFrame
+    | MissedFrame
+    | AckFrame
+    | ErrorFrame
+    | PongFrame
+)
 
 
 def encode(message: Mapping[str, Any]) -> str:
@@ -176,8 +297,12 @@ def encode(message: Mapping[str, Any]) -> str:
         return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "error", "code": code, "message": message, **extra}
+def error_message(code: str, message: str, action_id: str | None = None) -> ErrorFrame:
+    """A refusal; ``action_id``: the id of the refused action, which answers it."""
+    frame: ErrorFrame = {"type": "error", "code": code, "message": message}
+    if action_id is not None:
+        frame["id"] = action_id
+    return frame
 
 
 def client_schema() -> dict[str, Any]:  # a JSON Schema document: free-form
@@ -220,6 +345,9 @@ class TableInfo(_Out):
     code: str
     preset: str
     status: Literal["lobby", "playing", "finished", "closed"]
+    # The public part of the table's settings (TableInfoJson's), an open object here: a
+    # TypedDict would have pydantic rewrite them in the HTTP answers (20 as 20.0, keys
+    # reordered), and the web client reads them as a record.
     settings: dict[str, Any]
     host_seat: int | None
     rules: dict[str, Any] = Field(description="the table's ruleset (docs/rulesets.md)")

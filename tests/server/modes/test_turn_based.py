@@ -18,6 +18,7 @@ from facedown.server.accounts.notify import Notifier
 from facedown.server.accounts.postbox import Postbox
 from facedown.server.base.clock import FakeClock
 from facedown.server.base.errors import TableError
+from facedown.server.modes.modes import TableSettings
 from facedown.server.modes.turnbased import DEFAULT_DEADLINE, turn_based_settings
 from facedown.server.play.context import TableContext
 from facedown.server.play.defaults import default_action
@@ -161,7 +162,7 @@ async def test_live_tables_count_no_misses_and_keep_their_stand_ins() -> None:
     clock = FakeClock()
     store = MemoryStore()
     lobby = Lobby(TableContext(store, LocalHub(), make_bot, CONFIG, clock))
-    settings = {"peek_seconds": 20, "turn_seconds": 60}
+    settings: TableSettings = {"peek_seconds": 20, "turn_seconds": 60}
     table = await lobby.create("ann", "Ann", "kivo", {"rounds": 1}, 2, settings, [])
     await table.join("bob", "Bob")
     await table.start("ann")
@@ -188,7 +189,7 @@ async def test_recollection_is_sent_at_turn_based_tables_only() -> None:
 
     # A Live table may not ask for it ...
     lobby = Lobby(TableContext(store, LocalHub(), make_bot, CONFIG, clock))
-    live = {"peek_seconds": 20, "turn_seconds": 60}
+    live: TableSettings = {"peek_seconds": 20, "turn_seconds": 60}
     with pytest.raises(TableError) as refused:
         await lobby.create("ann", "Ann", "kivo", {"recollection": True}, 2, live, [])
     assert refused.value.code == "turn_based_only"

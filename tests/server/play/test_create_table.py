@@ -13,6 +13,7 @@ from facedown.server.app import CreateTable
 from facedown.server.base.clock import FakeClock
 from facedown.server.base.errors import TableError
 from facedown.server.edge.settings import ServerSettings
+from facedown.server.modes.modes import TableSettings
 from facedown.server.play.context import TableContext
 from facedown.server.play.lobby import Lobby
 from facedown.server.play.table import TableConfig
@@ -114,7 +115,7 @@ async def test_tables_made_alike_share_their_rules_and_a_refusal_is_not_kept() -
     every time (nothing refused is kept to be handed out later)."""
     store = MemoryStore()
     lobby = Lobby(TableContext(store, LocalHub(), make_bot, clock=FakeClock()))
-    timers = {"peek_seconds": 20, "turn_seconds": 60}
+    timers: TableSettings = {"peek_seconds": 20, "turn_seconds": 60}
     first = await lobby.create("a", "Ann", "kivo", {"rounds": 3}, 3, timers, [])
     second = await lobby.create("b", "Bob", "kivo", {"rounds": 3}, 3, timers, [])
     other = await lobby.create("c", "Cid", "kivo", {"rounds": 5}, 3, timers, [])

@@ -15,13 +15,14 @@ import pytest
 
 from facedown.bots import make_bot
 from facedown.server.base.clock import FakeClock
+from facedown.server.modes.modes import TableSettings
 from facedown.server.play.context import TableConfig, TableContext
 from facedown.server.play.lobby import Lobby
 from facedown.server.play.table import Table
 from facedown.server.transport.hub import LocalHub
 from facedown.store import Lease, LogEntry, MemoryStore, Store, TableRecord
 
-FAST = {"peek_seconds": 5, "turn_seconds": 10}
+FAST: TableSettings = {"peek_seconds": 5, "turn_seconds": 10}
 CONFIG = TableConfig(bot_delay=0.1, grace_seconds=1.0, reveal_seconds=1.0)
 
 

@@ -16,6 +16,7 @@ from facedown.records.matches import legacy_match_seed, match_seed
 from facedown.server.base.clock import FakeClock
 from facedown.server.base.errors import TableError
 from facedown.server.edge.settings import ServerSettings
+from facedown.server.modes.modes import TableSettings
 from facedown.server.play.context import TableContext
 from facedown.server.play.lobby import Lobby
 from facedown.server.play.table import TableConfig
@@ -24,7 +25,7 @@ from facedown.store import LogEntry, MemoryStore, SeatRecord
 
 from ..harness import client, probe, run_server
 
-SLOW = {"peek_seconds": 600, "turn_seconds": 3600}
+SLOW: TableSettings = {"peek_seconds": 600, "turn_seconds": 3600}
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from facedown.bots import Bot, HeuristicBot, SeatInfo, make_bot
 from facedown.bots.profiles import MEDIUM
 from facedown.engine import Action, Game, Ruleset, view
 from facedown.server.base.clock import FakeClock
+from facedown.server.modes.modes import TableSettings
 from facedown.server.play.context import TableContext
 from facedown.server.play.defaults import default_action
 from facedown.server.play.lobby import Lobby
@@ -43,7 +44,7 @@ class Listener:
 
 
 async def _table(
-    config: TableConfig, settings: dict[str, Any], clock: FakeClock
+    config: TableConfig, settings: TableSettings, clock: FakeClock
 ) -> tuple[MemoryStore, Table]:
     store = MemoryStore()
     lobby = Lobby(TableContext(store, LocalHub(), make_bot, config, clock))
