@@ -35,6 +35,7 @@ _CLUSTER = {
     "tests/server/cluster/test_cluster_node.py",
     "tests/server/cluster/test_cluster_rebalance.py",
     "tests/server/cluster/test_ranked_lease.py",
+    "tests/server/cluster/test_relay_unknown_owner.py",
     "tests/server/play/test_postgres.py",
     "tests/store/test_leases.py",
 }

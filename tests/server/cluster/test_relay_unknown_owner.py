@@ -25,8 +25,8 @@ from websockets.exceptions import ConnectionClosed
 
 from tests.store.conftest import postgres_database
 
-from .cluster import running_cluster, server_logs
-from .harness import Client
+from ..cluster_harness import running_cluster, server_logs
+from ..harness import Client
 
 SHARED_REDIS = "redis://127.0.0.1:6379/0"
 LEASE = 8.0  # long enough that the restarted process is up before the dead owner's lease ends
