@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
@@ -83,73 +84,10 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        owned = store is None
-        used: Store
-        if store is None:
-            from ..store import open_store
-
-            dies = crash.before_commit if crash is not None else None
-            used = await open_store(settings.resolved_database_url(), before_commit=dies)
-        else:
-            used = store
-        cluster = await _cluster(settings, used, state) if settings.redis_url else None
-        fanout = hub or (cluster[1] if cluster is not None else LocalHub())
-        mail = settings.mail()
-        ticking = clock or SystemClock()
-        postbox = Postbox(
-            used,
-            Mailer(mail) if mail else None,
-            settings.public_url,
-            settings.resolved_secret(),
-            settings.mail_limits,
-            ticking.now,
-        )
-        state.notifier = notifier = Notifier(used, postbox, fanout.present)
-        ctx = TableContext(
-            used,
-            fanout,
-            bot_for_seat,
-            settings.table,
-            ticking,
-            metrics=state.metrics,
-            crash=crash,
-            notifier=notifier,
-            ownership=cluster[2] if cluster is not None else SoleOwner(),
-            thinker=Thinker(settings.bot_processes),
-        )
         app.state.loop = asyncio.get_running_loop()  # tests run a FakeClock's work on it
-        state.tokens.load_floors(await used.token_floors())  # rotations outlive a restart
-        state.live_lobby = lobby = _lobby(ctx, settings, cluster[0] if cluster else None)
-        state.metrics.watch_tables(lambda: (t.record.status for t in lobby.tables.values()))
-        state.accounts = Accounts(
-            used,
-            Passwords(settings.password_cost),
-            state.tokens,
-            state.limits,
-            settings.account_lifetime,
-        )
-        state.history = History(used)
-        # Before the tables come back: a ranked match that ends is rated from the first.
-        state.ranked = ranked = Ranked(
-            lobby, state.tokens, ctx.clock, settings.ranked, test_hooks=settings.test_hooks
-        )
-        if cluster is not None:
-            relays = Relays(state, cluster[0], handle, leave)
-            state.node, state.relays = cluster[0], relays
-            await cluster[0].start(relays)
-        await state.live_lobby.recover()
-        await ranked.start()
+        running = await _start(state, store, hub, clock or SystemClock(), crash)
         yield
-        await ranked.close()
-        if state.relays is not None:
-            await state.relays.close()  # relayed and remote clients are told to reconnect
-        await state.live_lobby.close()  # in a cluster its leases go: others take over at once
-        if state.node is not None:
-            await state.node.close()
-        await notifier.close()
-        ctx.thinker.close()
-        if owned:
-            await used.close()
+        await _stop(state, running)
 
     docs = settings.api_docs  # the interactive API pages: off unless asked for
     app = FastAPI(
@@ -170,8 +108,16 @@ def create_app(
     app.add_middleware(ForwardedHeaders, behind_proxy=settings.behind_proxy, proxies=state.proxies)
     app.state.server = state  # what the routes take (api/deps.py)
     app.state.replays = replays.Replays(state)  # the replays built and kept (api/replays.py)
+    _routes(app, state, docs=docs)
+    _serve_client(app, WEB_DIST)
+    app.state.lobby = state.lobby
+    return app
+
+
+def _routes(app: FastAPI, state: ServerState, *, docs: bool) -> None:
+    """The HTTP routes of every feature, and the WebSocket."""
     app.include_router(ops.router)
-    if settings.metrics:
+    if state.settings.metrics:
         app.include_router(ops.metrics_router)
     app.include_router(tables.router)
     app.include_router(passplay.router)
@@ -183,14 +129,98 @@ def create_app(
     if docs:
         app.add_api_route("/docs", api_docs, include_in_schema=False)
     app.include_router(scoreboards.router)
-
     # A plain ASGI application, which Starlette's route takes as it is (FastAPI's signature
     # names only a function of a WebSocket).
     app.router.add_websocket_route("/ws", SocketEndpoint(state))  # type: ignore[arg-type]
 
-    _serve_client(app, WEB_DIST)
-    app.state.lobby = state.lobby
-    return app
+
+@dataclass
+class _Running:
+    """What the app started and stops: the store (closed at the end when the app opened it),
+    the tables' context, the turn notifier and the ranked queues."""
+
+    store: Store
+    owned: bool
+    ctx: TableContext
+    notifier: Notifier
+    ranked: Ranked
+
+
+async def _start(
+    state: ServerState, store: Store | None, hub: Hub | None, clock: Clock, crash: CrashAt | None
+) -> _Running:
+    """Open the store (SQLite in the data folder unless given), join the cluster when there is
+    one, build the lobby and the services around it, and bring every table back."""
+    settings = state.settings
+    used: Store
+    if store is None:
+        from ..store import open_store
+
+        dies = crash.before_commit if crash is not None else None
+        used = await open_store(settings.resolved_database_url(), before_commit=dies)
+    else:
+        used = store
+    cluster = await _cluster(settings, used, state) if settings.redis_url else None
+    fanout = hub or (cluster[1] if cluster is not None else LocalHub())
+    mail = settings.mail()
+    postbox = Postbox(
+        used,
+        Mailer(mail) if mail else None,
+        settings.public_url,
+        settings.resolved_secret(),
+        settings.mail_limits,
+        clock.now,
+    )
+    state.notifier = notifier = Notifier(used, postbox, fanout.present)
+    ctx = TableContext(
+        used,
+        fanout,
+        bot_for_seat,
+        settings.table,
+        clock,
+        metrics=state.metrics,
+        crash=crash,
+        notifier=notifier,
+        ownership=cluster[2] if cluster is not None else SoleOwner(),
+        thinker=Thinker(settings.bot_processes),
+    )
+    state.tokens.load_floors(await used.token_floors())  # rotations outlive a restart
+    state.live_lobby = lobby = _lobby(ctx, settings, cluster[0] if cluster else None)
+    state.metrics.watch_tables(lambda: (t.record.status for t in lobby.tables.values()))
+    state.accounts = Accounts(
+        used,
+        Passwords(settings.password_cost),
+        state.tokens,
+        state.limits,
+        settings.account_lifetime,
+    )
+    state.history = History(used)
+    # Before the tables come back: a ranked match that ends is rated from the first.
+    state.ranked = ranked = Ranked(
+        lobby, state.tokens, ctx.clock, settings.ranked, test_hooks=settings.test_hooks
+    )
+    if cluster is not None:
+        relays = Relays(state, cluster[0], handle, leave)
+        state.node, state.relays = cluster[0], relays
+        await cluster[0].start(relays)
+    await lobby.recover()
+    await ranked.start()
+    return _Running(used, store is None, ctx, notifier, ranked)
+
+
+async def _stop(state: ServerState, running: _Running) -> None:
+    """Stop in the order that loses nothing: ranked queues, relayed clients (told to
+    reconnect), the lobby (in a cluster its leases go: others take over at once), the node."""
+    await running.ranked.close()
+    if state.relays is not None:
+        await state.relays.close()
+    await state.lobby().close()
+    if state.node is not None:
+        await state.node.close()
+    await running.notifier.close()
+    running.ctx.thinker.close()
+    if running.owned:
+        await running.store.close()
 
 
 async def api_docs(request: Request) -> HTMLResponse:
