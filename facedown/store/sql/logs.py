@@ -117,16 +117,32 @@ def _fenced_append(
     try:
         inserted = connection.execute(_FENCED_APPEND, params)
     except IntegrityError as e:
-        kind = integrity_kind(e)
-        if kind == "unique":
-            taken = f"table {table_id!r} already has log entry {entry.seq}"
-            raise SequenceConflict(taken) from None
-        if kind == "foreign_key":
-            raise StoreError(f"no table {table_id!r}") from None
-        raise
+        refused = _append_refused(integrity_kind(e), table_id, entry.seq)
+        if refused is None:
+            raise
+        raise refused from None
     if inserted.rowcount != 1:
         raise lease_lost(lease)
     hook(table_id, entry.seq)
+
+
+def _append_refused(kind: str | None, table_id: str, seq: int) -> StoreError | None:
+    """The store's error for an append the database refused (``kind``, as ``integrity_kind``
+    names it): the seq is taken, or there is no such table; None for any other refusal,
+    which is raised as it came."""
+    if kind == "unique":
+        return SequenceConflict(f"table {table_id!r} already has log entry {seq}")
+    if kind == "foreign_key":
+        return StoreError(f"no table {table_id!r}")
+    return None
+
+
+# SQLite's extended error names of a refused insert, as ``integrity_kind`` names them.
+_SQLITE_KINDS = {
+    "SQLITE_CONSTRAINT_PRIMARYKEY": "unique",
+    "SQLITE_CONSTRAINT_UNIQUE": "unique",
+    "SQLITE_CONSTRAINT_FOREIGNKEY": "foreign_key",
+}
 
 
 # The append on PostgreSQL, the payload as the JSON text check_entry made (as _FENCED_APPEND).
@@ -158,13 +174,10 @@ def _append(
             },
         )
     except IntegrityError as e:
-        kind = integrity_kind(e)
-        if kind == "unique":
-            taken = f"table {table_id!r} already has log entry {entry.seq}"
-            raise SequenceConflict(taken) from None
-        if kind == "foreign_key":
-            raise StoreError(f"no table {table_id!r}") from None
-        raise
+        refused = _append_refused(integrity_kind(e), table_id, entry.seq)
+        if refused is None:
+            raise
+        raise refused from None
     hook(table_id, entry.seq)
 
 
@@ -188,13 +201,11 @@ def _sqlite_append(
     try:
         driver.execute(_SQLITE_INSERT_LOG, row)
     except sqlite3.IntegrityError as e:
-        name = getattr(e, "sqlite_errorname", None)
-        if name in ("SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"):
-            taken = f"table {table_id!r} already has log entry {entry.seq}"
-            raise SequenceConflict(taken) from None
-        if name == "SQLITE_CONSTRAINT_FOREIGNKEY":
-            raise StoreError(f"no table {table_id!r}") from None
-        raise
+        kind = _SQLITE_KINDS.get(getattr(e, "sqlite_errorname", None) or "")
+        refused = _append_refused(kind, table_id, entry.seq)
+        if refused is None:
+            raise
+        raise refused from None
     hook(table_id, entry.seq)
 
 
