@@ -15,9 +15,8 @@ from typing import Protocol
 from ...engine import SPECTATOR, Action, Event, Game, Reveal, observe_json, public_json, seen_event
 from ...records.matches import DEAL
 from ...store import TableRecord
-from ..modes import ranked_mode
+from ..modes import ranked_mode, ratings
 from ..modes.modes import TableMode, TimedSettings, settings_of
-from ..modes.ratings import first_placed, places
 from ..transport.hub import SPECTATORS, Hub
 from ..transport.protocol import (
     EngineJson,
@@ -240,14 +239,14 @@ def public_recent(table: Shown) -> list[PublicBatchJson]:
 
 
 def winners(record: TableRecord, game: Game) -> list[int] | None:
-    """The winners of a ranked match that someone forfeited, when it is over: the seats in first
-    place once the forfeiters are placed last (None: the engine's winners stand)."""
+    """The winners of a ranked match that someone forfeited, when it is over (None: the
+    engine's winners stand), as :func:`..modes.ratings.outcome` decides them."""
     if not game.is_match_over:  # (every render asks: the cheap test first)
         return None
     gone = ranked_mode.forfeits(settings_of(record))
     if not gone:
         return None
-    return first_placed(places(game.places(), gone), gone)
+    return list(ratings.outcome(game.places(), game.winners, gone).winners)
 
 
 def _viewer(table: Shown, seat: int | None) -> int:
