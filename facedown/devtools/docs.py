@@ -101,7 +101,16 @@ test suite fails when this file is out of date). Version {version}.
    `ready` (done looking), whichever comes first. After `ready` the server sends your seat's
    devices a `snapshot` without it, and no frame after (a reload, another device, a stale
    resync) holds it. Remembering it is the game.
-7. A connection that has not said `hello` within 15 seconds is closed (code 4001).
+7. A seat **forfeited** (three missed deadlines at a turn-based table, or a ranked match left
+   past its grace period; the `table` frame's `seats[i].forfeited`) is played by a bot to the
+   end of the match, and its player is out of that match: from then on every frame for the
+   seat (events, snapshots, the catch-up of a `hello` with any `last_seq`) is what a spectator
+   gets. Its view has `seat` null and no card of the seat (no `held` face a spectator would
+   not see, no `shown`, no `knowledge`, not even what the seat knew before), its events no
+   `seen`, its `legal` is empty and its actions are refused with `seat_forfeited`. The `table`
+   frame still names the seat as yours. The next match at the table (a rematch) is yours
+   again.
+8. A connection that has not said `hello` within 15 seconds is closed (code 4001).
 
 Every message is a JSON object with a `type`. Frames over {max_frame} bytes are refused;
 malformed JSON, unknown types, wrong field types (types are strict: `"1"` is not a number),

@@ -150,6 +150,9 @@ def test_the_deadline_and_forfeit_screens(
         forfeit = page.get_by_test_id("forfeited")
         expect(forfeit).to_be_visible()
         expect(forfeit).to_contain_text("Drei verpasste Fristen" if lang == "de" else "Three")
+        # Out of the match: Ann sees it as a spectator does, her seat's knowledge (the two
+        # cards looked at for her) gone with the rest of its cards.
+        expect(page.get_by_test_id("recollection")).to_have_count(0)
         check_screen(page, f"turn-based-forfeit-{lang}")
 
         page.goto(f"{server.url}/games")

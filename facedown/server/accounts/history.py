@@ -21,9 +21,9 @@ from ...engine import Action, Game, Ruleset
 from ...records.matches import start_seed
 from ...store import LogEntry, Store, TableRecord
 from ..base.testhooks import DEAL, new_match
+from ..modes import ratings
 from ..modes.modes import settings_of
 from ..modes.ranked_mode import forfeits
-from ..modes.ratings import first_placed, places
 
 log = logging.getLogger(__name__)
 
@@ -113,12 +113,10 @@ def finished_matches(record: TableRecord, entries: list[LogEntry]) -> list[Finis
 
 
 def _ended(record: TableRecord, match_no: int, at: float, game: Game) -> FinishedMatch:
-    """A match that ended: its places with a ranked table's forfeits last, and as winners the
-    seats in first place that did not forfeit (whatever the totals of those that did)."""
-    gone = forfeits(settings_of(record))
-    placed = places(game.places(), gone)
-    winners = tuple(first_placed(placed, gone))
-    return FinishedMatch(match_no, at, tuple(game.totals), winners, tuple(placed))
+    """A match that ended: its places and winners as :func:`..modes.ratings.outcome` decides
+    them (a ranked table's forfeits placed last, never winners)."""
+    ended = ratings.outcome(game.places(), game.winners, forfeits(settings_of(record)))
+    return FinishedMatch(match_no, at, tuple(game.totals), ended.winners, ended.places)
 
 
 class History:

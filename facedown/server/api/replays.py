@@ -42,9 +42,9 @@ from ...store import TableRecord
 from ..base.errors import TableError
 from ..base.text import CODE_PATTERN
 from ..edge.state import ServerState
+from ..modes import ratings
 from ..modes.modes import settings_of
 from ..modes.ranked_mode import forfeits
-from ..modes.ratings import first_placed, places
 from ..transport.protocol import ActionJson
 from .account_routes import signed_in
 from .deps import BEARER
@@ -316,11 +316,12 @@ def build(record: TableRecord, entries: Sequence[Logged], match_no: int) -> Repl
 
 
 def winners_of(replay: Replay, record: TableRecord) -> list[int]:
-    """The match's winners; at a ranked table, never a seat that forfeited (placed last)."""
-    gone = forfeits(settings_of(record))
-    if not gone or not replay.finished:
+    """The match's winners; at a ranked table, never a seat that forfeited (placed last), as
+    :func:`..modes.ratings.outcome` decides them."""
+    if not replay.finished:
         return list(replay.winners)
-    return first_placed(places(replay.places, gone), gone)
+    gone = forfeits(settings_of(record))
+    return list(ratings.outcome(replay.places, replay.winners, gone).winners)
 
 
 def info(replay: Replay, record: TableRecord) -> ReplayInfo:

@@ -73,11 +73,30 @@ def places(totals: Sequence[int], forfeited: Sequence[int] = ()) -> list[int]:
     return result
 
 
-def first_placed(placed: Sequence[int], forfeited: Sequence[int]) -> list[int]:
-    """A match's winners from its ``places``: the seats in first place that did not forfeit
-    (a forfeiter is never a winner, whatever its total)."""
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished match ended for its seats: each one's place (1 is best, ties share) and
+    the winning seats (more than one on a shared win)."""
+
+    places: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+def outcome(
+    engine_places: Sequence[int], engine_winners: Sequence[int], forfeited: Sequence[int] = ()
+) -> Outcome:
+    """A finished match's places and winners, the one place that decides them wherever they
+    are shown (the table's last view, a replay, the match history and the rating read it):
+    the engine's (``Game.places()``, ``Game.winners``), unless seats forfeited (a ranked
+    table's ``forfeits``).  Those are placed after every other, among themselves by the
+    engine's places, and are never winners, whatever their totals: the winners are the seats
+    in first place once the forfeits are put last."""
+    if not forfeited:
+        return Outcome(tuple(engine_places), tuple(engine_winners))
     gone = set(forfeited)
-    return [seat for seat, place in enumerate(placed) if place == 1 and seat not in gone]
+    placed = places(engine_places, forfeited)
+    winners = tuple(seat for seat, place in enumerate(placed) if place == 1 and seat not in gone)
+    return Outcome(tuple(placed), winners)
 
 
 def capped(before: Skill, after: Skill, allowed: float) -> Skill:

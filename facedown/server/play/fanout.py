@@ -15,9 +15,8 @@ from typing import Protocol
 from ...engine import SPECTATOR, Action, Event, Game, Reveal, observe_json, public_json, seen_event
 from ...records.matches import DEAL
 from ...store import TableRecord
-from ..modes import ranked_mode
+from ..modes import ranked_mode, ratings
 from ..modes.modes import TableMode, TimedSettings, settings_of
-from ..modes.ratings import first_placed, places
 from ..transport.hub import SPECTATORS, Hub
 from ..transport.protocol import (
     EngineJson,
@@ -69,13 +68,13 @@ class Shown(Protocol):
 def render(table: Shown, seat: int | None) -> SnapshotFrame:
     """The snapshot for one audience: its view and its legal actions, and the match's
     scoreboard (every round so far)."""
-    game, seen, forfeited = _seen(table, seat, None, None)
+    game, seen = _seen(table, seat, None, None)
     return {
         "type": "snapshot",
         "seq": table.seq,
         "view": seen["view"],
-        "legal": [] if forfeited else seen["legal"],
-        "sets": 0 if forfeited else seen["sets"],
+        "legal": seen["legal"],
+        "sets": seen["sets"],
         "deadline": table.deadline,
         "now": table.now(),
         "rounds": [Reveal.of(r, game.deck).to_json() for r in game.history],
@@ -94,13 +93,13 @@ def render_event(
     timer ran out, the move played for the seat it waited for; ``ack``: the id of the audience's
     own action the event applied, which answers it).  ``public``: the game's ``public_json``,
     one for all the audiences of a change."""
-    _, seen, forfeited = _seen(table, seat, events, public)
+    _, seen = _seen(table, seat, events, public)
     message: EventFrame = {
         "type": "event",
         "seq": table.seq,
         "view": seen["view"],
-        "legal": [] if forfeited else seen["legal"],
-        "sets": 0 if forfeited else seen["sets"],
+        "legal": seen["legal"],
+        "sets": seen["sets"],
         "deadline": table.deadline,
         "now": table.now(),
         "events": seen["events"],
@@ -114,16 +113,17 @@ def render_event(
 
 def _seen(
     table: Shown, seat: int | None, events: list[Event] | None, public: EngineJson | None
-) -> tuple[Game, EngineJson, bool]:
-    """The match, what the audience sees of it (the engine's ``observe_json``: its view, its
-    legal actions, its set size, its events), and whether its seat is forfeited."""
+) -> tuple[Game, EngineJson]:
+    """The match, and what the audience sees of it (the engine's ``observe_json``: its view,
+    its legal actions, its set size, its events)."""
     game = table.game
     if game is None:  # never: only a table in a match renders
         raise RuntimeError("render before the match started")
     # Recollection only where the mode shows it (turn-based), whatever the ruleset says.
     knowledge = table.mode.recollection
-    seen = observe_json(game, _viewer(seat), events or (), knowledge=knowledge, public=public)
-    if seat is not None and seat in table.hidden:
+    viewer = _viewer(table, seat)
+    seen = observe_json(game, viewer, events or (), knowledge=knowledge, public=public)
+    if viewer != SPECTATOR and viewer in table.hidden:
         seen["view"]["shown"] = {}  # its moment is over: the seat said so
     found = winners(table.record, game)
     if found is not None:  # a ranked match's forfeiters are never among its winners
@@ -131,9 +131,7 @@ def _seen(
         for event in seen.get("events") or []:
             if event.get("winners"):
                 event["winners"] = found
-    # A forfeited seat's bot plays it to the end of the match: its player may do nothing.
-    forfeited = seat is not None and seat in table.presence.forfeited
-    return game, seen, forfeited
+    return game, seen
 
 
 def publish(
@@ -207,7 +205,8 @@ def catch_up(table: Shown, seat: int | None, last_seq: int | None) -> list[Catch
     A missed event never carries the cards the seat was shown in it (``seen``), whatever
     ``last_seq`` the client claims: a private card reaches a seat in its moment only, and what
     the seat may still know now is in the snapshot's view (the card it is being shown, the card
-    it holds, and its knowledge where the table has Recollection)."""
+    it holds, and its knowledge where the table has Recollection; none of them for a forfeited
+    seat, whose player gets what a spectator gets: :func:`_viewer`)."""
     out: list[CatchUp] = [table_message(table, seat)]
     game = table.game
     if game is None:
@@ -240,16 +239,22 @@ def public_recent(table: Shown) -> list[PublicBatchJson]:
 
 
 def winners(record: TableRecord, game: Game) -> list[int] | None:
-    """The winners of a ranked match that someone forfeited, when it is over: the seats in first
-    place once the forfeiters are placed last (None: the engine's winners stand)."""
+    """The winners of a ranked match that someone forfeited, when it is over (None: the
+    engine's winners stand), as :func:`..modes.ratings.outcome` decides them."""
     if not game.is_match_over:  # (every render asks: the cheap test first)
         return None
     gone = ranked_mode.forfeits(settings_of(record))
     if not gone:
         return None
-    return first_placed(places(game.places(), gone), gone)
+    return list(ratings.outcome(game.places(), game.winners, gone).winners)
 
 
-def _viewer(seat: int | None) -> int:
-    """The engine's viewer for an audience (None: a spectator)."""
-    return SPECTATOR if seat is None else seat
+def _viewer(table: Shown, seat: int | None) -> int:
+    """The engine's viewer for an audience (None: a spectator).  A forfeited seat's player is
+    out of the match: to its end they see what a spectator sees (no card its bot holds, draws or
+    is shown, none of what the seat knew before, nothing to do), whatever the path (an event,
+    a snapshot, a catch-up); the next match is theirs again
+    (:meth:`.presence.Presence.new_match`)."""
+    if seat is None or seat in table.presence.forfeited:
+        return SPECTATOR
+    return seat

@@ -95,8 +95,10 @@ class SeatCommands:
     async def remove_seat(self, player_id: str, seat: int) -> None:
         async with self.lock:
             record, kept = seating.without_seat(self.record, player_id, seat, self.now())
-            self.presence.renumber(kept)
             await self._save(record)
+            # The bots follow their seats once the record with the new numbers is saved: a
+            # refused write leaves each bot on the seat the record still gives it.
+            self.presence.renumber(kept)
             self.publish_table()
 
     # ------------------------------------------------------------------ presence

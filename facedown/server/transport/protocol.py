@@ -337,7 +337,12 @@ class SeatInfo(_Out):
     bot_standin: bool = Field(description="a bot plays this seat while its player is away")
     missed: int = Field(0, description="turn-based: deadlines this seat missed in the match")
     forfeited: bool = Field(
-        False, description="turn-based: forfeited after three missed deadlines; a bot plays it"
+        False,
+        description=(
+            "forfeited (three missed deadlines at a turn-based table, or a ranked match left past"
+            " its grace period): a bot plays it to the end of the match, and its player sees the"
+            " rest of that match as a spectator does"
+        ),
     )
 
 

@@ -243,6 +243,23 @@ function missedPeek(state: ClientState, events: GameEvent[]): boolean {
   );
 }
 
+/** This seat was forfeited (three missed deadlines, or a ranked match left past its grace
+ *  period): its player is out of the match and watches the rest of it as a spectator does.  The
+ *  server sends no card of the seat any more (its view has no ``shown``, ``knowledge`` or held
+ *  card, its events no ``seen``); what this client kept of the seat's cards goes too: a card on
+ *  screen (a look the timer played, waiting for the player, included), the seat's knowledge,
+ *  the cards in the log (Recollection), and any move of its own.  A rematch is the player's
+ *  again (the table's next match says the seat is no longer forfeited). */
+function leaveMatch(state: ClientState): void {
+  state.reveal = null;
+  state.legal = [];
+  state.sets = 0;
+  if (state.view) state.view = { ...state.view, shown: {}, knowledge: null };
+  if (state.log.some((e) => e.event.seen !== undefined)) {
+    state.log = state.log.map((e) => (e.event.seen === undefined ? e : { ...e, event: forLog(e.event, false) }));
+  }
+}
+
 /** Fold one server message into the state (a new state object; the old one is unchanged). */
 export function reduce(prev: ClientState, msg: ServerMessage, now: number): ClientState {
   const state: ClientState = { ...prev };
@@ -256,6 +273,7 @@ export function reduce(prev: ClientState, msg: ServerMessage, now: number): Clie
       state.table = msg.table;
       // Seats are renumbered when the host removes one: the server says which is ours now.
       if (msg.seat !== undefined) state.seat = msg.seat;
+      if (state.seat !== null && msg.table.seats[state.seat]?.forfeited) leaveMatch(state);
       return state;
     case "missed":
       if (state.seq === null || msg.seq > state.seq) {

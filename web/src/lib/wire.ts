@@ -283,7 +283,7 @@ export interface SeatInfo {
   bot_standin: boolean;
   /** turn-based: deadlines this seat missed in the match */
   missed?: number;
-  /** turn-based: forfeited after three missed deadlines; a bot plays it */
+  /** forfeited (three missed deadlines at a turn-based table, or a ranked match left past its grace period): a bot plays it to the end of the match, and its player sees the rest of that match as a spectator does */
   forfeited?: boolean;
 }
 
