@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatWait, parseQueue, queueName } from "../src/lib/ranked";
+import { translate } from "../src/lib/i18n";
+import { forfeitKey, formatWait, parseQueue, queueName } from "../src/lib/ranked";
 import { parseRoute, routePath } from "../src/lib/router";
 
 describe("ranked", () => {
@@ -23,5 +24,12 @@ describe("ranked", () => {
     expect(parseRoute("/ranked/leaderboard/<script>")).toEqual({ page: "ranked" });
     expect(routePath({ page: "leaderboard", queue: "boyo-4" })).toBe("/ranked/leaderboard/boyo-4");
     expect(routePath({ page: "ranked" })).toBe("/ranked");
+  });
+
+  it("tells a forfeited player why, by the table's mode", () => {
+    expect(translate("en", forfeitKey({ mode: "ranked" }))).toContain("grace period");
+    expect(translate("en", forfeitKey({ mode: "turn_based" }))).toContain("Three missed deadlines");
+    expect(translate("de", forfeitKey({ mode: "ranked" }))).toContain("Schonfrist");
+    expect(translate("en", forfeitKey(null))).toContain("Three missed deadlines");
   });
 });

@@ -282,6 +282,7 @@ export const de: Record<TextKey, string> = {
   "table.recollectionNone": "Du kennst noch keine Karte.",
   "table.forfeited": "aufgegeben: ein Bot spielt",
   "table.youForfeited": "Drei verpasste Fristen: Dein Platz ist verloren, ein Bot spielt ihn bis zum Ende dieser Partie.",
+  "table.youForfeitedRanked": "Du warst länger als die Schonfrist weg: Dein Platz ist verloren, ein Bot spielt ihn bis zum Ende dieser Partie.",
   "table.timerHours": "noch {h} Std. {m} Min.",
   "table.timerMinutes": "noch {m} Min.",
   "table.rules": "Regeln",

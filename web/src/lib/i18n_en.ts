@@ -272,6 +272,7 @@ export const en = {
   "table.recollectionNone": "You know no card yet.",
   "table.forfeited": "forfeited: a bot plays",
   "table.youForfeited": "Three missed deadlines: your seat was forfeited, and a bot plays it to the end of this match.",
+  "table.youForfeitedRanked": "You were away past the grace period: your seat was forfeited, and a bot plays it to the end of this match.",
   "table.timerHours": "{h} h {m} min left",
   "table.timerMinutes": "{m} min left",
   "table.rules": "Rules",

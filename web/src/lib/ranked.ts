@@ -1,6 +1,6 @@
 // Ranked play on the client: the queue's names and how long a wait reads.
 
-import { translate, type Locale } from "./i18n";
+import { translate, type Locale, type TextKey } from "./i18n";
 
 /** "cabo-4" -> its preset and player count (null for a name that is not a queue's). */
 export function parseQueue(name: string): { preset: string; players: number } | null {
@@ -27,6 +27,12 @@ export const POLL_MS = 1500;
 /** A ranked table says so in its settings (``"mode": "ranked"``, facedown/server/modes/ranked_mode.py). */
 export function isRanked(settings: Record<string, unknown> | null | undefined): boolean {
   return settings?.mode === "ranked";
+}
+
+/** What a player whose seat was forfeited is told: a ranked seat is lost by leaving past the
+ *  grace period, a turn-based one by three missed deadlines. */
+export function forfeitKey(settings: Record<string, unknown> | null | undefined): TextKey {
+  return isRanked(settings) ? "table.youForfeitedRanked" : "table.youForfeited";
 }
 
 /** The seats tied for the lowest total (empty when the lowest total is one seat's). */
