@@ -18,7 +18,7 @@ from . import events as E
 from .cards import Deck
 from .events import Event
 from .phases import OPENING, TURN_START
-from .state import EMPTY, State
+from .state import EMPTY, NO_LIMIT, State
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,8 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.finals_left = 0
     state.passes = 0
     state.reshuffles = 0
-    state.round_actions = 0
+    state._play_from = state.version  # no play yet: it begins after the opening look
+    state._limit_at = NO_LIMIT
     state.known = [0] * n
     state.public = 0
     state._showing = None
@@ -110,6 +111,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     events = [E.round_started(state.first, state.round_no)]
     if state.rules.opening_peek == 0:
         state.phase = TURN_START
+        state.begin_play()
         events.append(E.play_started(state.first))
     else:
         state.phase = OPENING

@@ -376,6 +376,52 @@ def test_clone_plays_on_identically() -> None:
         assert twin.snapshot() == game.snapshot()
 
 
+def test_the_rounds_count_of_actions_survives_snapshots_and_clones() -> None:
+    # The count of a round's play (round_actions) is read off the version (State.round_actions):
+    # a snapshot taken in play and restored (its version starts again at 0), and a clone, go on
+    # counting from where the original was, reach the bound at the same action, and keep the
+    # count once the round is over; the next round's opening starts again from 0.
+    rules = make_ruleset("cabo", {"round_action_limit": 100})
+    game = Game(rules, 2, 7)
+    rng = random.Random(3)
+    while game.round_actions < 40:
+        game.apply(rng.choice([a for a in game.all_legal_actions() if a.kind != A.CALL]))
+    assert game.phase.in_play
+    twins = [Game.from_snapshot(game.snapshot()), game.clone()]
+    assert [t.round_actions for t in twins] == [40, 40]
+    assert twins[0].version == 0
+    assert game.version > 40
+    while game.phase.in_play:
+        action = rng.choice([a for a in game.all_legal_actions() if a.kind != A.CALL])
+        counted = game.round_actions
+        for g in (game, *twins):
+            g.apply(action)
+        assert [t.round_actions for t in twins] == [game.round_actions] * 2
+        assert game.round_actions in (counted + 1, counted)  # (the same once the round ends)
+    assert game.round_actions == 100  # the bound ended it: the action at the bound counts
+    ended = game.snapshot()
+    assert ended["round_actions"] == 100
+    for g in (game, *twins):
+        assert g.snapshot() == ended
+        assert Game.from_snapshot(ended).round_actions == 100
+        g.apply(g.all_legal_actions()[0])  # next_round
+        assert g.round_actions == 0
+
+
+def test_an_action_that_ends_the_round_is_not_counted() -> None:
+    # A call's last final turn ends the round: the count stays at the actions before it.
+    game = Game(make_ruleset("cabo"), 2, 11)
+    rng = random.Random(4)
+    while not game.phase.in_play:
+        game.apply(rng.choice(game.all_legal_actions()))
+    game.apply(Action(game.turn, A.CALL))
+    while game.phase.in_play:
+        before = game.round_actions
+        game.apply(rng.choice([a for a in game.all_legal_actions() if a.kind != A.CALL]))
+    assert game.phase.is_over
+    assert game.round_actions == before
+
+
 # -------------------------------------------------------------------------------- refusals
 
 
