@@ -64,9 +64,8 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
             raise ValueError(f"first player {first} is not a seat")
         state.first = first
     cards = len(state.deck.names)  # the deck's own len() is a Python call: every round asks
-    rng = state._rng  # reseeded for the round's shuffle (reseeded(), inline)
-    _seed(rng, shuffle_seed(state.seed, state.round_no, 0))
-    size = state.rules.hand_size
+    rng = state._rng  # reseeded for the round's shuffle (reseeded() and shuffle_seed(), inline)
+    _seed(rng, (state.seed << 40) ^ (state.round_no << 20))
     if deal is None:
         # The shuffle of range(cards): the stable order of the stream's keys is the deck order
         # itself (what shuffle() gives for these cards, without the list it reorders).
@@ -81,6 +80,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
         state.draw_pile = order
         state.occ = [state._tables.dealt] * n
     else:
+        size = state.rules.hand_size
         state.hands, discard, state.draw_pile = _stack(deal, n, size, list(range(cards)), rng)
         state.occ = [tuple(range(len(h))) for h in state.hands]
     state.discard_pile = [discard]

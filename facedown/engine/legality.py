@@ -309,16 +309,18 @@ def turn_actions(g: State, p: int) -> Actions:
     """The turn player's actions now (interned: the key holds all they depend on)."""
     # The memo is the ruleset's own (one per ruleset and table size): a key holds what the list
     # depends on in the state, never a ruleset field.  (Conditional expressions, not bool():
-    # no call in the common case.)
+    # no call in the common case.)  A turn start's key is an int, the seat and three flags
+    # (building, hashing and comparing a tuple cost more than the lookup); the others are
+    # tuples, which no int equals.
     phase = g.phase
+    key: Any
     if phase is TURN_START:
         discard = g.discard_pile
-        key: tuple[Any, ...] = (
-            TURN_START,
-            p,
-            True if g.draw_pile else len(discard) >= 2,  # a card can be drawn
-            (g.occ[p] != () or g.rules.return_taken_discard) if discard else False,
-            g.caller < 0,  # no call yet
+        key = (
+            p << 3
+            | (4 if g.draw_pile or len(discard) >= 2 else 0)  # a card can be drawn
+            | (2 if discard and (g.occ[p] or g.rules.return_taken_discard) else 0)
+            | (1 if g.caller < 0 else 0)  # no call yet
         )
     elif phase is HOLDING:
         pending = g.pending

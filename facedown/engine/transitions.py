@@ -66,7 +66,10 @@ def _opening_peek(g: State, a: Action) -> None:
         g._play_from = g.version  # State.begin_play, inline (every round comes here)
         g._limit_at = g.version + g.rules.round_action_limit
         g._events.append(E.play_started(g.turn))
-        _check_stuck(g)
+        if g.draw_pile:  # _check_stuck's common case, inline: a card can be drawn
+            g.passes = 0
+        else:
+            _check_stuck(g)
 
 
 # -- the turn
