@@ -124,17 +124,16 @@ def score_round(game: State, caller: int) -> RoundResult:
     hands = game.hands
     totals: list[int] = []
     moon: list[int] = []
-    if rules.shoot_the_moon:
-        for hand in hands:
+    floor = game._tables.moon_floor  # (out of reach when the rules have no moon)
+    for hand in hands:
+        total = sum(map(value, hand))
+        if total >= floor:
             held = list(map(value, hand))
             # Shooting the Moon: two 12s and two 13s among the hand's values (the rarer 13s
             # counted first; an empty place's 0 is neither).
             if held.count(13) >= 2 and held.count(12) >= 2:
                 moon.append(len(totals))
-            totals.append(sum(held))
-    else:
-        for hand in hands:
-            totals.append(sum(map(value, hand)))
+        totals.append(total)
     playing = game.sudden_seats() if game.sudden_death_played else ()
     if playing:
         scores, new_totals, reasons, used = score_among(

@@ -408,6 +408,31 @@ def test_the_rounds_count_of_actions_survives_snapshots_and_clones() -> None:
         assert g.round_actions == 0
 
 
+@pytest.mark.parametrize(
+    ("hand", "values", "moon"),
+    [
+        (["13", "13", "12", "12", "0"], {}, True),  # 50: the least total of a moon
+        (["13", "13", "12", "11", "0"], {}, False),  # 49: below it, no moon
+        (["13", "12", "12", "12", "11"], {}, False),  # 60: one 13
+        (["13", "13", "12", "12", "0"], {"0": -5}, True),  # 45: a card below 0
+        (["13", "13", "12", "12", "5"], {"5": 12}, True),  # a 5 worth 12 is a 12
+    ],
+)
+def test_shooting_the_moon_reads_the_values_of_any_hand(
+    hand: list[str], values: dict[str, int], moon: bool
+) -> None:
+    # A hand is looked at card by card only from the least total a moon can have (50 when no
+    # card is worth less than 0; every hand when one is): the moon is found on both sides.
+    base = make_ruleset("cabo").values
+    game = table(
+        "cabo", [hand, ["1", "2", "3", "4", "5"]], "6", hand_size=5, values={**base, **values}
+    )
+    play(game, "0 call", "1 draw", "1 replace 0")
+    result = game.history[-1]
+    assert (result.reasons[0] == ("shot_the_moon",)) is moon
+    assert (result.round_scores == (0, 50)) is moon
+
+
 def test_an_action_that_ends_the_round_is_not_counted() -> None:
     # A call's last final turn ends the round: the count stays at the actions before it.
     game = Game(make_ruleset("cabo"), 2, 11)
