@@ -30,15 +30,15 @@ def _score_caller(
     rules: Ruleset,
     totals: Sequence[int],
     caller: int,
+    lowest: int,
+    holders: int,
     scores: list[int],
     reasons: list[tuple[str, ...]],
 ) -> None:
-    """The caller's score: zero when lowest (if the rules say so), penalised when not."""
-    mine = totals[caller]
-    rest = list(totals)
-    del rest[caller]
-    others = min(rest)
-    caller_lowest = mine < others if rules.caller_strictly_lowest else mine <= others
+    """The caller's score: zero when lowest (if the rules say so), penalised when not.
+    ``lowest`` is the lowest of the totals, ``holders`` how many have it."""
+    # Lowest: no other total below the caller's (strictly lowest: none equal to it either).
+    caller_lowest = totals[caller] == lowest and (holders == 1 or not rules.caller_strictly_lowest)
     if caller_lowest and rules.caller_lowest_scores_zero and scores[caller] != 0:
         scores[caller] = 0
         reasons[caller] += (CALLER_LOWEST,)
@@ -93,9 +93,10 @@ def score_totals(
         scores, reasons = _score_moon(rules, n, moon)
     else:
         scores = list(hand_totals)
+        lowest = min(hand_totals)
+        holders = hand_totals.count(lowest)
         if rules.lowest_scores_zero:
-            lowest = min(hand_totals)
-            if hand_totals.count(lowest) == 1:  # the common case: one lowest, no tie to settle
+            if holders == 1:  # the common case: one lowest, no tie to settle
                 p = hand_totals.index(lowest)
                 scores[p] = 0
                 reasons[p] = _LOWEST
@@ -105,7 +106,7 @@ def score_totals(
                     scores[p] = 0
                     reasons[p] = _LOWEST
         if caller >= 0:
-            _score_caller(rules, hand_totals, caller, scores, reasons)
+            _score_caller(rules, hand_totals, caller, lowest, holders, scores, reasons)
     new_totals = list(map(add, totals, scores))
     used = list(hundred_used)
     rule = rules.hundred_rule
