@@ -242,7 +242,9 @@ def all_legal_actions(g: State) -> Actions:
         # seat's own list comes with them: that dict, shared, is the state's legal cache until
         # the next change (it holds every seat, so nothing is written into it; a change gives
         # the state a new cache rather than clearing this one).
-        key = (g.turn, tuple(g.peeked), tuple(g.occ))
+        # One flat tuple: the turn, each seat's look taken or not, each seat's filled slots (as
+        # many of each as the table has seats: keys of different states never run together).
+        key = (g.turn, *g.peeked, *g.occ)
         opening = g._tables.openings.get(key)
         if opening is None:
             opening = g._tables.keep_opening(key, _every_seat(g), _each_seat(g))
