@@ -249,7 +249,10 @@ def next_first(game: State) -> int:
     if game.rules.first_player == "rotate":
         return (game.first + 1) % n
     scores = game.history[-1].round_scores
+    low = min(scores)
+    if scores.count(low) == 1:  # the common case: one lowest score, whatever the order
+        return scores.index(low)
     first = game.first
     # The seats in order from the last round's starter; the first of them with the lowest score.
     order = scores[first:] + scores[:first]
-    return (first + order.index(min(order))) % n
+    return (first + order.index(low)) % n
