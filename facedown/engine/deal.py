@@ -12,13 +12,13 @@ import _random
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import repeat, starmap
 
 from . import events as E
 from .cards import Deck
 from .events import Event
 from .phases import OPENING, TURN_START
-from .state import EMPTY, State
+from .state import EMPTY, NO_LIMIT, State
 
 
 @dataclass(frozen=True)
@@ -64,13 +64,12 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
             raise ValueError(f"first player {first} is not a seat")
         state.first = first
     cards = len(state.deck.names)  # the deck's own len() is a Python call: every round asks
-    rng = state._rng  # reseeded for the round's shuffle (reseeded(), inline)
-    _seed(rng, shuffle_seed(state.seed, state.round_no, 0))
-    size = state.rules.hand_size
+    rng = state._rng  # reseeded for the round's shuffle (reseeded() and shuffle_seed(), inline)
+    _seed(rng, (state.seed << 40) ^ (state.round_no << 20))
     if deal is None:
         # The shuffle of range(cards): the stable order of the stream's keys is the deck order
         # itself (what shuffle() gives for these cards, without the list it reorders).
-        keys = list(map(_random_float, repeat(rng, cards)))  # rng.random() ``cards`` times
+        keys = list(starmap(rng.random, repeat((), cards)))  # rng.random() ``cards`` times
         order = sorted(range(cards), key=keys.__getitem__)
         # Each hand takes the next cards off the end of the order, the last first.
         tables = state._tables
@@ -81,6 +80,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
         state.draw_pile = order
         state.occ = [state._tables.dealt] * n
     else:
+        size = state.rules.hand_size
         state.hands, discard, state.draw_pile = _stack(deal, n, size, list(range(cards)), rng)
         state.occ = [tuple(range(len(h))) for h in state.hands]
     state.discard_pile = [discard]
@@ -99,7 +99,8 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     state.finals_left = 0
     state.passes = 0
     state.reshuffles = 0
-    state.round_actions = 0
+    state._play_from = state.version  # no play yet: it begins after the opening look
+    state._limit_at = NO_LIMIT
     state.known = [0] * n
     state.public = 0
     state._showing = None
@@ -110,6 +111,7 @@ def deal_round(state: State, deal: StackedDeal | None, first: int | None) -> lis
     events = [E.round_started(state.first, state.round_no)]
     if state.rules.opening_peek == 0:
         state.phase = TURN_START
+        state.begin_play()
         events.append(E.play_started(state.first))
     else:
         state.phase = OPENING
@@ -143,9 +145,10 @@ def shuffle_rng(seed: int, round_no: int, reshuffle: int) -> random.Random:
 # The C generator's own seed: for an int it sets the same state as ``Random.seed``, without the
 # Python wrapper (which only also clears the cached ``gauss`` value, never used here).
 _seed = _random.Random.seed
-# ``rng.random()`` as a function of the generator: mapped over ``repeat(rng, n)`` it draws n
-# numbers of the stream in C, without a Python loop.
-_random_float = _random.Random.random
+# n numbers of a generator's stream are drawn in C, without a Python loop, by
+# ``starmap(rng.random, repeat((), n))``: the bound method called with no arguments (quicker than
+# mapping the unbound ``Random.random`` over ``repeat(rng, n)``, which checks its argument's type
+# at every call).
 
 
 def new_rng() -> random.Random:
@@ -171,7 +174,7 @@ def shuffle(rng: random.Random, cards: list[int]) -> list[int]:
 
     Card ``i`` gets the ``i``-th number of the stream as its key; the sort is stable.
     """
-    keys = list(map(_random_float, repeat(rng, len(cards))))
+    keys = list(starmap(rng.random, repeat((), len(cards))))
     order = sorted(range(len(cards)), key=keys.__getitem__)
     cards[:] = [cards[i] for i in order]
     return cards

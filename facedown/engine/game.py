@@ -19,7 +19,6 @@ from .deal import StackedDeal, deal_round, new_rng
 from .errors import InvalidTarget
 from .events import Event
 from .interning import tables_for
-from .phases import PLAY_PHASES
 from .rules import Ruleset
 from .scoring import match_places, next_first
 from .state import MAX_PLAYERS, MIN_PLAYERS, State
@@ -81,6 +80,8 @@ class Game(State):
         # times as long, and the server clones the game at every action); a test checks that
         # none is missing.  The values shared are never changed in place.
         other = Game.__new__(Game)
+        other._limit_at = self._limit_at
+        other._play_from = self._play_from
         other._rng = self._rng
         other._showing = self._showing
         other._tables = self._tables
@@ -97,7 +98,6 @@ class Game(State):
         other.players = self.players
         other.public = self.public
         other.reshuffles = self.reshuffles
-        other.round_actions = self.round_actions
         other.round_no = self.round_no
         other.rules = self.rules
         other.seed = self.seed
@@ -151,13 +151,11 @@ class Game(State):
         events: list[Event] = []
         self._events = events
         self._showing = None
-        counted = self.phase in PLAY_PHASES  # an action of the round's play (its bound)
+        # The version first: the round's count of actions is read off it (State.round_actions).
+        self.version = version = self.version + 1
         HANDLERS[action.kind](self, action)
-        if counted and self.phase in PLAY_PHASES:  # (an action that ended the round: no matter)
-            self.round_actions += 1
-            if self.round_actions >= self.rules.round_action_limit:
-                end_at_limit(self)
-        self.version += 1
+        if version >= self._limit_at:  # the round's bound: out of reach outside its play
+            end_at_limit(self)
         self._legal_cache = {}  # a new cache: the opening's may be shared (legality)
         return events
 
@@ -169,13 +167,11 @@ class Game(State):
         events: list[Event] = []
         self._events = events
         self._showing = None
-        counted = self.phase in PLAY_PHASES  # an action of the round's play (its bound)
+        # The version first: the round's count of actions is read off it (State.round_actions).
+        self.version = version = self.version + 1
         HANDLERS[action.kind](self, action)
-        if counted and self.phase in PLAY_PHASES:  # (an action that ended the round: no matter)
-            self.round_actions += 1
-            if self.round_actions >= self.rules.round_action_limit:
-                end_at_limit(self)
-        self.version += 1
+        if version >= self._limit_at:  # the round's bound: out of reach outside its play
+            end_at_limit(self)
         self._legal_cache = {}  # a new cache: the opening's may be shared (legality)
         return events
 

@@ -29,6 +29,13 @@ class Tables:
         # Card values by id with a 0 after the last card, for an empty place (-1): a hand's
         # values are ``map(values, hand)`` with no test for the empty places.
         self.values = [*rules.deck_cards.values, 0].__getitem__
+        # The least total of a hand that shoots the moon (two 13s and two 12s): a hand below it
+        # need not be looked at card by card.  50 when no card is worth less than 0; with
+        # cards below 0, every hand is looked at; out of reach without the moon's rule.
+        if not rules.shoot_the_moon:
+            self.moon_floor = 1 << 62
+        else:
+            self.moon_floor = 50 if min(rules.deck_cards.values) >= 0 else -(1 << 62)
         # The slots of a hand as dealt, one tuple for every deal: keys that hold it compare by
         # identity when the lists are looked up.
         self.dealt = tuple(range(rules.hand_size))

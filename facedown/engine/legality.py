@@ -242,7 +242,9 @@ def all_legal_actions(g: State) -> Actions:
         # seat's own list comes with them: that dict, shared, is the state's legal cache until
         # the next change (it holds every seat, so nothing is written into it; a change gives
         # the state a new cache rather than clearing this one).
-        key = (g.turn, tuple(g.peeked), tuple(g.occ))
+        # One flat tuple: the turn, each seat's look taken or not, each seat's filled slots (as
+        # many of each as the table has seats: keys of different states never run together).
+        key = (g.turn, *g.peeked, *g.occ)
         opening = g._tables.openings.get(key)
         if opening is None:
             opening = g._tables.keep_opening(key, _every_seat(g), _each_seat(g))
@@ -309,16 +311,18 @@ def turn_actions(g: State, p: int) -> Actions:
     """The turn player's actions now (interned: the key holds all they depend on)."""
     # The memo is the ruleset's own (one per ruleset and table size): a key holds what the list
     # depends on in the state, never a ruleset field.  (Conditional expressions, not bool():
-    # no call in the common case.)
+    # no call in the common case.)  A turn start's key is an int, the seat and three flags
+    # (building, hashing and comparing a tuple cost more than the lookup); the others are
+    # tuples, which no int equals.
     phase = g.phase
+    key: Any
     if phase is TURN_START:
         discard = g.discard_pile
-        key: tuple[Any, ...] = (
-            TURN_START,
-            p,
-            True if g.draw_pile else len(discard) >= 2,  # a card can be drawn
-            (g.occ[p] != () or g.rules.return_taken_discard) if discard else False,
-            g.caller < 0,  # no call yet
+        key = (
+            p << 3
+            | (4 if g.draw_pile or len(discard) >= 2 else 0)  # a card can be drawn
+            | (2 if discard and (g.occ[p] or g.rules.return_taken_discard) else 0)
+            | (1 if g.caller < 0 else 0)  # no call yet
         )
     elif phase is HOLDING:
         pending = g.pending

@@ -30,15 +30,15 @@ def _score_caller(
     rules: Ruleset,
     totals: Sequence[int],
     caller: int,
+    lowest: int,
+    holders: int,
     scores: list[int],
     reasons: list[tuple[str, ...]],
 ) -> None:
-    """The caller's score: zero when lowest (if the rules say so), penalised when not."""
-    mine = totals[caller]
-    rest = list(totals)
-    del rest[caller]
-    others = min(rest)
-    caller_lowest = mine < others if rules.caller_strictly_lowest else mine <= others
+    """The caller's score: zero when lowest (if the rules say so), penalised when not.
+    ``lowest`` is the lowest of the totals, ``holders`` how many have it."""
+    # Lowest: no other total below the caller's (strictly lowest: none equal to it either).
+    caller_lowest = totals[caller] == lowest and (holders == 1 or not rules.caller_strictly_lowest)
     if caller_lowest and rules.caller_lowest_scores_zero and scores[caller] != 0:
         scores[caller] = 0
         reasons[caller] += (CALLER_LOWEST,)
@@ -93,9 +93,10 @@ def score_totals(
         scores, reasons = _score_moon(rules, n, moon)
     else:
         scores = list(hand_totals)
+        lowest = min(hand_totals)
+        holders = hand_totals.count(lowest)
         if rules.lowest_scores_zero:
-            lowest = min(hand_totals)
-            if hand_totals.count(lowest) == 1:  # the common case: one lowest, no tie to settle
+            if holders == 1:  # the common case: one lowest, no tie to settle
                 p = hand_totals.index(lowest)
                 scores[p] = 0
                 reasons[p] = _LOWEST
@@ -105,7 +106,7 @@ def score_totals(
                     scores[p] = 0
                     reasons[p] = _LOWEST
         if caller >= 0:
-            _score_caller(rules, hand_totals, caller, scores, reasons)
+            _score_caller(rules, hand_totals, caller, lowest, holders, scores, reasons)
     new_totals = list(map(add, totals, scores))
     used = list(hundred_used)
     rule = rules.hundred_rule
@@ -124,17 +125,16 @@ def score_round(game: State, caller: int) -> RoundResult:
     hands = game.hands
     totals: list[int] = []
     moon: list[int] = []
-    if rules.shoot_the_moon:
-        for hand in hands:
+    floor = game._tables.moon_floor  # (out of reach when the rules have no moon)
+    for hand in hands:
+        total = sum(map(value, hand))
+        if total >= floor:
             held = list(map(value, hand))
             # Shooting the Moon: two 12s and two 13s among the hand's values (the rarer 13s
             # counted first; an empty place's 0 is neither).
             if held.count(13) >= 2 and held.count(12) >= 2:
                 moon.append(len(totals))
-            totals.append(sum(held))
-    else:
-        for hand in hands:
-            totals.append(sum(map(value, hand)))
+        totals.append(total)
     playing = game.sudden_seats() if game.sudden_death_played else ()
     if playing:
         scores, new_totals, reasons, used = score_among(
@@ -249,7 +249,10 @@ def next_first(game: State) -> int:
     if game.rules.first_player == "rotate":
         return (game.first + 1) % n
     scores = game.history[-1].round_scores
+    low = min(scores)
+    if scores.count(low) == 1:  # the common case: one lowest score, whatever the order
+        return scores.index(low)
     first = game.first
     # The seats in order from the last round's starter; the first of them with the lowest score.
     order = scores[first:] + scores[:first]
-    return (first + order.index(min(order))) % n
+    return (first + order.index(low)) % n

@@ -9,10 +9,10 @@ from typing import Any, TypeVar
 
 from .deal import new_rng
 from .interning import tables_for
-from .phases import Phase
+from .phases import PLAY_PHASES, Phase
 from .results import RoundResult
 from .rules import Ruleset
-from .state import State
+from .state import NO_LIMIT, State
 
 S = TypeVar("S", bound=State)
 
@@ -79,7 +79,6 @@ def restore(cls: type[S], data: dict[str, Any]) -> S:
     g.known = [int(x) for x in data["known"]]
     g.public = int(data["public"])
     g.reshuffles = int(data["reshuffles"])
-    g.round_actions = int(data.get("round_actions", 0))  # 0: a snapshot from before the bound
     g.totals = [int(x) for x in data["totals"]]
     g.hundred_used = [bool(x) for x in data["hundred_used"]]
     g.history = [RoundResult.from_data(r) for r in data["history"]]
@@ -87,6 +86,14 @@ def restore(cls: type[S], data: dict[str, Any]) -> S:
     g.sudden_death_played = bool(data["sudden_death_played"])
     g._showing = None
     g.version = 0
+    counted = int(data.get("round_actions", 0))  # 0: a snapshot from before the bound
+    if g.phase in PLAY_PHASES:
+        g.begin_play()
+        g._play_from -= counted  # as if its actions had been made before this version
+        g._limit_at -= counted
+    else:
+        g._play_from = -counted  # the count stays as it is (State.round_actions)
+        g._limit_at = NO_LIMIT
     g._tables = tables_for(players, rules)
     g._legal_cache = {}
     g._rng = new_rng()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .actions import Action
 from .cards import Deck
 from .events import DREW, EVERYONE, SPIED
-from .phases import OVER_PHASES, PLAY_PHASES, Phase
+from .phases import OPENING, OVER_PHASES, PLAY_PHASES, Phase
 from .results import RoundResult
 from .rules import Ruleset
 
@@ -28,6 +28,7 @@ EMPTY = -1  # an empty place in a hand, no card held, no caller
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 MAX_SET = 4  # the largest set of equal cards a hand can hold in one 0-13 deck
+NO_LIMIT = 1 << 62  # a version no game reaches: the round's bound is off outside its play
 
 Actions = tuple[Action, ...]  # legal action lists are tuples: interned and shared, never mutated
 Shown = tuple[int, tuple[tuple[int, int, int], ...]]  # (to whom, ((owner, slot, card), ...))
@@ -39,6 +40,8 @@ class State:
     __slots__ = (
         "_events",
         "_legal_cache",
+        "_limit_at",
+        "_play_from",
         "_rng",
         "_showing",
         "_tables",
@@ -63,7 +66,6 @@ class State:
         "players",
         "public",
         "reshuffles",
-        "round_actions",
         "round_no",
         "rules",
         "seed",
@@ -96,7 +98,6 @@ class State:
     known: list[int]  # per seat, a bit mask of the card ids it has learned where they lie now
     public: int  # a bit mask of the card ids shown to everyone where they lie now
     reshuffles: int
-    round_actions: int  # actions of the round's play so far (rules.round_action_limit)
     totals: list[int]
     hundred_used: list[bool]
     history: list[RoundResult]
@@ -106,6 +107,14 @@ class State:
     # restore) because every driver asks it after every action; read it, never set it.
     is_match_over: bool
     version: int  # bumped by every change: a cheap "has anything happened" for callers
+    # The round's play is counted on the version (rules.round_action_limit).  ``apply`` bumps
+    # the version once per action, before carrying it out, so the round has made
+    # ``version - _play_from`` actions of its play, and the action that brings the version to
+    # ``_limit_at`` is the last one the bound allows: one comparison an action.  When the
+    # round ends, ``_play_from`` is set so that the difference stays its count (the version
+    # does not move again before the next deal) and ``_limit_at`` goes out of reach.
+    _play_from: int
+    _limit_at: int
     _tables: Tables
     _legal_cache: dict[int, Actions]
     _rng: random.Random  # the one generator of the match, reseeded for every shuffle
@@ -147,6 +156,19 @@ class State:
             before = self.totals
         low = min(before)
         return tuple(p for p, t in enumerate(before) if t == low)
+
+    @property
+    def round_actions(self) -> int:
+        """The actions of the round's play so far (rules.round_action_limit): every action
+        made after the opening look that left the round in play (the action that ended the
+        round is not counted, unless the bound ended it)."""
+        return 0 if self.phase is OPENING else self.version - self._play_from
+
+    def begin_play(self) -> None:
+        """The round's play begins at this version: its count of actions starts from here
+        (the last opening look does this inline, as every round comes there)."""
+        self._play_from = version = self.version
+        self._limit_at = version + self.rules.round_action_limit
 
     @property
     def to_act(self) -> int | None:

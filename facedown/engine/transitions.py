@@ -23,7 +23,7 @@ from .phases import (
     TURN_START,
 )
 from .scoring import match_winners, next_first, score_round
-from .state import EMPTY, State
+from .state import EMPTY, NO_LIMIT, State
 
 
 def pop_draw(g: State) -> int | None:
@@ -63,8 +63,13 @@ def _opening_peek(g: State, a: Action) -> None:
     g._showing = event
     if False not in g.peeked:
         g.phase = TURN_START
+        g._play_from = g.version  # State.begin_play, inline (every round comes here)
+        g._limit_at = g.version + g.rules.round_action_limit
         g._events.append(E.play_started(g.turn))
-        _check_stuck(g)
+        if g.draw_pile:  # _check_stuck's common case, inline: a card can be drawn
+            g.passes = 0
+        else:
+            _check_stuck(g)
 
 
 # -- the turn
@@ -311,7 +316,13 @@ def _tap(g: State, a: Action) -> None:
 
 
 # -- the end of a round
-def _end_round(g: State) -> None:
+def _end_round(g: State, *, by_bound: bool = False) -> None:
+    # The round's count of actions (State.round_actions) stays as it is from here (the version
+    # moves no more this round): the action that ends the round is not one of them, unless
+    # the bound ended it (nor is an action that began the play and ended it at once).
+    if not by_bound and g.version > g._play_from:
+        g._play_from += 1
+    g._limit_at = NO_LIMIT
     result = score_round(g, g.caller)
     g.history.append(result)
     g.totals = list(result.totals)
@@ -346,7 +357,7 @@ def end_at_limit(g: State) -> None:
         g.held = EMPTY
         g.held_from_discard = False
         g._showing = None  # its moment ends with it: nobody is shown a card back in a pile
-    _end_round(g)
+    _end_round(g, by_bound=True)
 
 
 def _next_round(g: State, a: Action) -> None:

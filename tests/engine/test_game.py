@@ -376,6 +376,77 @@ def test_clone_plays_on_identically() -> None:
         assert twin.snapshot() == game.snapshot()
 
 
+def test_the_rounds_count_of_actions_survives_snapshots_and_clones() -> None:
+    # The count of a round's play (round_actions) is read off the version (State.round_actions):
+    # a snapshot taken in play and restored (its version starts again at 0), and a clone, go on
+    # counting from where the original was, reach the bound at the same action, and keep the
+    # count once the round is over; the next round's opening starts again from 0.
+    rules = make_ruleset("cabo", {"round_action_limit": 100})
+    game = Game(rules, 2, 7)
+    rng = random.Random(3)
+    while game.round_actions < 40:
+        game.apply(rng.choice([a for a in game.all_legal_actions() if a.kind != A.CALL]))
+    assert game.phase.in_play
+    twins = [Game.from_snapshot(game.snapshot()), game.clone()]
+    assert [t.round_actions for t in twins] == [40, 40]
+    assert twins[0].version == 0
+    assert game.version > 40
+    while game.phase.in_play:
+        action = rng.choice([a for a in game.all_legal_actions() if a.kind != A.CALL])
+        counted = game.round_actions
+        for g in (game, *twins):
+            g.apply(action)
+        assert [t.round_actions for t in twins] == [game.round_actions] * 2
+        assert game.round_actions in (counted + 1, counted)  # (the same once the round ends)
+    assert game.round_actions == 100  # the bound ended it: the action at the bound counts
+    ended = game.snapshot()
+    assert ended["round_actions"] == 100
+    for g in (game, *twins):
+        assert g.snapshot() == ended
+        assert Game.from_snapshot(ended).round_actions == 100
+        g.apply(g.all_legal_actions()[0])  # next_round
+        assert g.round_actions == 0
+
+
+@pytest.mark.parametrize(
+    ("hand", "values", "moon"),
+    [
+        (["13", "13", "12", "12", "0"], {}, True),  # 50: the least total of a moon
+        (["13", "13", "12", "11", "0"], {}, False),  # 49: below it, no moon
+        (["13", "12", "12", "12", "11"], {}, False),  # 60: one 13
+        (["13", "13", "12", "12", "0"], {"0": -5}, True),  # 45: a card below 0
+        (["13", "13", "12", "12", "5"], {"5": 12}, True),  # a 5 worth 12 is a 12
+    ],
+)
+def test_shooting_the_moon_reads_the_values_of_any_hand(
+    hand: list[str], values: dict[str, int], moon: bool
+) -> None:
+    # A hand is looked at card by card only from the least total a moon can have (50 when no
+    # card is worth less than 0; every hand when one is): the moon is found on both sides.
+    base = make_ruleset("cabo").values
+    game = table(
+        "cabo", [hand, ["1", "2", "3", "4", "5"]], "6", hand_size=5, values={**base, **values}
+    )
+    play(game, "0 call", "1 draw", "1 replace 0")
+    result = game.history[-1]
+    assert (result.reasons[0] == ("shot_the_moon",)) is moon
+    assert (result.round_scores == (0, 50)) is moon
+
+
+def test_an_action_that_ends_the_round_is_not_counted() -> None:
+    # A call's last final turn ends the round: the count stays at the actions before it.
+    game = Game(make_ruleset("cabo"), 2, 11)
+    rng = random.Random(4)
+    while not game.phase.in_play:
+        game.apply(rng.choice(game.all_legal_actions()))
+    game.apply(Action(game.turn, A.CALL))
+    while game.phase.in_play:
+        before = game.round_actions
+        game.apply(rng.choice([a for a in game.all_legal_actions() if a.kind != A.CALL]))
+    assert game.phase.is_over
+    assert game.round_actions == before
+
+
 # -------------------------------------------------------------------------------- refusals
 
 
