@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections import deque
 from typing import Protocol
 
-from ...engine import SPECTATOR, Action, Event, Game, Reveal, observe_json, public_json, seen_event
+from ...engine import (
+    SPECTATOR,
+    Action,
+    Event,
+    Game,
+    observe_json,
+    public_json,
+    reveal_json,
+    seen_event,
+)
 from ...records.matches import DEAL
 from ...store import TableRecord
 from ..modes import ranked_mode
@@ -79,7 +88,7 @@ def render(table: Shown, seat: int | None) -> SnapshotFrame:
         "sets": 0 if forfeited else seen["sets"],
         "deadline": table.deadline,
         "now": table.now(),
-        "rounds": [Reveal.of(r, game.deck).to_json() for r in game.history],
+        "rounds": [reveal_json(r, game.deck) for r in game.history],  # each made once
     }
 
 
