@@ -12,7 +12,7 @@ order a newcomer needs it:
   (its :class:`View`, the events given rendered for it as :class:`SeenEvent`, its legal
   actions).  Nothing outside the engine decides what a seat may see.  :func:`observe_json`
   is its JSON form made directly (what the server sends), :func:`public_json` the part of
-  every seat's view that is the same for all.
+  every seat's view that is the same for all, :func:`reveal_json` a round's reveal (made once).
 - :class:`Action` and its kinds (:mod:`facedown.engine.actions`), :class:`Event` and
   :class:`EventKind`, :class:`Phase`, :class:`Ruleset` and the :data:`PRESETS`, the errors.
 - the paper scoreboard, :func:`tally` — a :class:`Tally` of :class:`PaperRound` s (hand totals,
@@ -45,6 +45,7 @@ from .observer import (
     observe_json,
     place,
     public_json,
+    reveal_json,
     seen_event,
     view,
 )
@@ -101,6 +102,7 @@ __all__ = [
     "observe_json",
     "place",
     "public_json",
+    "reveal_json",
     "seen_event",
     "shuffle_rng",
     "tally",

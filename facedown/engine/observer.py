@@ -13,8 +13,10 @@ client's TypeScript types are generated from these same classes (:mod:`facedown.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar
 
 from .actions import REPLACE, Action
@@ -112,6 +114,28 @@ class Reveal:
 
     def to_json(self) -> dict[str, Any]:
         return _dataclass_json(self)
+
+
+# Each round result's reveal in its JSON form, with the deck names it was made with, by the
+# result's id while it lives (a weak reference drops the entry when it goes).  A round's reveal
+# is in every view of the round after it (``last_round``) and every round's in a snapshot.
+_REVEALS: dict[int, tuple[weakref.ref[RoundResult], tuple[str, ...], dict[str, Any]]] = {}
+
+
+def reveal_json(result: RoundResult, deck: Deck) -> dict[str, Any]:
+    """``Reveal.of(result, deck).to_json()``, made once for a result (and deck) and the same
+    object after: the caller must not change it (the server encodes it and changes none)."""
+    key = id(result)
+    kept = _REVEALS.get(key)
+    if kept is not None and kept[0]() is result and kept[1] is deck.names:
+        return kept[2]
+    made = Reveal.of(result, deck).to_json()
+    _REVEALS[key] = (weakref.ref(result, partial(_forget_reveal, key)), deck.names, made)
+    return made
+
+
+def _forget_reveal(key: int, _gone: weakref.ref[RoundResult]) -> None:
+    _REVEALS.pop(key, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,7 +395,7 @@ def public_json(game: State) -> dict[str, Any]:
         "peeked": list(game.peeked),
         "sudden_death": list(game.sudden_seats()),
         "holding": game.phase is HOLDING or game.phase is TAKEN,
-        "last_round": Reveal.of(history[-1], game.deck).to_json() if history else None,
+        "last_round": reveal_json(history[-1], game.deck) if history else None,
         "winners": list(game.winners) if game.is_match_over else [],
     }
 
@@ -469,7 +493,7 @@ def seen_event_json(event: Event, deck: Deck, viewer: int = SPECTATOR) -> dict[s
     if event.draw_size >= 0:
         out["draw_size"] = event.draw_size
     if event.result is not None:
-        out["result"] = Reveal.of(event.result, deck).to_json()
+        out["result"] = reveal_json(event.result, deck)
     if event.winners:
         out["winners"] = list(event.winners)
     return out

@@ -64,6 +64,16 @@ class Store(Protocol):
         LeaseLost and nothing is written (so for every fenced write below).
         """
 
+    async def update_settings(
+        self, table_id: str, settings: dict[str, Any], *, lease: Lease | None = None
+    ) -> None:
+        """Replace the table's settings, and nothing else: ``updated_at``, the seats and every
+        other field stay as stored (one column written, for bookkeeping a table keeps in its
+        settings that is no change of the table to those who read ``updated_at``: whose
+        moment is over).  Raise StoreError when there is no such table; fenced with ``lease``
+        as :meth:`update_table` is.
+        """
+
     async def append(self, table_id: str, entry: LogEntry, *, lease: Lease | None = None) -> None:
         """Append a log entry; raise SequenceConflict when ``entry.seq`` is taken.
 

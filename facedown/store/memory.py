@@ -86,6 +86,17 @@ class MemoryStore(AccountsMemory, MailMemory, RankedMemory):
         new = replace(record, code=old.code, created_at=old.created_at)
         self._tables[record.id] = _stored(new)
 
+    async def update_settings(
+        self, table_id: str, settings: dict[str, Any], *, lease: Lease | None = None
+    ) -> None:
+        self._check_open()
+        json_text(settings, "settings")
+        self._check_lease(lease)
+        old = self._tables.get(table_id)
+        if old is None:
+            raise StoreError(f"no table {table_id!r}")
+        self._tables[table_id] = _stored(replace(old, settings=settings))
+
     async def append(self, table_id: str, entry: LogEntry, *, lease: Lease | None = None) -> None:
         self._check_open()
         check_entry(entry)

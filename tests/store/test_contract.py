@@ -136,6 +136,31 @@ async def test_updating_an_unknown_table_fails(store: Store) -> None:
     assert await store.get_table("ghost") is None
 
 
+async def test_update_settings_writes_the_settings_and_nothing_else(store: Store) -> None:
+    await store.create_table(table())
+    playing = replace(table(), status="playing", updated_at=1_700_000_050.0)
+    await store.update_table(playing)
+    settings = {"rounds": 3, "moment_over": {"seq": 7, "seats": [0, 2]}, "name": "ünï ♠"}
+    await store.update_settings("t1", settings)
+    got = await store.get_table("t1")
+    # The settings changed; updated_at, the status and the seats are as stored.
+    assert got == replace(playing, code="ABCD", settings=settings)
+    settings["rounds"] = 9  # the store kept its own copy
+    again = await store.get_table("t1")
+    assert again is not None
+    assert again.settings["rounds"] == 3
+
+
+async def test_update_settings_of_an_unknown_table_or_not_json_is_refused(store: Store) -> None:
+    with pytest.raises(StoreError, match="no table"):
+        await store.update_settings("ghost", {"rounds": 3})
+    assert await store.get_table("ghost") is None
+    await store.create_table(table())
+    with pytest.raises(StoreError, match="settings"):
+        await store.update_settings("t1", {"turn_timer": float("nan")})
+    assert await store.get_table("t1") == replace(table(), code="ABCD")
+
+
 async def test_a_seat_twice_is_refused_and_changes_nothing(store: Store) -> None:
     await store.create_table(table())
     with pytest.raises(StoreError, match="seat"):

@@ -81,10 +81,17 @@ async def test_a_write_with_a_lease_taken_over_is_refused_and_changes_nothing(
         await store.append_and_update(replace(table(), status="playing"), entry(2), lease=old)
     with pytest.raises(LeaseLost):
         await store.update_table(replace(table(), status="closed"), lease=old)
+    with pytest.raises(LeaseLost):
+        await store.update_settings("t1", {"moment_over": {"seq": 1, "seats": [0]}}, lease=old)
     assert [e.seq for e in await store.log("t1")] == [1]
     record = await store.get_table("t1")
     assert record is not None
     assert record.status == "lobby"
+    assert record.settings == table().settings
+    await store.update_settings("t1", {"moment_over": {"seq": 1, "seats": [0]}}, lease=new)
+    record = await store.get_table("t1")
+    assert record is not None
+    assert record.settings == {"moment_over": {"seq": 1, "seats": [0]}}
     await store.append_and_update(replace(table(), status="playing"), entry(2), lease=new)
     assert [e.seq for e in await store.log("t1")] == [1, 2]
 

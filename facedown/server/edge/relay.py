@@ -287,7 +287,12 @@ class ClusterHub(LocalHub):
         super().__init__()
         self.node: Node | None = None
 
-    def publish(self, table_id: str, messages: Mapping[int, ServerFrame]) -> None:
+    def publish(
+        self,
+        table_id: str,
+        messages: Mapping[int, ServerFrame],
+        frames: Mapping[int, str] | None = None,
+    ) -> None:
         local: list[Subscriber] = []
         remote: dict[tuple[str, int], list[str]] = {}
         for sub in list(self._subs.get(table_id, ())):
@@ -297,9 +302,10 @@ class ClusterHub(LocalHub):
             audience = SPECTATORS if sub.seat is None else sub.seat
             if not sub.closing and audience in messages:
                 remote.setdefault((sub.node, audience), []).append(sub.conn_id)
-        frames: dict[int, str] = {}  # each audience's message encoded once, here and elsewhere
-        deliver(local, messages, frames)
+        # Each audience's message encoded once (or by the caller), here and elsewhere.
+        encoded: dict[int, str] = dict(frames or {})
+        deliver(local, messages, encoded)
         if self.node is not None:
             for (node, audience), conns in remote.items():
-                body = frame_of(audience, messages, frames).encode()
+                body = frame_of(audience, messages, encoded).encode()
                 self.node.send(node, {"op": "send", "conns": conns}, body)

@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections import deque
 from typing import Protocol
 
-from ...engine import SPECTATOR, Action, Event, Game, Reveal, observe_json, public_json, seen_event
+from ...engine import (
+    SPECTATOR,
+    Action,
+    Event,
+    Game,
+    observe_json,
+    public_json,
+    reveal_json,
+    seen_event,
+)
 from ...records.matches import DEAL
 from ...store import TableRecord
 from ..modes import ranked_mode, ratings
@@ -26,6 +35,7 @@ from ..transport.protocol import (
     SnapshotFrame,
     TableFrame,
     TableInfoJson,
+    encode,
 )
 from . import seating
 from .presence import Presence
@@ -77,7 +87,7 @@ def render(table: Shown, seat: int | None) -> SnapshotFrame:
         "sets": seen["sets"],
         "deadline": table.deadline,
         "now": table.now(),
-        "rounds": [Reveal.of(r, game.deck).to_json() for r in game.history],
+        "rounds": [reveal_json(r, game.deck) for r in game.history],  # each made once
     }
 
 
@@ -188,14 +198,28 @@ def table_message(table: Shown, seat: int | None) -> TableFrame:
 
 
 def publish_table(table: Shown) -> None:
-    """The table's public facts to every audience (each told which seat it holds)."""
+    """The table's public facts to every audience (each told which seat it holds).
+
+    The facts are the same for all: encoded once, and each audience that listens gets them
+    behind its own head (the type, the seq, its seat), the text ``encode`` makes of its
+    message."""
+    listening = table.hub.audiences(table.record.id)
+    if not listening:
+        return  # nobody would get a message
     info = table_info(table)
+    seq = table.seq
     messages: dict[int, TableFrame] = {
-        SPECTATORS: {"type": "table", "seq": table.seq, "seat": None, "table": info}
+        SPECTATORS: {"type": "table", "seq": seq, "seat": None, "table": info}
     }
     for seat in range(len(table.record.seats)):
-        messages[seat] = {"type": "table", "seq": table.seq, "seat": seat, "table": info}
-    table.hub.publish(table.record.id, messages)
+        messages[seat] = {"type": "table", "seq": seq, "seat": seat, "table": info}
+    shared = encode(info)
+    frames: dict[int, str] = {}
+    for audience in listening:
+        if audience in messages:
+            head = encode({"type": "table", "seq": seq, "seat": messages[audience]["seat"]})
+            frames[audience] = f'{head[:-1]},"table":{shared}}}'
+    table.hub.publish(table.record.id, messages, frames)
 
 
 def catch_up(table: Shown, seat: int | None, last_seq: int | None) -> list[CatchUp]:

@@ -56,6 +56,9 @@ class SeatCommands:
     async def _save(self, record: TableRecord) -> None:
         raise NotImplementedError
 
+    async def _save_settings(self, record: TableRecord) -> None:
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ seats
     def seat_of(self, player_id: str) -> int | None:
         """The player's seat: found once for each record (an immutable value, replaced when
@@ -159,11 +162,13 @@ class SeatCommands:
             if shown is None or shown[0] != seat:
                 return  # nothing shown to this seat alone (a card shown to all stays public)
             # Stored before anyone is told: a restart keeps the moment over (a stale entry,
-            # of a seq the table has moved on from, is ignored when it is read).
+            # of a seq the table has moved on from, is ignored when it is read).  The settings
+            # alone are written, and the record's ``updated_at`` stays: a ready, about once a
+            # turn, is no change of the table (an account's history is cached by it).
             hidden = sorted(self.hidden | {seat})
             over: MomentOver = {"seq": self.seq, "seats": hidden}
             settings: TableSettings = {**settings_of(self.record), MOMENT_OVER: over}
-            await self._save(replace(self.record, settings=stored(settings), updated_at=self.now()))
+            await self._save_settings(replace(self.record, settings=stored(settings)))
             self.hidden.add(seat)
             if seat in self.hub.audiences(self.record.id):
                 self.hub.publish(self.record.id, {seat: self.render(seat)})

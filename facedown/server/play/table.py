@@ -114,6 +114,12 @@ class Table(SeatCommands):
         await self.writes.save(record)
         self.record = record
 
+    async def _save_settings(self, record: TableRecord) -> None:
+        """Save ``record``, which differs from the table's only in its settings: those alone
+        are written (its ``updated_at`` stays)."""
+        await self.writes.save_settings(record)
+        self.record = record
+
     async def _log(
         self,
         kind: str,

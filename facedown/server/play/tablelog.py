@@ -33,6 +33,8 @@ from .scheduler import Scheduler
 
 # The seats whose moment is over, with the seq it is over at: kept in the table's record, so a
 # restart (or the process that takes the table over) still shows them nothing of that moment.
+# Written with the settings alone (Writes.save_settings): not a change of the table that moves
+# its ``updated_at`` (an account's history is cached by it) or rewrites its row and seats.
 MOMENT_OVER: Final = "moment_over"
 
 
@@ -55,6 +57,14 @@ class Writes:
     async def save(self, record: TableRecord) -> None:
         try:
             await self.store.update_table(record, lease=self.lease)
+        except LeaseLost:
+            self._lost_later()
+            raise
+
+    async def save_settings(self, record: TableRecord) -> None:
+        """Write ``record``'s settings alone: its ``updated_at`` and the rest stay as stored."""
+        try:
+            await self.store.update_settings(record.id, record.settings, lease=self.lease)
         except LeaseLost:
             self._lost_later()
             raise

@@ -37,9 +37,16 @@ class Hub(Protocol):
 
     def unsubscribe(self, table_id: str, subscriber: Subscriber) -> None: ...
 
-    def publish(self, table_id: str, messages: Mapping[int, ServerFrame]) -> None:
+    def publish(
+        self,
+        table_id: str,
+        messages: Mapping[int, ServerFrame],
+        frames: Mapping[int, str] | None = None,
+    ) -> None:
         """Deliver ``messages[seat]`` to each seat's connections, ``messages[SPECTATORS]`` to
-        spectators.  A seat without a message gets nothing."""
+        spectators.  A seat without a message gets nothing.  ``frames``: the encodings of some
+        of the messages, by audience, when the caller made them (each ``encode(message)``
+        exactly); the others are encoded here."""
 
     def present(self, table_id: str) -> set[int]:
         """Seats with at least one live connection."""
@@ -68,8 +75,13 @@ class LocalHub:
             if not subs:
                 del self._subs[table_id]
 
-    def publish(self, table_id: str, messages: Mapping[int, ServerFrame]) -> None:
-        deliver(list(self._subs.get(table_id, ())), messages, {})
+    def publish(
+        self,
+        table_id: str,
+        messages: Mapping[int, ServerFrame],
+        frames: Mapping[int, str] | None = None,
+    ) -> None:
+        deliver(list(self._subs.get(table_id, ())), messages, dict(frames or {}))
 
     def subscribers(self, table_id: str) -> list[Subscriber]:
         return list(self._subs.get(table_id, ()))

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
-from ..checks import check_floor, check_table
+from ..checks import check_floor, check_table, json_text
 from ..database import integrity_kind
 from ..models import SeatRow, TableRow, TokenFloorRow
 from ..records import (
@@ -52,6 +52,13 @@ class TablesSql(SqlBase):
     async def update_table(self, record: TableRecord, *, lease: Lease | None = None) -> None:
         texts = check_table(record)
         await self._write(fenced(lease, partial(update_table_row, record=record, texts=texts)))
+
+    async def update_settings(
+        self, table_id: str, settings: dict[str, Any], *, lease: Lease | None = None
+    ) -> None:
+        text = json_text(settings, "settings")
+        write = partial(update_settings_row, table_id=table_id, settings=settings, text=text)
+        await self._write(fenced(lease, write))
 
     async def active_tables(self) -> list[TableRecord]:
         return await self._with_status(ACTIVE_STATUSES)
@@ -250,6 +257,32 @@ def _sqlite_update_table(
         return
     driver.execute(_SQLITE_DELETE_SEATS, (record.id,))
     driver.executemany(_SQLITE_INSERT_SEAT, [(record.id, *seat) for seat in seats])
+
+
+# A table's settings alone (Store.update_settings): one column of its row.
+_UPDATE_SETTINGS = (
+    update(TableRow)
+    .where(TableRow.id == bindparam("record_id"))
+    .values(settings=bindparam("new_settings", type_=TableRow.__table__.c.settings.type))
+)
+_SQLITE_UPDATE_SETTINGS = "UPDATE tables SET settings = ? WHERE id = ?"
+
+
+def update_settings_row(
+    connection: Connection, table_id: str, settings: dict[str, Any], text: str
+) -> None:
+    """Change a table's settings and nothing else; ``text`` is their JSON as json_text made it
+    (what SQLite's column stores)."""
+    if connection.dialect.name == "sqlite":  # the writer's connection: the driver's own
+        driver = cast(sqlite3.Connection, connection.connection.driver_connection)
+        changed = driver.execute(_SQLITE_UPDATE_SETTINGS, (text, table_id)).rowcount
+    else:
+        result = connection.execute(
+            _UPDATE_SETTINGS, {"record_id": table_id, "new_settings": settings}
+        )
+        changed = result.rowcount
+    if changed == 0:
+        raise StoreError(f"no table {table_id!r}")
 
 
 def _set_token_floor(connection: Connection, player_id: str, valid_from: int) -> None:

@@ -73,6 +73,12 @@ class DyingStore:
         self._alive()
         await self.inner.update_table(record, lease=lease)
 
+    async def update_settings(
+        self, table_id: str, settings: dict[str, Any], *, lease: Lease | None = None
+    ) -> None:
+        self._alive()
+        await self.inner.update_settings(table_id, settings, lease=lease)
+
     async def append(self, table_id: str, entry: LogEntry, *, lease: Lease | None = None) -> None:
         self._alive()
         await self.inner.append(table_id, entry, lease=lease)
