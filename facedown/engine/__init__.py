@@ -42,13 +42,12 @@ from .observer import (
     SeenEvent,
     View,
     observe,
-    observe_json,
     place,
-    public_json,
     reveal_json,
     seen_event,
     view,
 )
+from .observer_json import observe_json, public_json
 from .paper import PaperRound, Placement, ScoredRound, Tally, TallyError, tally
 from .phases import PLAY_PHASES, Phase
 from .presets import PRESETS, find_preset, make_ruleset
