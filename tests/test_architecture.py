@@ -259,6 +259,7 @@ PUBLIC_SURFACE = [
     "observe_json",
     "place",
     "public_json",
+    "reveal_json",
     "seen_event",
     "shuffle_rng",
     "tally",

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import gc
 import random
+import sys
+import weakref
 
 from facedown.engine import PRESETS, Game, Reveal, public_json, reveal_json
-from facedown.engine import observer as observer_module
 from facedown.engine.cards import Deck
 
 
@@ -49,10 +50,11 @@ def test_another_decks_names_make_another_reveal() -> None:
 
 def test_a_reveal_is_kept_only_while_its_result_lives() -> None:
     game = _played(2)
-    keys = {id(r) for r in game.history}
-    for result in game.history:
-        reveal_json(result, game.deck)
-    assert keys <= observer_module._REVEALS.keys()
+    result = game.history[-1]
+    alive = weakref.ref(result)
+    made = reveal_json(result, game.deck)
+    held = sys.getrefcount(made)  # ours, the argument's, and the cache's
     del game, result
     gc.collect()
-    assert not keys & observer_module._REVEALS.keys()
+    assert alive() is None  # the cache does not keep a round result alive
+    assert sys.getrefcount(made) == held - 1  # and lets its reveal go with it
