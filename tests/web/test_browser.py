@@ -506,6 +506,36 @@ Element.prototype.animate = function (keyframes, options) {
 };
 """
 
+# The running animations (the cards' flights above all) taken from where they are now to near
+# their end, then put back: where the page is wider than the viewport on the way.  Nothing clips
+# the game screen, so a card flying off to the right would widen the page; earlier points of a
+# flight are not looked at (the page may have changed its shape since it began, and the flight
+# follows its place).
+WIDER_IN_FLIGHT = """() => {
+  const flights = document.getAnimations().filter((a) => a.playState === "running");
+  const now = flights.map((a) => a.currentTime);
+  const out = [];
+  for (const at of [0, 0.25, 0.5, 0.75, 0.99]) {
+    flights.forEach((a, i) => {
+      a.currentTime = now[i] + at * (a.effect.getComputedTiming().endTime - now[i]);
+    });
+    const width = document.documentElement.scrollWidth;
+    if (width > window.innerWidth) out.push(`${at} of the way: the page is ${width} px wide`);
+  }
+  flights.forEach((a, i) => (a.currentTime = now[i]));
+  return { flights: flights.length, out };
+}"""
+
+
+def wider_in_flight(page: Page) -> list[str]:
+    """Where the page is wider than the viewport on the rest of the flights running now (see
+    WIDER_IN_FLIGHT); fails if none runs."""
+    found: dict[str, Any] = page.evaluate(WIDER_IN_FLIGHT)
+    assert found["flights"] > 0, "no flight is running"
+    out: list[str] = found["out"]
+    return out
+
+
 # The bot plays first; its cards have four different ranks, so it has nothing to TAP.
 FLIGHT_DEAL: dict[str, Any] = {
     "hands": [["2S", "3H", "4C", "6D"], ["KS", "QH", "JC", "10D"]],
@@ -544,6 +574,8 @@ def test_buttons_stay_put_when_a_flight_ends(browser: Browser, server: RunningSe
     log_has(page, r"Bot \(medium\) (replaced|discarded)")
     assert page.evaluate("document.querySelectorAll('[inert]').length") > 0
     before = [draw.bounding_box(), call.bounding_box()]
+    # On the card's way the page is never wider than the phone.
+    assert wider_in_flight(page) == []
 
     # Every flight ends; the cards that left are gone from the page.
     page.evaluate("document.getAnimations().forEach((a) => a.finish())")
