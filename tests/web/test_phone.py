@@ -55,13 +55,25 @@ def phone(browser: Browser, root_font: int = 16) -> tuple[Any, Page]:
     return context, page
 
 
+# The boxes of the game screen that scroll sideways now, but the reveal's tables (.scroll),
+# which are meant to: a long match's scores.
+SIDEWAYS = """() => [...document.querySelectorAll("[data-testid=game] *")]
+  .filter((el) => !el.classList.contains("scroll"))
+  .filter((el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX))
+  .filter((el) => el.scrollWidth > el.clientWidth + 1)
+  .map((el) => `${el.tagName.toLowerCase()}: ${el.scrollWidth} in ${el.clientWidth} px`)"""
+
+
 def game_fits(page: Page, what: str) -> None:
     """Every button, card and pile of the game screen inside the viewport, no text cut off
-    without an ellipsis, every target 44 px or more: at the size the page has now."""
+    without an ellipsis, no box but the scores' scrolling sideways, every target 44 px or more:
+    at the size the page has now."""
     outside = game_outside(page)
     assert outside == [], f"{what}: outside the viewport: {outside}"
     cut = cut_off(page, "[data-testid=game]")
     assert cut == [], f"{what}: text cut off: {cut}"
+    sideways = page.evaluate(SIDEWAYS)
+    assert sideways == [], f"{what}: scrolls sideways: {sideways}"
     small = small_targets(page)
     assert small == [], f"{what}: targets under 44 px: {small}"
 
@@ -436,7 +448,7 @@ def test_the_longest_names_in_german_fit_a_phone(
         game_fits(p, f"seat {seat}, opening")
         opening_peek(p, seat)
         game_fits(p, f"seat {seat}, peeked")
-        end_opening(p)
+    # Everyone has looked (the bot at once): play starts.
 
     # Your first turn: the black King held, with its three powers and all it gives in words.
     page.get_by_test_id("act-draw").click()
@@ -461,8 +473,8 @@ def test_the_longest_names_in_german_fit_a_phone(
     expect(page.get_by_test_id("winner")).to_have_text(f"Du gewinnst! Gewinner: {LONGEST}")
     expect(friend.get_by_test_id("winner")).to_have_text(f"Gewinner: {LONGEST}")
     for p in (page, friend):
-        for table in ("reveal", "scoreboard"):
-            expect(p.get_by_test_id(table).locator("tbody tr")).to_have_count(3)
+        expect(p.locator("[data-testid^=reveal-row-]")).to_have_count(3)
+        expect(p.get_by_test_id("scoreboard").locator("tbody tr")).to_have_count(3)
         expect(p.get_by_test_id("reveal-row-1")).to_contain_text(LONGEST_TOO)
         assert reveal_cut_off(p) == []
     check_screen(page, f"longest-match-end-de-{root_font}")
@@ -486,6 +498,18 @@ def box_scroll(page: Page, to: str) -> dict[str, float]:
         to,
     )
     return found
+
+
+def name_lines(page: Page) -> int:
+    """The lines your name takes in the scoreboard."""
+    lines: int = page.locator(f"{SCOREBOARD_BOX} tr.me .name").evaluate(
+        """(el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        }"""
+    )
+    return lines
 
 
 def test_a_long_match_scrolls_its_scoreboard_inside_its_box(
@@ -526,9 +550,13 @@ def test_a_long_match_scrolls_its_scoreboard_inside_its_box(
     assert start["scroll"] > start["client"] + 20, start
     assert inside_viewport(page, f"{SCOREBOARD_BOX} th[scope=row]") == []
     assert inside_viewport(page, f"{SCOREBOARD_BOX} td.sum") != []
+    # The longest name is read in a few lines, not a letter a line.
+    assert name_lines(page) <= 4
+    # Scrolled to its end: the totals in view, the names still beside them.
     end = box_scroll(page, "end")
     assert end["left"] > 0, end
     assert inside_viewport(page, f"{SCOREBOARD_BOX} td.sum") == []
+    assert inside_viewport(page, f"{SCOREBOARD_BOX} th[scope=row]") == []
     check_screen(page, "long-match-end")
     no_js_errors(page)
     context.close()
