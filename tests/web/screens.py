@@ -1,7 +1,8 @@
-"""Checks every screen of the web client takes: it fits the viewport (no horizontal scroll), every
-button and card control is a touch target of at least 44 x 44 px, axe-core finds no serious or
-critical violation; and a screenshot of it at each size, kept under artifacts/screenshots/
-(git-ignored), named by screen and size."""
+"""Checks every screen of the web client takes: it fits the viewport (no horizontal scroll; on the
+game screen, which clips, every button, card and pile inside the viewport and no text cut off),
+every button and card control is a touch target of at least 44 x 44 px, axe-core finds no
+serious or critical violation; and a screenshot of it at each size, kept under
+artifacts/screenshots/ (git-ignored), named by screen and size."""
 
 from __future__ import annotations
 

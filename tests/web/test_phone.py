@@ -1,7 +1,10 @@
 """The phone (360 x 740) and the laptop (1280 x 800): every screen fits with no horizontal
 scroll, its buttons and cards are touch targets of 44 x 44 px or more, axe-core finds no serious
-or critical violation, and a screenshot of each is kept (tests/web/screens.py).  Then what
-happens between rounds on a phone, the eight-seat table, the header over bot turns, and the
+or critical violation, and a screenshot of each is kept (tests/web/screens.py).  On the game
+screen, at every step of play: every button, card and pile inside the viewport, no text cut
+off, no box scrolling sideways but the scores', also with the root font at 20 px (a phone's
+large text).  Then what happens between rounds on a phone, the eight-seat table, names of 32
+letters with no space in German, a long match's scoreboard, the header over bot turns, and the
 arrow keys."""
 
 from __future__ import annotations
