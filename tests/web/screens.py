@@ -1,14 +1,16 @@
-"""Checks every screen of the web client takes: it fits the viewport (no horizontal scroll), every
-button and card control is a touch target of at least 44 x 44 px, axe-core finds no serious or
-critical violation; and a screenshot of it at each size, kept under artifacts/screenshots/
-(git-ignored), named by screen and size."""
+"""Checks every screen of the web client takes: it fits the viewport (no horizontal scroll; on the
+game screen, which clips, every button, card and pile inside the viewport and no text cut off),
+every button and card control is a touch target of at least 44 x 44 px, axe-core finds no
+serious or critical violation; and a screenshot of it at each size, kept under
+artifacts/screenshots/ (git-ignored), named by screen and size."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page
+import pytest
+from playwright.sync_api import BrowserContext, Page
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
@@ -18,6 +20,33 @@ PHONE = (360, 740)
 LAPTOP = (1280, 800)
 SIZES = (PHONE, LAPTOP)
 TOUCH = 44  # px: the least width and height of anything to tap
+
+# Names of as many characters as a name may have (32), with no space to break them at.
+LONGEST = "Donaudampfschifffahrtskapitaenin"
+LONGEST_TOO = "WilhelminaFeatherstonehaughSmyth"
+
+# A phone's "large text": the root font at 20 px rather than 16 px (every rem grows with it).
+ROOT_FONTS = pytest.mark.parametrize("root_font", [16, 20], ids=["16px", "20px"])
+
+# Set before the page's own scripts run, on every page of the context (after a reload too).
+ROOT_FONT = """(px) => {
+  const apply = () => {
+    if (!document.documentElement) return false;
+    document.documentElement.style.fontSize = px + "px";
+    return true;
+  };
+  if (!apply()) {
+    const watch = new MutationObserver(() => apply() && watch.disconnect());
+    watch.observe(document, { childList: true });
+  }
+}"""
+
+
+def large_text(context: BrowserContext, root_font: int) -> None:
+    """Every page of ``context`` with its root font at ``root_font`` px (16: as it is)."""
+    if root_font != 16:
+        context.add_init_script(f"({ROOT_FONT})({root_font})")
+
 
 # Everything a player taps: buttons (the cards that can be chosen are buttons too), fields,
 # the summary of a details box.  What is hidden or leaving (inert) does not count.
@@ -109,7 +138,9 @@ def axe_violations(page: Page) -> list[dict[str, Any]]:
 
 def inside_viewport(page: Page, selector: str) -> list[str]:
     """The elements matching ``selector`` that stick out of the viewport or out of a box that
-    clips or scrolls them (so part of them is not on screen without scrolling sideways)."""
+    clips or scrolls them (so part of them is not on screen without scrolling sideways).  Less
+    than a pixel out of a box does not count: a box scrolls by whole pixels, so the far end of a
+    table 410.4 px wide stays 0.4 px out of its box scrolled as far as it goes."""
     found: list[str] = page.evaluate(
         """(sel) => {
           const out = [];
@@ -122,7 +153,7 @@ def inside_viewport(page: Page, selector: str) -> list[str]:
               const ox = getComputedStyle(box).overflowX;
               if (ox === "visible") continue;
               const b = box.getBoundingClientRect();
-              bad = r.left < b.left - 0.5 || r.right > b.right + 0.5;
+              bad = r.left < b.left - 1 || r.right > b.right + 1;
             }
             if (bad) out.push((el.getAttribute("aria-label") || el.textContent.trim()).slice(0, 40)
               + ` [${Math.round(r.left)}..${Math.round(r.right)}]`);
@@ -131,6 +162,82 @@ def inside_viewport(page: Page, selector: str) -> list[str]:
         }""",
         selector,
     )
+    return found
+
+
+# The parts of the game screen a player taps or reads the table by: its buttons and links, every
+# card and empty place (the reveal's small faces too), the piles and the card held.
+GAME_PARTS = ", ".join(
+    f"[data-testid=game] {part}" for part in ("button", "a", ".card", ".gap", ".mini", ".pile")
+)
+
+
+def game_outside(page: Page) -> list[str]:
+    """The buttons, cards and piles of the game screen (if it is on the page) that are not
+    wholly inside the viewport.  The page's scroll width cannot tell: a box that clips (the
+    game's, a seat's) hides what sticks out of it, and the page is no wider for it."""
+    return inside_viewport(page, GAME_PARTS)
+
+
+# Every piece of text under ``root`` that is cut off: not wholly inside the viewport, or outside
+# a box that clips it (overflow hidden or clip) without saying so (an ellipsis, a line clamp).
+# Text in a box that scrolls is reached by scrolling it: that box must be on screen instead.
+# Text hidden on purpose (a 1 px box for screen readers) and what is leaving (inert) is not seen.
+CUT_OFF = """(root) => {
+  const out = [];
+  const inner = window.innerWidth;
+  const top = document.querySelector(root);
+  if (!top) return out;
+  const clips = (v) => v === "hidden" || v === "clip";
+  const scrolls = (v) => v === "auto" || v === "scroll";
+  const walker = document.createTreeWalker(top, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent.trim();
+    const el = node.parentElement;
+    if (!text || !el || el.closest("[inert]")) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const rects = [...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
+    if (!rects.length || getComputedStyle(el).visibility === "hidden") continue;
+    let hidden = false;
+    for (let box = el; box && box !== top.parentElement && !hidden; box = box.parentElement) {
+      const b = box.getBoundingClientRect();
+      hidden = b.width <= 1 || b.height <= 1;
+    }
+    if (hidden) continue;
+    for (const rect of rects) {
+      let r = { left: rect.left, right: rect.right, top: rect.top, bottom: rect.bottom };
+      let why = "";
+      for (let box = el; box && box !== document.body && !why; box = box.parentElement) {
+        const style = getComputedStyle(box);
+        const b = box.getBoundingClientRect();
+        if (scrolls(style.overflowX) || scrolls(style.overflowY)) {
+          r = { left: b.left, right: b.right, top: b.top, bottom: b.bottom };
+          continue;
+        }
+        if (style.textOverflow === "ellipsis" || style.webkitLineClamp !== "none") continue;
+        const cls = String(box.className).split(" ")[0];
+        if (clips(style.overflowX) && (r.left < b.left - 0.5 || r.right > b.right + 0.5)) {
+          why = `clipped sideways by ${box.tagName.toLowerCase()}.${cls}`;
+        } else if (clips(style.overflowY) && (r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5)) {
+          why = `clipped by ${box.tagName.toLowerCase()}.${cls}`;
+        }
+      }
+      if (!why && (r.left < -0.5 || r.right > inner + 0.5)) why = "outside the viewport";
+      if (why) {
+        const span = `[${Math.round(rect.left)}..${Math.round(rect.right)}]`;
+        out.push(`${text.slice(0, 40)}: ${why} ${span}`);
+        break;
+      }
+    }
+  }
+  return out;
+}"""
+
+
+def cut_off(page: Page, root: str) -> list[str]:
+    """The text under ``root`` that is cut off with no ellipsis to say so (see CUT_OFF)."""
+    found: list[str] = page.evaluate(CUT_OFF, root)
     return found
 
 
@@ -196,6 +303,10 @@ def check_screen(page: Page, screen: str, *, axe: bool = True) -> None:
         )
         settle(page)
         fits(page, f"{screen} at {width}px")
+        outside = game_outside(page)
+        assert outside == [], f"{screen} at {width}px: outside the viewport: {outside}"
+        cut = cut_off(page, "[data-testid=game]")
+        assert cut == [], f"{screen} at {width}px: text cut off: {cut}"
         small = small_targets(page)
         assert small == [], f"{screen} at {width}px: targets under {TOUCH} px: {small}"
         if axe:

@@ -506,6 +506,62 @@ Element.prototype.animate = function (keyframes, options) {
 };
 """
 
+# Every frame from now on: the page's scroll width, the widest one kept.
+WATCH_WIDTH = """() => {
+  window.__widest = 0;
+  const frame = () => {
+    window.__widest = Math.max(window.__widest, document.documentElement.scrollWidth);
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}"""
+
+# You play first and draw a 5 (no power: discarding it ends nothing but the draw).
+QUICK_DEAL: dict[str, Any] = {
+    "hands": [["2S", "3H", "4C", "6D"], ["KS", "QH", "JC", "10D"]],
+    "discard": "4H",
+    "draw": ["5D", "6C", "6H", "3S"],
+    "first": 0,
+}
+
+
+def test_a_card_overshooting_its_place_never_widens_a_phone(
+    browser: Browser, server: RunningServer
+) -> None:
+    # At 360 px, the cards flying: you draw and discard at once.  The draw pile's top card is
+    # still on its way to your hand when the held card goes and the piles close up; the flight
+    # keeps the path it started with, so it flies past the place it was going to, off the right
+    # edge.  The game screen clips it (components/Game.svelte): in no frame is the page wider
+    # than the phone (without the clip: 409 px).
+    body = {
+        "preset": "boyo",
+        "seats": 2,
+        "name": "Vi",
+        "bots": ["medium"],
+        "peek_seconds": 600,
+        "turn_seconds": 600,
+        "seed": 5,
+        "deal": QUICK_DEAL,
+    }
+    created = open_table(server, body)
+    context, page = new_page(browser, width=360, height=740)
+    page.goto(f"{server.url}/t/{created['code']}#seat={created['token']}")
+    page.get_by_test_id("start").click()
+    opening_peek(page, 0)
+    end_opening(page)
+    page.evaluate(WATCH_WIDTH)
+    page.evaluate("window.__flights = []")
+    page.get_by_test_id("act-draw").click()
+    page.get_by_test_id("act-discard").click()
+    expect(page.get_by_test_id("act-end_turn")).to_be_visible()
+    page.wait_for_timeout(1_000)  # every flight has landed (600 ms at most)
+    assert any("ghost" in f["cls"] for f in page.evaluate("window.__flights"))
+    widest = page.evaluate("window.__widest")
+    assert widest <= 360, f"the page was {widest} px wide while the cards flew"
+    no_js_errors(page)
+    context.close()
+
+
 # The bot plays first; its cards have four different ranks, so it has nothing to TAP.
 FLIGHT_DEAL: dict[str, Any] = {
     "hands": [["2S", "3H", "4C", "6D"], ["KS", "QH", "JC", "10D"]],

@@ -1,7 +1,10 @@
 """The phone (360 x 740) and the laptop (1280 x 800): every screen fits with no horizontal
 scroll, its buttons and cards are touch targets of 44 x 44 px or more, axe-core finds no serious
-or critical violation, and a screenshot of each is kept (tests/web/screens.py).  Then what
-happens between rounds on a phone, the eight-seat table, the header over bot turns, and the
+or critical violation, and a screenshot of each is kept (tests/web/screens.py).  On the game
+screen, at every step of play: every button, card and pile inside the viewport, no text cut
+off, no box scrolling sideways but the scores', also with the root font at 20 px (a phone's
+large text).  Then what happens between rounds on a phone, the eight-seat table, names of 32
+letters with no space in German, a long match's scoreboard, the header over bot turns, and the
 arrow keys."""
 
 from __future__ import annotations
@@ -20,7 +23,21 @@ from facedown.server.edge.settings import ServerSettings
 from facedown.server.play.table import TableConfig
 
 from ..server.harness import RunningServer, run_server
-from .screens import PHONE, SIZES, check_screen, empty_below, inside_viewport, shoot
+from .screens import (
+    LONGEST,
+    LONGEST_TOO,
+    PHONE,
+    ROOT_FONTS,
+    SIZES,
+    check_screen,
+    cut_off,
+    empty_below,
+    game_outside,
+    inside_viewport,
+    large_text,
+    shoot,
+    small_targets,
+)
 from .test_browser import (
     WAIT,
     end_opening,
@@ -35,8 +52,33 @@ from .test_browser import (
 LONG_NAME = "Maximiliana Wolkenstein-Hartmann"
 
 
-def phone(browser: Browser) -> tuple[Any, Page]:
-    return new_page(browser, PHONE[0], PHONE[1], reduced_motion=True)
+def phone(browser: Browser, root_font: int = 16) -> tuple[Any, Page]:
+    context, page = new_page(browser, PHONE[0], PHONE[1], reduced_motion=True)
+    large_text(context, root_font)
+    return context, page
+
+
+# The boxes of the game screen that scroll sideways now, but the reveal's tables (.scroll),
+# which are meant to: a long match's scores.
+SIDEWAYS = """() => [...document.querySelectorAll("[data-testid=game] *")]
+  .filter((el) => !el.classList.contains("scroll"))
+  .filter((el) => ["auto", "scroll"].includes(getComputedStyle(el).overflowX))
+  .filter((el) => el.scrollWidth > el.clientWidth + 1)
+  .map((el) => `${el.tagName.toLowerCase()}: ${el.scrollWidth} in ${el.clientWidth} px`)"""
+
+
+def game_fits(page: Page, what: str) -> None:
+    """Every button, card and pile of the game screen inside the viewport, no text cut off
+    without an ellipsis, no box but the scores' scrolling sideways, every target 44 px or more:
+    at the size the page has now."""
+    outside = game_outside(page)
+    assert outside == [], f"{what}: outside the viewport: {outside}"
+    cut = cut_off(page, "[data-testid=game]")
+    assert cut == [], f"{what}: text cut off: {cut}"
+    sideways = page.evaluate(SIDEWAYS)
+    assert sideways == [], f"{what}: scrolls sideways: {sideways}"
+    small = small_targets(page)
+    assert small == [], f"{what}: targets under 44 px: {small}"
 
 
 def on_screen(page: Page, testid: str) -> bool:
@@ -85,6 +127,7 @@ def play_until_reveal(page: Page, seat: int, *, limit: int = 120) -> None:
     the round is over."""
     reveal = page.get_by_test_id("reveal")
     for _ in range(limit):
+        game_fits(page, f"seat {seat}, {page.get_by_test_id('game').get_attribute('data-phase')}")
         if page.locator("[data-testid=reveal]:not([data-lingering])").count():
             return
         if not press_first(page, QUICKEST):
@@ -95,8 +138,9 @@ def play_until_reveal(page: Page, seat: int, *, limit: int = 120) -> None:
 # --------------------------------------------------------------------------- every screen
 
 
-def test_every_screen_fits_a_phone(browser: Browser, server: RunningServer) -> None:
-    context, page = phone(browser)
+@ROOT_FONTS
+def test_every_screen_fits_a_phone(browser: Browser, server: RunningServer, root_font: int) -> None:
+    context, page = phone(browser, root_font)
     page.goto(server.url + "/")
     expect(page.get_by_test_id("play-now")).to_be_visible()
     page.get_by_role("button", name=re.compile("Add a bot")).click()
@@ -115,7 +159,7 @@ def test_every_screen_fits_a_phone(browser: Browser, server: RunningServer) -> N
     check_screen(page, "lobby")
     link = page.get_by_test_id("invite-link").input_value()
 
-    friend_context, friend = phone(browser)
+    friend_context, friend = phone(browser, root_font)
     friend.goto(link)
     expect(friend.get_by_test_id("join-game")).to_be_visible()
     friend.get_by_test_id("join-rules").locator("summary").click()
@@ -158,8 +202,9 @@ def reveal_cut_off(page: Page) -> list[str]:
     )
 
 
+@ROOT_FONTS
 def test_eight_seats_from_the_opening_to_the_match_end(
-    browser: Browser, server: RunningServer
+    browser: Browser, server: RunningServer, root_font: int
 ) -> None:
     # A boyo match of two rounds against seven bots, on a phone.
     body = {
@@ -172,7 +217,7 @@ def test_eight_seats_from_the_opening_to_the_match_end(
         "options": {"rounds": 2},
     }
     created = open_table(server, body)
-    context, page = phone(browser)
+    context, page = phone(browser, root_font)
     page.goto(f"{server.url}/t/{created['code']}#seat={created['token']}")
     page.get_by_test_id("start").click()
 
@@ -352,6 +397,172 @@ def test_the_header_stays_put_over_bot_turns(browser: Browser, server: RunningSe
     no_js_errors(page, friend)
     context.close()
     friend_context.close()
+
+
+# --------------------------------------------------------------------------- the longest words
+
+# You play first and draw the black King (its facts are the longest: worth, and all three
+# powers), then call; the other two draw cards without powers, so nobody swaps your low hand
+# away (Red Kings, a Joker, an Ace: -4), and you win the one round.
+LONG_DEAL: dict[str, Any] = {
+    "hands": [["KH", "KD", "JK", "AS"], ["9S", "9H", "10S", "10H"], ["QS", "QH", "JS", "JH"]],
+    "discard": "4C",
+    "draw": ["KS", "5C", "6C", "5D", "6D", "3C", "3D", "2C", "2D", "4D", "4H", "5H", "6H"],
+    "first": 0,
+}
+OTHERS = ("act-draw", "act-discard", "act-end_turn", "act-skip")
+
+
+@ROOT_FONTS
+def test_the_longest_names_in_german_fit_a_phone(
+    browser: Browser, server: RunningServer, root_font: int
+) -> None:
+    # Two players with names of 32 letters and no space, a bot, the game in German (its longest
+    # words on the buttons and under the piles): every seat label, the card held, the turn line,
+    # the reveal, the scores and the winner on screen, nothing cut off but the turn line's
+    # ellipsis, every target 44 px or more; both at 16 px and at 20 px (a phone's large text).
+    assert len(LONGEST) == len(LONGEST_TOO) == 32
+    created = open_table(
+        server,
+        {
+            "preset": "boyo",
+            "seats": 3,
+            "name": LONGEST,
+            "bots": [None, "medium"],
+            "peek_seconds": 600,
+            "turn_seconds": 600,
+            "seed": 7,
+            "deal": LONG_DEAL,
+            "options": {"rounds": 1},
+        },
+    )
+    context, page = phone(browser, root_font)
+    friend_context, friend = phone(browser, root_font)
+    friend.goto(f"{server.url}/t/{created['code']}")
+    friend.get_by_test_id("join-name").fill(LONGEST_TOO)
+    friend.get_by_test_id("take-seat").click()
+    page.goto(f"{server.url}/t/{created['code']}#seat={created['token']}")
+    for p in (page, friend):
+        p.get_by_test_id("language").click()
+    expect(page.get_by_test_id("seats")).to_contain_text(LONGEST_TOO)
+    page.get_by_test_id("start").click()
+    for p, seat in ((page, 0), (friend, 1)):
+        expect(p.get_by_test_id("turn")).to_have_text("Wähle 2 deiner Karten zum Ansehen")
+        game_fits(p, f"seat {seat}, opening")
+        opening_peek(p, seat)
+        game_fits(p, f"seat {seat}, peeked")
+    # Everyone has looked (the bot at once): play starts.
+
+    # Your first turn: the black King held, with its three powers and all it gives in words.
+    page.get_by_test_id("act-draw").click()
+    expect(page.get_by_test_id("held-facts")).to_have_text(
+        "13 Punkte wert · Aktion: Ansehen, Spionieren, Tauschen"
+    )
+    expect(page.get_by_test_id("act-spy")).to_have_text("Spionieren")
+    check_screen(page, f"longest-holding-de-{root_font}")
+    expect(friend.get_by_test_id("seat-0")).to_contain_text(LONGEST)
+    expect(friend.get_by_test_id("held-0")).to_be_visible()
+    game_fits(friend, "the other one holds a card")
+    page.get_by_test_id("act-discard").click()
+
+    # Then everyone plays the quickest way: you call at your next turn, the round ends.
+    for _ in range(200):
+        if all(p.get_by_test_id("winner").is_visible() for p in (page, friend)):
+            break
+        for p, seat, moves in ((page, 0, QUICKEST), (friend, 1, OTHERS)):
+            game_fits(p, f"seat {seat}, {p.get_by_test_id('game').get_attribute('data-phase')}")
+            press_first(p, moves)
+        time.sleep(0.1)
+    expect(page.get_by_test_id("winner")).to_have_text(f"Du gewinnst! Gewinner: {LONGEST}")
+    expect(friend.get_by_test_id("winner")).to_have_text(f"Gewinner: {LONGEST}")
+    for p in (page, friend):
+        expect(p.locator("[data-testid^=reveal-row-]")).to_have_count(3)
+        expect(p.get_by_test_id("scoreboard").locator("tbody tr")).to_have_count(3)
+        expect(p.get_by_test_id("reveal-row-1")).to_contain_text(LONGEST_TOO)
+        assert reveal_cut_off(p) == []
+    check_screen(page, f"longest-match-end-de-{root_font}")
+    game_fits(friend, "the match end, not the host")
+    no_js_errors(page, friend)
+    context.close()
+    friend_context.close()
+
+
+SCOREBOARD_BOX = "[data-testid=scoreboard]"
+
+
+def box_scroll(page: Page, to: str) -> dict[str, float]:
+    """Scroll the scoreboard's box to its start or its end; its widths and where it is now."""
+    found: dict[str, float] = page.locator(SCOREBOARD_BOX).evaluate(
+        """(table, to) => {
+          const box = table.parentElement;
+          box.scrollLeft = to === "end" ? box.scrollWidth : 0;
+          return { scroll: box.scrollWidth, client: box.clientWidth, left: box.scrollLeft };
+        }""",
+        to,
+    )
+    return found
+
+
+def name_lines(page: Page) -> int:
+    """The lines your name takes in the scoreboard."""
+    lines: int = page.locator(f"{SCOREBOARD_BOX} tr.me .name").evaluate(
+        """(el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        }"""
+    )
+    return lines
+
+
+def test_a_long_match_scrolls_its_scoreboard_inside_its_box(
+    browser: Browser, server: RunningServer
+) -> None:
+    # Twelve rounds against a bot, the longest name: the scoreboard (a round a column) is wider
+    # than the phone, and scrolls sideways inside its own box, which stays on screen; the page
+    # does not scroll sideways, and each end of the table comes into view.
+    rounds = 12
+    body = {
+        "preset": "boyo",
+        "seats": 2,
+        "name": LONGEST,
+        "bots": ["easy"],
+        "peek_seconds": 600,
+        "turn_seconds": 600,
+        "options": {"rounds": rounds},
+    }
+    created = open_table(server, body)
+    context, page = phone(browser)
+    page.goto(f"{server.url}/t/{created['code']}#seat={created['token']}")
+    page.get_by_test_id("start").click()
+    for n in range(1, rounds + 1):
+        expect(page.get_by_test_id("turn")).to_have_text("Choose 2 of your cards to look at")
+        opening_peek(page, 0)
+        end_opening(page)
+        play_until_reveal(page, 0)
+        if n < rounds:
+            page.get_by_test_id("act-next_round").click()
+            expect(page.get_by_test_id("reveal")).to_have_count(0)
+    expect(page.get_by_test_id("winner")).to_be_visible()
+    columns = page.locator(f"{SCOREBOARD_BOX} thead th")
+    expect(columns).to_have_count(rounds + 2)
+    game_fits(page, "the match end")
+    assert inside_viewport(page, "[data-testid=reveal] .scroll") == []
+
+    start = box_scroll(page, "start")
+    assert start["scroll"] > start["client"] + 20, start
+    assert inside_viewport(page, f"{SCOREBOARD_BOX} th[scope=row]") == []
+    assert inside_viewport(page, f"{SCOREBOARD_BOX} td.sum") != []
+    # The longest name is read in a few lines, not a letter a line.
+    assert name_lines(page) <= 4
+    # Scrolled to its end: the totals in view, the names still beside them.
+    end = box_scroll(page, "end")
+    assert end["left"] > 0, end
+    assert inside_viewport(page, f"{SCOREBOARD_BOX} td.sum") == []
+    assert inside_viewport(page, f"{SCOREBOARD_BOX} th[scope=row]") == []
+    check_screen(page, "long-match-end")
+    no_js_errors(page)
+    context.close()
 
 
 # --------------------------------------------------------------------------- keyboard

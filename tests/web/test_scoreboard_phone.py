@@ -1,7 +1,9 @@
 """The Physical Scoreboard on a phone: four players and several rounds at 360 x 740 (and under
 phone emulation, with taps) fit with no sideways scroll, every control inside the viewport and
-44 px or more, in English and German; the notes for Cabo's and Kaboom's 100 rule and the moon
-appear next to the round that triggers them."""
+44 px or more, no text cut off, in English and German, with a name of 32 letters and no space,
+at the usual root font and at 20 px (a phone's large text); eight players scroll inside the
+table's box, not the page; the notes for Cabo's and Kaboom's 100 rule and the moon appear next
+to the round that triggers them."""
 
 from __future__ import annotations
 
@@ -12,18 +14,30 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from ..server.harness import RunningServer
-from .screens import PHONE, check_screen, inside_viewport, page_width, small_targets
+from .screens import (
+    LONGEST,
+    LONGEST_TOO,
+    PHONE,
+    ROOT_FONTS,
+    check_screen,
+    cut_off,
+    inside_viewport,
+    large_text,
+    page_width,
+    small_targets,
+)
 from .test_browser import WAIT, no_js_errors
 from .test_scoreboard import make_board
 
-NAMES = ["Ann", "Maximiliana Wolkenstein-Hartmann", "Sam", "Dana"]
+NAMES = ["Ann", LONGEST, "Sam", "Dana"]
 # Every control on the page below the header that a player taps or types into.
 CONTROLS = "main button, main input, main a, main select"
 
 
-def phone(browser: Browser, *, mobile: bool) -> tuple[BrowserContext, Page]:
+def phone(browser: Browser, *, mobile: bool, root_font: int = 16) -> tuple[BrowserContext, Page]:
     """A context of the phone's size; ``mobile``: Chromium's phone emulation (the meta viewport
-    is obeyed, the page may be zoomed out to its layout width, and input is touch)."""
+    is obeyed, the page may be zoomed out to its layout width, and input is touch); the root
+    font at ``root_font`` px."""
     context = browser.new_context(
         viewport={"width": PHONE[0], "height": PHONE[1]},
         locale="en-US",
@@ -32,6 +46,7 @@ def phone(browser: Browser, *, mobile: bool) -> tuple[BrowserContext, Page]:
         device_scale_factor=2 if mobile else 1,
         reduced_motion="reduce",
     )
+    large_text(context, root_font)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -68,11 +83,12 @@ def enter(
 
 def fits_with_every_control(page: Page, what: str) -> None:
     """No sideways scroll, every control of the board inside the viewport (and inside any box
-    that scrolls it) and 44 px or more, at the size the page has now."""
+    that scrolls it) and 44 px or more, no text cut off, at the size the page has now."""
     width, inner = page_width(page)
     assert width <= inner, f"{what}: the page is {width} px wide in a {inner} px viewport"
     assert inside_viewport(page, CONTROLS) == [], what
     assert small_targets(page) == [], what
+    assert cut_off(page, "main") == [], what
 
 
 def note_after(page: Page, number: int) -> str:
@@ -83,12 +99,13 @@ def note_after(page: Page, number: int) -> str:
     return found
 
 
+@ROOT_FONTS
 @pytest.mark.parametrize("mobile", [False, True], ids=["360px", "phone-emulation"])
 def test_four_players_and_several_rounds_fit_a_phone(
-    browser: Browser, server: RunningServer, mobile: bool
+    browser: Browser, server: RunningServer, mobile: bool, root_font: int
 ) -> None:
     made = make_board(server, names=NAMES, preset="cabo")
-    context, page = phone(browser, mobile=mobile)
+    context, page = phone(browser, mobile=mobile, root_font=root_font)
     page.goto(server.url + "/scoreboard/" + made["link"].rsplit("/", 1)[-1])
     expect(page.get_by_test_id("board-table")).to_be_visible()
     fits_with_every_control(page, "no round yet")
@@ -137,7 +154,7 @@ def test_four_players_and_several_rounds_fit_a_phone(
         "Ann hat genau 100 Punkte erreicht: zurück auf 50. Bei Cabo geht das einmal pro Spieler."
     )
     fits_with_every_control(page, "German")
-    if not mobile:
+    if not mobile and root_font == 16:
         # Both sizes, both languages: fits, 44 px targets, axe-core, screenshots.
         check_screen(page, "scoreboard-cabo-de")
         press(page, "language", touch=False)
@@ -152,6 +169,61 @@ def add_rounds(server: RunningServer, made: dict[str, Any], rounds: list[dict[st
         for base, body in enumerate(rounds):
             r = http.post(f"/api/scoreboards/{key}/rounds", json={"base": base, **body})
             assert r.status_code == 200, r.text
+
+
+EIGHT = ["Ann", LONGEST, "Sam", "Dana", LONGEST_TOO, "Bo", "Kim", "Lee"]
+HEADS = "[data-testid=board-table] thead"
+
+
+def box_scroll(page: Page, to: str) -> dict[str, float]:
+    """Scroll the table's box to its start or its end; its widths and where it is now."""
+    found: dict[str, float] = page.get_by_test_id("board-scroll").evaluate(
+        """(box, to) => {
+          box.scrollLeft = to === "end" ? box.scrollWidth : 0;
+          return { scroll: box.scrollWidth, client: box.clientWidth, left: box.scrollLeft };
+        }""",
+        to,
+    )
+    return found
+
+
+@ROOT_FONTS
+def test_eight_players_scroll_inside_the_tables_box(
+    browser: Browser, server: RunningServer, root_font: int
+) -> None:
+    """Eight players, two of them with 32 letters and no space, six rounds: the table is wider
+    than a phone and scrolls inside its own box (the page does not), its first column and
+    every note staying put; each end of it comes into view; in English and German."""
+    made = make_board(server, names=EIGHT, preset="cabo")
+    add_rounds(
+        server,
+        made,
+        # A moon first (a note under round 1), then low hands: nobody reaches 100.
+        [{"hand_totals": [1, 2, 50, 3, 4, 5, 2, 1], "caller": 2, "moon": 2}]
+        + [{"hand_totals": [n, 3, 1, 4, 5, 2, 0, n], "caller": n} for n in range(5)],
+    )
+    context, page = phone(browser, mobile=False, root_font=root_font)
+    page.goto(server.url + "/scoreboard/" + made["link"].rsplit("/", 1)[-1])
+    expect(page.get_by_test_id("board-round-6")).to_be_visible()
+    expect(page.get_by_test_id("board-note-1-moon")).to_be_visible()
+    for language in ("English", "German"):
+        if language == "German":
+            press(page, "language", touch=False)
+            expect(page.get_by_test_id("board-submit")).to_have_text("Runde eintragen")
+        start = box_scroll(page, "start")
+        assert start["scroll"] > start["client"] + 100, (language, start)
+        fits_with_every_control(page, f"{language}, the table's start")
+        assert inside_viewport(page, f"{HEADS} th:nth-child(2)") == [], language
+        assert inside_viewport(page, f"{HEADS} th:last-child") != [], language
+        end = box_scroll(page, "end")
+        assert end["left"] > 0, (language, end)
+        fits_with_every_control(page, f"{language}, the table's end")
+        assert inside_viewport(page, f"{HEADS} th:last-child") == [], language
+        # The round numbers (the first column) and the notes stay on screen, scrolled or not.
+        assert inside_viewport(page, "[data-testid^=edit-round-]") == [], language
+        assert inside_viewport(page, "[data-testid^=board-note-]") == [], language
+    no_js_errors(page)
+    context.close()
 
 
 def test_kaboom_halves_every_exact_hundred_and_says_so(
