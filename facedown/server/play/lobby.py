@@ -59,12 +59,10 @@ class Lobby:
         self.claims = Claims(self, ctx, self.sharing)
 
     async def recover(self) -> int:
-        """Load every table that was in the lobby or playing: after a crash, games resume.
-
-        A table that cannot be rebuilt is logged (with the error, once) and marked broken in
-        the store; the others start.  Every broken table, new or from an earlier start, is
-        named in a warning, and is neither served nor tried again.  Returns how many tables
-        were loaded."""
+        """Load every table that was in the lobby or playing (after a crash, games resume);
+        returns how many.  A table that cannot be rebuilt is logged (with the error, once) and
+        marked broken in the store; every broken table, new or from an earlier start, is named
+        in a warning, and is neither served nor tried again."""
         count = 0
         if self.ownership.clustered:  # the tables nobody owns are taken in turns (Sharing.run)
             self.ownership.start(self.drop)
@@ -238,14 +236,12 @@ class Lobby:
         seed: int | None = None,
         deal: DealJson | None = None,
     ) -> Table:
-        """Open a table with the host in seat 0.  ``options``: the ruleset fields the host
-        changes (the engine's, free-form: :func:`.creation.checked_rules` has them checked).
-        ``seed`` and ``deal`` are test hooks (the app refuses them unless enabled): a chosen
-        seed, a stacked first deal."""
+        """Open a table with the host in seat 0; ``options``, the ruleset fields the host
+        changes, are checked by :func:`.creation.checked_rules`.  ``seed`` and ``deal`` are test
+        hooks (refused unless enabled): a chosen seed, a stacked first deal."""
         rules = checked_rules(preset, options, seats, bots, deal, settings)
         seated = seat_records(host_id, host_name, seats, bots)
-        settings = with_deal(settings, deal)
-        now = self.ctx.clock.now()
+        settings, now = with_deal(settings, deal), self.ctx.clock.now()
         return await self.adopt(
             *await store_new(self, preset, rules, host_id, settings, seated, seed, now), fresh=True
         )
@@ -273,10 +269,9 @@ class Lobby:
         return table
 
     async def reserve(self) -> tuple[str, Lease | None]:
-        """A new table's id, its lease already taken: once the record is stored, another process
-        looking for tables nobody owns would otherwise take the new table before this one
-        loads it.  The caller stores the record, then :meth:`adopt` s it (or :meth:`release` s
-        the id when it could not)."""
+        """A new table's id, its lease already taken (else another process looking for tables
+        nobody owns could take it before this one loads it): the caller stores the record,
+        then :meth:`adopt` s it, or :meth:`release` s the id when it could not."""
         return await self.claims.reserve()
 
     def release(self, table_id: str) -> None:

@@ -22,7 +22,7 @@ from ..transport.protocol import SnapshotFrame
 from . import seating
 from .presence import Presence
 from .scheduler import Scheduler
-from .tablelog import MOMENT_OVER
+from .tablelog import MOMENT_OVER, Writes
 
 
 class SeatCommands:
@@ -38,6 +38,7 @@ class SeatCommands:
     game: Game | None
     seq: int
     hidden: set[int]
+    writes: Writes
     _seats_of: TableRecord | None = None  # the record ``_seats`` was read from (none yet)
     _seats: dict[str, int]  # its human seats, by player id (set with ``_seats_of``)
 
@@ -54,10 +55,14 @@ class SeatCommands:
         raise NotImplementedError
 
     async def _save(self, record: TableRecord) -> None:
-        raise NotImplementedError
+        await self.writes.save(record)
+        self.record = record
 
     async def _save_settings(self, record: TableRecord) -> None:
-        raise NotImplementedError
+        """Save ``record``, which differs from the table's only in its settings: those alone
+        are written (its ``updated_at`` stays)."""
+        await self.writes.save_settings(record)
+        self.record = record
 
     # ------------------------------------------------------------------ seats
     def seat_of(self, player_id: str) -> int | None:

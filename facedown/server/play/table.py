@@ -109,17 +109,7 @@ class Table(SeatCommands):
         await rebuild(table, [] if fresh else await ctx.store.log(record.id))
         return table
 
-    # ------------------------------------------------------------------ writes
-    async def _save(self, record: TableRecord) -> None:
-        await self.writes.save(record)
-        self.record = record
-
-    async def _save_settings(self, record: TableRecord) -> None:
-        """Save ``record``, which differs from the table's only in its settings: those alone
-        are written (its ``updated_at`` stays)."""
-        await self.writes.save_settings(record)
-        self.record = record
-
+    # ------------------------------------------------------------------ writes (and SeatCommands')
     async def _log(
         self,
         kind: str,
