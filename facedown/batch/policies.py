@@ -217,25 +217,8 @@ class EasyPlayer:
         out = np.empty(b.games, dtype=np.int64)
         given = np.empty(0, dtype=np.int64) if fallback is None else fallback.astype(np.int64)
         buf, occ = b._scratch
+        seed = int(rng.integers(2**31))
         players.easy_play(
-            b.Z,
-            b.S,
-            b.hands,
-            b.disc,
-            b.known_bits,
-            b.public_bits,
-            b.R,
-            b.deck_table,
-            b.codes.table,
-            b.tables,
-            b.codes.slots,
-            buf,
-            occ,
-            int(rng.integers(2**31)),
-            self.take_below,
-            self.call_below,
-            self.call,
-            given,
-            out,
+            *b._bundles, buf, occ, seed, self.take_below, self.call_below, self.call, given, out
         )
         return out
