@@ -1,16 +1,19 @@
-"""The arrays the kernels take, bundled by role: the games' :class:`State`, and what the batch
-:class:`Fixed` when it was made (the rules, the deck, the codec's actions).
+"""The arrays the kernels take, bundled by role: the games' :class:`State`, what the batch keeps
+:class:`Fixed` for the step (the rules, the deck, the codec's actions), and the codec's index
+:class:`Tables`, which only listing the legal actions reads.
 
-Every kernel takes the two bundles (``st``, ``fx``) and reads the fields it needs, rather than a
-dozen arrays one by one; a bundle is a NamedTuple of arrays, which numba compiles as a struct of
-them (reading a field costs nothing).  The columns of ``Z``, ``S`` and ``R`` are named in
-:mod:`.layout`.
+Every kernel takes the bundles it needs (``st``, ``fx``, ``T``) and reads the fields it needs,
+rather than a dozen arrays one by one; a bundle is a NamedTuple of arrays, which numba compiles
+as a struct of them (reading a field costs nothing).  The columns of ``Z``, ``S`` and ``R`` are
+named in :mod:`.layout`.
 
-The kernels the Python side calls (``deal_all``, ``actors``, ``step``, ``masks``, ``random_play``,
-``play_random``, ``easy_play``, ``play_lineup``) take each bundle as a plain tuple of its arrays
-(:func:`plain`) and name it first (:func:`named`): numba types a plain tuple's arrays in C at
-each call, a NamedTuple in Python, which cost 0.6 us more per call and bundle (a tenth of a
-decision of a batch of one game).
+Two costs of a call set the bundles' cut.  The kernels the Python side calls (``deal_all``,
+``actors``, ``step``, ``masks``, ``random_play``, ``play_random``, ``easy_play``,
+``play_lineup``) take each bundle as a plain tuple of its arrays (``tuple(bundle)``) and name it
+first (``State(*state)``): numba types a NamedTuple argument in Python at every call, 0.6 us more
+per call and bundle (a tenth of a decision of a batch of one game), a plain tuple in C.  And
+every array passed costs, from Python about 35 ns a call, between kernels that are not inlined
+some ten numbers each: so the step, which never lists actions, does not take the Tables.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .jit import F64, I8, I64, U64, inline
+from .jit import F64, I8, I64, U64
 from .layout import S_FIELDS, Z_FIELDS
 
-Plain = tuple[Any, ...]
+Plain = tuple[Any, ...]  # a bundle as the kernels the Python side calls take it
 
 
 class State(NamedTuple):
@@ -38,11 +41,21 @@ class State(NamedTuple):
     keys: F64  # [games, 2, cards]: the random keys of the next deal and the next reshuffle
 
 
+class Fixed(NamedTuple):
+    """What the step reads besides the state: the same for every game, set when the batch is
+    made (:func:`.fixed.fixed`) and never changed."""
+
+    R: I64  # [R_FIELDS]: the rules (layout's R fields)
+    D: I64  # [3, cards]: the deck, each card's value, rank id and power bits (VALUE, RANK, POWER)
+    C: I64  # [4, actions]: each codec index's kind, count of slots, seat offset, target slot
+    CS: I64  # [actions, width]: each codec index's slots (-1 past its count)
+
+
 class Tables(NamedTuple):
-    """Codec indexes by kind and arguments: ``simple[kind]`` (an action with no slot),
-    ``opening`` (the opening looks), ``rep[s0, s1 + 1, s2 + 1, s3 + 1]`` (a replace of those
-    sorted slots, 0 for none), ``peek[s]``, ``tap[s]``, ``spy[offset, s]`` and
-    ``swap[s, offset, target]`` (built by :func:`.fixed.tables`)."""
+    """The codec index of a kind and its arguments, for listing the legal actions (built by
+    :func:`.fixed.tables`): ``simple[kind]`` (an action with no slot), ``opening`` (the opening
+    looks), ``rep[s0, s1 + 1, s2 + 1, s3 + 1]`` (a replace of those sorted slots, 0 for none),
+    ``peek[s]``, ``tap[s]``, ``spy[offset, s]`` and ``swap[s, offset, target]``."""
 
     simple: I64
     opening: I64
@@ -51,16 +64,6 @@ class Tables(NamedTuple):
     tap: I64
     spy: I64
     swap: I64
-
-
-class Fixed(NamedTuple):
-    """What a batch fixes when it is made: the same for every game, never changed by a kernel."""
-
-    R: I64  # [R_FIELDS]: the rules (layout's R fields)
-    D: I64  # [3, cards]: the deck, each card's value, rank id and power bits (VALUE, RANK, POWER)
-    C: I64  # [4, actions]: each codec index's kind, count of slots, seat offset, target slot
-    CS: I64  # [actions, width]: each codec index's slots (-1 past its count)
-    T: Tables  # the other way: the codec index of a kind and its arguments
 
 
 def new_state(games: int, players: int, hand: int, cards: int) -> State:
@@ -75,15 +78,3 @@ def new_state(games: int, players: int, hand: int, cards: int) -> State:
         public=np.zeros(games, dtype=np.uint64),
         keys=np.zeros((games, 2, cards), dtype=np.float64),
     )
-
-
-def plain(bundle: Plain) -> Plain:
-    """A bundle as the kernels the Python side calls take it: a plain tuple (nested ones too)."""
-    return tuple(plain(x) if isinstance(x, tuple) else x for x in bundle)
-
-
-@inline
-def named(state: Plain, fixed: Plain) -> tuple[State, Fixed]:
-    """The bundles :func:`plain` made, named again (in compiled code, at no cost)."""
-    R, D, C, CS, T = fixed
-    return State(*state), Fixed(R, D, C, CS, Tables(*T))

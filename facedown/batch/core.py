@@ -31,8 +31,8 @@ from ..engine import Phase, Ruleset, shuffle_rng
 from ..rl.actions import ActionCodec
 from . import kernels, layout
 from . import legal as L
-from .bundles import new_state, plain
-from .fixed import POWER_NAMES, Codes, fixed
+from .bundles import new_state
+from .fixed import POWER_NAMES, Codes, fixed, tables
 from .layout import (
     DEAL_KEYS,
     HOLDING,
@@ -135,16 +135,19 @@ class Batch:
         self.hand_cap = h = rules.max_hand
         self.codec = ActionCodec(players, h, rules.hand_size, rules.opening_peek)
         self.codes = Codes(self.codec, rules.hand_size)
-        # The kernels' two bundles (see .bundles), and their fields by the names of before.
-        self.fixed = fixed(rules, players, self.codes)
-        self.state = new_state(games, players, h, self.cards)
-        st, fx = self.state, self.fixed
+        # The kernels' bundles (see .bundles), and their fields by the names of before.
+        self.state = st = new_state(games, players, h, self.cards)
+        self.fixed = fx = fixed(rules, players, self.codes)
+        self.tables = tables(self.codes, players, h)
         self.Z, self.S, self.hands, self.draw, self.disc = st.Z, st.S, st.hands, st.draw, st.disc
         self.known_bits, self.public_bits, self.keys = st.known, st.public, st.keys
-        self.R, self.deck_table, self.tables = fx.R, fx.D, fx.T
+        self.R, self.deck_table = fx.R, fx.D
         self.values, self.rank = self.deck_table[VALUE], self.deck_table[RANK]
         self.card_powers = (self.deck_table[POWER, :, None] & np.array(POWER_BITS)) != 0
-        self._bundles = plain(self.state), plain(self.fixed)  # as the kernels take them
+        # As the kernels the Python side calls take them, plain tuples (see .bundles): the
+        # step's bundles, and with the index tables those of the kernels that list actions.
+        self._bundles = (tuple(st), tuple(fx))
+        self._all_bundles = (*self._bundles, tuple(self.tables))
         self._rows = np.arange(games)
         self._scratch = (np.empty(self.codec.size, np.int64), np.empty(h, np.int64))
         self.Z[:, layout.WINDOW] = 1 if rules.tap else players
@@ -279,7 +282,7 @@ class Batch:
     def legal_mask(self) -> npt.NDArray[np.bool_]:
         """Per game, the legal action indexes of :attr:`actor` (all false once over)."""
         mask = np.zeros((self.games, self.codec.size), dtype=np.bool_)
-        L.masks(*self._bundles, *self._scratch, mask)
+        L.masks(*self._all_bundles, *self._scratch, mask)
         return mask
 
     def random_actions(self, seed: int, call: float, tap: float) -> IntArray:
@@ -287,7 +290,7 @@ class Batch:
         :func:`.legal.choose`), drawn from numba's generator seeded with ``seed``."""
         out = np.empty(self.games, dtype=np.int64)
         buf, occ = self._scratch
-        L.random_play(*self._bundles, buf, occ, seed, call, tap, out)
+        L.random_play(*self._all_bundles, buf, occ, seed, call, tap, out)
         return out
 
     def play_random(self, steps: int, seed: int, call: float, tap: float) -> int:
@@ -297,7 +300,7 @@ class Batch:
         the call; a round's scores are the last round's.  Returns the decisions made."""
         buf, occ = self._scratch
         todo = self._todo
-        count, made = L.play_random(*self._bundles, buf, occ, seed, call, tap, steps, todo)
+        count, made = L.play_random(*self._all_bundles, buf, occ, seed, call, tap, steps, todo)
         if count:
             self._refill(todo[:count])
         return int(made)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bundles import Fixed, Plain, State, named
+from .bundles import Fixed, Plain, State
 from .jit import I64, inline, kernel
 from .layout import (
     CALLER,
@@ -129,13 +129,13 @@ def _deal(st: State, fx: Fixed, g: int, first: int) -> None:
 @kernel
 def deal_all(state: Plain, fixed: Plain, games: I64) -> None:
     """Deal the first round of ``games`` (seat 0 starts)."""
-    st, fx = named(state, fixed)
+    st, fx = State(*state), Fixed(*fixed)
     for g in games:
         _deal(st, fx, g, 0)
 
 
 @kernel
-def _reshuffle(st: State, fx: Fixed, g: int) -> bool:
+def _reshuffle(st: State, g: int) -> bool:
     """The draw pile is empty: the discard pile but its top becomes the new draw pile, in the
     order of the shuffle keys (the engine's pop_draw); False when it has too few cards."""
     Z, draw, disc, known = st.Z, st.draw, st.disc, st.known
@@ -156,7 +156,7 @@ def _reshuffle(st: State, fx: Fixed, g: int) -> bool:
         draw[g, i] = card
     # Cards shuffled into the draw pile are unknown to everyone from now on.
     st.public[g] &= ~mask
-    for p in range(fx.R[N]):
+    for p in range(known.shape[1]):
         known[g, p] &= ~mask
     Z[g, NDRAW] = count
     disc[g, 0] = top
@@ -168,7 +168,7 @@ def _reshuffle(st: State, fx: Fixed, g: int) -> bool:
 def _pop_draw(st: State, fx: Fixed, g: int) -> int:
     """The top card of the draw pile, the discard pile recycled first when needed (-1: none)."""
     Z = st.Z
-    if Z[g, NDRAW] == 0 and not _reshuffle(st, fx, g):
+    if Z[g, NDRAW] == 0 and not _reshuffle(st, g):
         return -1
     Z[g, NDRAW] -= 1
     return int(st.draw[g, Z[g, NDRAW]])

@@ -1,7 +1,8 @@
 """What a batch fixes when it is made, as arrays: the rules as a vector (:func:`rules_vector`),
 the deck as a table (:func:`deck_table`), and the codec's actions both ways: each index's kind
 and arguments (:class:`Codes`), and the index of a kind and its arguments (:func:`tables`).
-:func:`fixed` bundles them for the kernels (:class:`.bundles.Fixed`).
+:func:`fixed` bundles the first three for the kernels (:class:`.bundles.Fixed`); the index tables
+are a bundle of their own (:class:`.bundles.Tables`).
 """
 
 from __future__ import annotations
@@ -163,5 +164,4 @@ def fixed(rules: Ruleset, players: int, codes: Codes) -> Fixed:
         D=deck_table(rules.deck_cards),
         C=codes.table,
         CS=codes.slots,
-        T=tables(codes, players, rules.max_hand),
     )

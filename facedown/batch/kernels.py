@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bundles import Fixed, Plain, State, named
+from .bundles import Fixed, Plain, State
 from .deal import _bit, _filled, _push, deal_all
 from .jit import I64, B, inline, kernel
 from .layout import (
@@ -90,7 +90,7 @@ def actor_of(st: State, fx: Fixed, g: int) -> int:
 @kernel
 def actors(state: Plain, fixed: Plain, out: Any, window: B) -> None:
     """Each game's deciding seat, and whether it decides in a TAP window."""
-    st, fx = named(state, fixed)
+    st, fx = State(*state), Fixed(*fixed)
     for g in range(st.Z.shape[0]):
         out[g] = actor_of(st, fx, g)
         window[g] = window_offset(st, fx, g) > 0
@@ -146,7 +146,7 @@ def needs_keys(st: State, fx: Fixed, g: int) -> bool:
 def step(state: Plain, fixed: Plain, act: I64, todo: I64) -> int:
     """Apply one action per game (ignored once a match is over); the games that need keys
     (:func:`needs_keys`) are listed in ``todo``; returns how many."""
-    st, fx = named(state, fixed)
+    st, fx = State(*state), Fixed(*fixed)
     Z = st.Z
     count = 0
     for g in range(Z.shape[0]):

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .bundles import Fixed, Plain, State, named
+from .bundles import Fixed, Plain, State, Tables
 from .jit import I64, inline, kernel
 from .kernels import actor_of, needs_keys, step_one, window_offset
 from .layout import (
@@ -60,10 +60,10 @@ from .layout import (
 
 @inline
 def _powers(  # noqa: C901 - the three powers' lists
-    st: State, fx: Fixed, g: int, p: int, occ: I64, m: int, buf: I64, count: int
+    st: State, fx: Fixed, T: Tables, g: int, p: int, occ: I64, m: int, buf: I64, count: int
 ) -> int:
     """The pending powers' actions (peek own, spy others', swap own with others')."""
-    S, hands, T = st.S, st.hands, fx.T
+    S, hands = st.S, st.hands
     n = fx.R[N]
     pending = st.Z[g, PENDING]
     if pending & PEEK_BIT:
@@ -89,9 +89,9 @@ def _powers(  # noqa: C901 - the three powers' lists
 
 
 @inline
-def _replaces(fx: Fixed, occ: I64, m: int, buf: I64, count: int) -> int:
+def _replaces(fx: Fixed, T: Tables, occ: I64, m: int, buf: I64, count: int) -> int:
     """Single replaces of every occupied slot, and the sets the rules allow."""
-    rep = fx.T.rep
+    rep = T.rep
     for a in range(m):
         buf[count] = rep[occ[a], 0, 0, 0]
         count += 1
@@ -117,12 +117,12 @@ def _replaces(fx: Fixed, occ: I64, m: int, buf: I64, count: int) -> int:
 
 @inline
 def _listing(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
-    st: State, fx: Fixed, g: int, buf: I64, occ: I64
+    st: State, fx: Fixed, T: Tables, g: int, buf: I64, occ: I64
 ) -> tuple[int, int, int]:
     """Write the legal action indexes of game ``g``'s deciding seat into ``buf``, in the
     engine's order.  Returns their count, how many of them are taps (always the last ones) and
     whether a call is among them (always just before the taps)."""
-    Z, hands, R, T = st.Z, st.hands, fx.R, fx.T
+    Z, hands, R = st.Z, st.hands, fx.R
     phase = Z[g, PHASE]
     count = 0
     p = actor_of(st, fx, g)
@@ -168,12 +168,12 @@ def _listing(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
             count += 1
             calls = 1
     elif phase == HOLDING:
-        count = _replaces(fx, occ, m, buf, count)
+        count = _replaces(fx, T, occ, m, buf, count)
         buf[count] = simple[K_DISCARD]
         count += 1
-        count = _powers(st, fx, g, p, occ, m, buf, count)
+        count = _powers(st, fx, T, g, p, occ, m, buf, count)
     elif phase == TAKEN:
-        count = _replaces(fx, occ, m, buf, count)
+        count = _replaces(fx, T, occ, m, buf, count)
         if R[UNDO_TAKE]:
             buf[count] = simple[K_UNDO]
             count += 1
@@ -181,7 +181,7 @@ def _listing(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
             buf[count] = simple[K_DISCARD]
             count += 1
     elif phase == POWERS:
-        count = _powers(st, fx, g, p, occ, m, buf, count)
+        count = _powers(st, fx, T, g, p, occ, m, buf, count)
         buf[count] = simple[K_SKIP]
         count += 1
     else:  # TURN_END
@@ -201,29 +201,31 @@ def _listing(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
 
 
 @kernel
-def legal_list(st: State, fx: Fixed, g: int, buf: I64, occ: I64) -> int:
+def legal_list(st: State, fx: Fixed, T: Tables, g: int, buf: I64, occ: I64) -> int:
     """Write the legal action indexes of game ``g``'s deciding seat into ``buf``; their count."""
-    return _listing(st, fx, g, buf, occ)[0]
+    return _listing(st, fx, T, g, buf, occ)[0]
 
 
 @kernel
-def masks(state: Plain, fixed: Plain, buf: I64, occ: I64, out: Any) -> None:
+def masks(state: Plain, fixed: Plain, tables: Plain, buf: I64, occ: I64, out: Any) -> None:
     """``out[g, i]``: action ``i`` is legal for game ``g``'s deciding seat (``out`` zeroed);
     ``buf`` and ``occ`` are scratch (the codec's size, a hand's places)."""
-    st, fx = named(state, fixed)
+    st, fx, T = State(*state), Fixed(*fixed), Tables(*tables)
     for g in range(st.Z.shape[0]):
-        count = legal_list(st, fx, g, buf, occ)
+        count = legal_list(st, fx, T, g, buf, occ)
         for i in range(count):
             out[g, buf[i]] = True
 
 
 @inline
-def choose(st: State, fx: Fixed, g: int, buf: I64, occ: I64, call: float, tap: float) -> int:
+def choose(
+    st: State, fx: Fixed, T: Tables, g: int, buf: I64, occ: I64, call: float, tap: float
+) -> int:
     """A legal action of game ``g``'s deciding seat drawn uniformly, except for calls and taps:
     a legal call is made with probability ``call`` (or when it is the only action), a tap
     (uniform among the seat's cards) with probability ``tap`` (or when only taps are legal),
     and otherwise they are left out.  Draws from numba's generator."""
-    count, ntaps, calls = _listing(st, fx, g, buf, occ)
+    count, ntaps, calls = _listing(st, fx, T, g, buf, occ)
     if count == 0:
         return 0
     rest = count - ntaps - calls  # buf[:rest] the others, then the call, then the taps
@@ -237,20 +239,29 @@ def choose(st: State, fx: Fixed, g: int, buf: I64, occ: I64, call: float, tap: f
 
 @kernel
 def random_play(
-    state: Plain, fixed: Plain, buf: I64, occ: I64, seed: int, call: float, tap: float, out: I64
+    state: Plain,
+    fixed: Plain,
+    tables: Plain,
+    buf: I64,
+    occ: I64,
+    seed: int,
+    call: float,
+    tap: float,
+    out: I64,
 ) -> None:
     """Per game, :func:`choose`'s action (numba's generator seeded with ``seed`` first);
     ``buf`` and ``occ`` are scratch."""
-    st, fx = named(state, fixed)
+    st, fx, T = State(*state), Fixed(*fixed), Tables(*tables)
     np.random.seed(seed)
     for g in range(st.Z.shape[0]):
-        out[g] = choose(st, fx, g, buf, occ, call, tap)
+        out[g] = choose(st, fx, T, g, buf, occ, call, tap)
 
 
 @kernel
 def play_random(
     state: Plain,
     fixed: Plain,
+    tables: Plain,
     buf: I64,
     occ: I64,
     seed: int,
@@ -263,7 +274,7 @@ def play_random(
     decisions, one after the other, and stops early when its match ends or it needs keys
     (listed in ``todo``); ``ROUND_ENDED`` and ``MATCH_ENDED`` say whether one ended during the
     call.  Returns how many games need keys and how many decisions were made."""
-    st, fx = named(state, fixed)
+    st, fx, T = State(*state), Fixed(*fixed), Tables(*tables)
     Z = st.Z
     np.random.seed(seed)
     count = 0
@@ -274,7 +285,7 @@ def play_random(
         for _ in range(steps):
             if Z[g, PHASE] == MATCH_OVER:
                 break
-            a = choose(st, fx, g, buf, occ, call, tap)
+            a = choose(st, fx, T, g, buf, occ, call, tap)
             step_one(st, fx, g, a)
             made += 1
             if needs_keys(st, fx, g):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bundles import Fixed, Plain, State, named
+from .bundles import Fixed, Plain, State, Tables
 from .deal import _bit
 from .jit import I64, inline, kernel
 from .kernels import actor_of, needs_keys, step_one, window_offset
@@ -74,10 +74,9 @@ def _has(buf: I64, count: int, a: int) -> bool:
 
 
 @inline
-def _first_power(fx: Fixed, buf: I64, count: int, first_unknown: int) -> int:
+def _first_power(fx: Fixed, T: Tables, buf: I64, count: int, first_unknown: int) -> int:
     """A peek at the first unknown own place when legal, else the first legal power (peeks,
     then spies, then swaps, each by codec index), else SKIP."""
-    T = fx.T
     if first_unknown >= 0 and _has(buf, count, T.peek[first_unknown]):
         return int(T.peek[first_unknown])
     big = np.int64(1) << 60
@@ -101,6 +100,7 @@ def _first_power(fx: Fixed, buf: I64, count: int, first_unknown: int) -> int:
 def easy_choice(  # noqa: C901 - one branch per phase, as easy_actions' overrides
     st: State,
     fx: Fixed,
+    T: Tables,
     g: int,
     buf: I64,
     occ: I64,
@@ -111,9 +111,9 @@ def easy_choice(  # noqa: C901 - one branch per phase, as easy_actions' override
 ) -> int:
     """The batch-easy action of game ``g``'s deciding seat (the game not over); ``fallback``
     is the random choice to take where the heuristic has none (-1: draw it here)."""
-    Z, hands, D, T = st.Z, st.hands, fx.D, fx.T
+    Z, hands, D = st.Z, st.hands, fx.D
     p = actor_of(st, fx, g)
-    count, ntaps, calls = _listing(st, fx, g, buf, occ)
+    count, ntaps, calls = _listing(st, fx, T, g, buf, occ)
     phase = Z[g, PHASE]
     mask = st.known[g, p] | st.public[g]
     ndisc = Z[g, NDISC]
@@ -146,9 +146,9 @@ def easy_choice(  # noqa: C901 - one branch per phase, as easy_actions' override
             return int(simple[K_CALL])
         return int(simple[K_END_TURN])
     if phase == POWERS:
-        return _first_power(fx, buf, count, first_unknown)
+        return _first_power(fx, T, buf, count, first_unknown)
     if phase == HOLDING and Z[g, PENDING] != 0:  # powers while holding: used first
-        power = _first_power(fx, buf, count, first_unknown)
+        power = _first_power(fx, T, buf, count, first_unknown)
         if power != simple[K_SKIP]:
             return power
     if HOLDING <= phase <= TAKEN:  # holding the drawn card, or the taken discard
@@ -186,6 +186,7 @@ def easy_choice(  # noqa: C901 - one branch per phase, as easy_actions' override
 def easy_play(
     state: Plain,
     fixed: Plain,
+    tables: Plain,
     buf: I64,
     occ: I64,
     seed: int,
@@ -197,7 +198,7 @@ def easy_play(
 ) -> None:
     """Per game, :func:`easy_choice`'s action (0 once over), numba's generator seeded with
     ``seed``; ``fallback`` gives each game's random choice, or is empty (drawn here)."""
-    st, fx = named(state, fixed)
+    st, fx, T = State(*state), Fixed(*fixed), Tables(*tables)
     np.random.seed(seed)
     given = fallback.size > 0
     for g in range(st.Z.shape[0]):
@@ -205,7 +206,7 @@ def easy_play(
             out[g] = 0
             continue
         f = fallback[g] if given else -1
-        out[g] = easy_choice(st, fx, g, buf, occ, take_below, call_below, call, f)
+        out[g] = easy_choice(st, fx, T, g, buf, occ, take_below, call_below, call, f)
 
 
 @inline
@@ -241,6 +242,7 @@ def _tally(st: State, fx: Fixed, tally: I64, progress: I64, g: int, per_round: b
 def play_lineup(
     state: Plain,
     fixed: Plain,
+    tables: Plain,
     buf: I64,
     occ: I64,
     easy: I64,
@@ -264,7 +266,7 @@ def play_lineup(
     ended during the call (as in ``legal.play_random``).  A game stops early when it is over or
     needs keys (listed in ``todo``).  Returns how many games need keys and how many decisions
     were made."""
-    st, fx = named(state, fixed)
+    st, fx, T = State(*state), Fixed(*fixed), Tables(*tables)
     Z = st.Z
     np.random.seed(seed)
     count = 0
@@ -278,9 +280,9 @@ def play_lineup(
             if p < 0 or progress[g, DONE]:
                 break
             if easy[g, p]:
-                a = easy_choice(st, fx, g, buf, occ, take_below, call_below, easy_call, -1)
+                a = easy_choice(st, fx, T, g, buf, occ, take_below, call_below, easy_call, -1)
             else:
-                a = choose(st, fx, g, buf, occ, call, tap)
+                a = choose(st, fx, T, g, buf, occ, call, tap)
             played = Z[g, PLAYED]
             step_one(st, fx, g, a)
             made += 1

@@ -218,7 +218,6 @@ class EasyPlayer:
         given = np.empty(0, dtype=np.int64) if fallback is None else fallback.astype(np.int64)
         buf, occ = b._scratch
         seed = int(rng.integers(2**31))
-        players.easy_play(
-            *b._bundles, buf, occ, seed, self.take_below, self.call_below, self.call, given, out
-        )
+        settings = (self.take_below, self.call_below, self.call)
+        players.easy_play(*b._all_bundles, buf, occ, seed, *settings, given, out)
         return out

@@ -9,7 +9,7 @@ import numpy as np
 
 from .bundles import Fixed, State
 from .deal import _deal
-from .jit import kernel
+from .jit import inline, kernel
 from .layout import (
     CALLER,
     CALLER_LOWEST_ZERO,
@@ -51,7 +51,9 @@ from .layout import (
 
 
 # ------------------------------------------------------------------ the end of a round
-@kernel
+# The helpers are inlined into _end_round, their one caller, itself called once a round: a call
+# between compiled kernels passes each array of the bundles as some ten numbers.
+@inline
 def _hand_totals(st: State, fx: Fixed, g: int) -> int:
     """Each hand's total into ``S[g, HAND_TOTALS]`` (and as the round score to start from);
     returns a bit per seat that shot the moon (two 12s and two 13s, where the rules have it)."""
@@ -75,7 +77,7 @@ def _hand_totals(st: State, fx: Fixed, g: int) -> int:
     return moon
 
 
-@kernel
+@inline
 def _score_caller(st: State, fx: Fixed, g: int, caller: int) -> None:
     """The caller's score: zero when lowest (if the rules say so), penalised when not."""
     R = fx.R
@@ -92,7 +94,7 @@ def _score_caller(st: State, fx: Fixed, g: int, caller: int) -> None:
         scores[caller] = 0
 
 
-@kernel
+@inline
 def _lowest_zero(st: State, fx: Fixed, g: int, caller: int) -> None:
     """The lowest hand scores 0: every tied hand, or the caller alone when the caller is among
     them and the rules say so."""
@@ -108,7 +110,7 @@ def _lowest_zero(st: State, fx: Fixed, g: int, caller: int) -> None:
             scores[p] = 0
 
 
-@kernel
+@inline
 def _score(st: State, fx: Fixed, g: int, caller: int) -> None:
     """The round's scores (the engine's score_round and score_totals), the 100 rule applied."""
     S, R = st.S, fx.R
@@ -132,7 +134,7 @@ def _score(st: State, fx: Fixed, g: int, caller: int) -> None:
         S[g, TOTALS, p] = total
 
 
-@kernel
+@inline
 def _match_over(st: State, fx: Fixed, g: int) -> bool:
     """Whether the match is over after this round (the engine's match_end: a score limit, the
     fixed rounds, one sudden-death round on a tie); the winners are set when it is."""
@@ -158,7 +160,7 @@ def _match_over(st: State, fx: Fixed, g: int) -> bool:
     return bool(over)
 
 
-@kernel
+@inline
 def _next_first(st: State, fx: Fixed, g: int) -> int:
     """Who starts the next round: the next seat, or the round's winner (the first of them
     from the last round's starter on a tie)."""

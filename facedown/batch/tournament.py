@@ -79,7 +79,7 @@ def _play_chunk(
     live = np.arange(stop - start, dtype=np.int64)
     while live.size:
         count, _ = play_lineup(
-            *batch._bundles,
+            *batch._all_bundles,
             buf,
             occ,
             easy,
