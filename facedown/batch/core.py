@@ -27,11 +27,12 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from ..engine import MAX_SET, Phase, Ruleset, shuffle_rng
-from ..engine import actions as A
+from ..engine import Phase, Ruleset, shuffle_rng
 from ..rl.actions import ActionCodec
 from . import kernels, layout
 from . import legal as L
+from .bundles import new_state
+from .fixed import POWER_NAMES, Codes, fixed, tables
 from .layout import (
     DEAL_KEYS,
     HOLDING,
@@ -39,20 +40,22 @@ from .layout import (
     K_DISCARD,
     K_DRAW,
     K_END_TURN,
-    K_PASS,
     K_SKIP,
     K_TAKE,
     K_UNDO,
     MATCH_OVER,
     OPENING,
+    POWER,
     POWER_BITS,
     POWERS,
+    RANK,
     ROUND_OVER,
     ROUND_SHIFT,
     SHUFFLE_KEYS,
     TAKEN,
     TURN_END,
     TURN_START,
+    VALUE,
 )
 
 Shuffles = Literal["engine", "numpy"]
@@ -61,9 +64,7 @@ BoolArray = npt.NDArray[np.bool_]
 
 PHASES = tuple(Phase)
 PEEK, SPY, SWAP = range(3)
-POWER_NAMES = ("peek", "spy", "swap")
 MAX_CARDS = 64
-KIND_IDS = {kind: i for i, kind in enumerate(A.KINDS)}
 __all__ = [
     "HOLDING",
     "K_CALL",
@@ -76,6 +77,7 @@ __all__ = [
     "MATCH_OVER",
     "OPENING",
     "POWERS",
+    "POWER_NAMES",
     "ROUND_OVER",
     "TAKEN",
     "TURN_END",
@@ -95,86 +97,6 @@ def unsupported(rules: Ruleset) -> list[str]:
     if len(rules.deck_cards) > MAX_CARDS:
         return [f"decks of more than {MAX_CARDS} cards"]
     return []
-
-
-class Codes:
-    """The codec's action indexes as arrays: kind, slots, seat offset and target slot."""
-
-    def __init__(self, codec: ActionCodec, hand_size: int) -> None:
-        size = codec.size
-        self.width = max(MAX_SET, hand_size)  # the most slots an action names
-        self.kind = np.full(size, K_PASS, dtype=np.int64)
-        self.slots = np.full((size, self.width), -1, dtype=np.int64)
-        self.count = np.zeros(size, dtype=np.int64)
-        self.offset = np.zeros(size, dtype=np.int64)
-        self.target_slot = np.full(size, -1, dtype=np.int64)
-        for i, key in enumerate(codec.keys):
-            if key is None:
-                continue
-            kind, slots, offset, target_slot = key
-            self.kind[i] = KIND_IDS[kind]
-            self.slots[i, : len(slots)] = slots
-            self.count[i] = len(slots)
-            self.offset[i] = offset
-            self.target_slot[i] = target_slot
-        self.simple = {
-            kind: int(np.flatnonzero((self.kind == kind) & (self.count == 0))[0])
-            for kind in (K_DRAW, K_TAKE, K_DISCARD, K_SKIP, K_CALL, K_UNDO, K_END_TURN)
-        }
-        # The kernels' form: kind, count, offset, target slot as rows of one table.
-        self.table = np.stack([self.kind, self.count, self.offset, self.target_slot])
-
-        def where(kind: str) -> IntArray:
-            return np.flatnonzero(self.kind == KIND_IDS[kind])
-
-        self.opening = where(A.OPENING_PEEK)
-        self.replace = where(A.REPLACE)
-        self.peek = where(A.PEEK)
-        self.spy = where(A.SPY)
-        self.swap = where(A.SWAP)
-        self.tap = where(A.TAP)
-
-
-def rules_vector(rules: Ruleset, players: int) -> IntArray:
-    """The ruleset as the kernels read it (:mod:`.layout`'s ``R`` fields)."""
-    R = layout
-    out = np.zeros(R.R_FIELDS, dtype=np.int64)
-    values = {
-        R.N: players,
-        R.HAND_SIZE: rules.hand_size,
-        R.OPENING_PEEK: rules.opening_peek,
-        R.MAX_HAND: rules.max_hand,
-        R.CARDS: len(rules.deck_cards),
-        R.POWERS_WHILE_HOLDING: rules.power_timing == "holding",
-        R.EXPLICIT_END_TURN: rules.explicit_end_turn,
-        R.CALL_AT_START: rules.call_at_turn_start,
-        R.CALL_AFTER_ACTION: rules.call_after_action,
-        R.TAP: rules.tap,
-        R.TAP_PENALTY: rules.tap_penalty_cards,
-        R.SET_REPLACE: rules.set_replace,
-        R.KEEP_TAKEN: rules.failed_set == "keep_taken",
-        R.UNDO_TAKE: rules.undo_take_discard,
-        R.RETURN_TAKEN: rules.return_taken_discard,
-        R.LOWEST_ZERO: rules.lowest_scores_zero,
-        R.LOWEST_TIE_CALLER: rules.lowest_tie_caller_only,
-        R.CALLER_STRICT: rules.caller_strictly_lowest,
-        R.CALLER_LOWEST_ZERO: rules.caller_lowest_scores_zero,
-        R.CALLER_PENALTY: rules.caller_penalty,
-        R.CALLER_MULTIPLIER: rules.caller_multiplier,
-        R.MOON: rules.shoot_the_moon,
-        R.MOON_POINTS: rules.moon_points,
-        R.HUNDRED_RULE: ("none", "once", "always").index(rules.hundred_rule),
-        R.HUNDRED_RESET: rules.hundred_reset,
-        R.ROUNDS: -1 if rules.rounds is None else rules.rounds,
-        R.SCORE_LIMIT: rules.score_limit or 0,
-        R.HAS_LIMIT: rules.score_limit is not None,
-        R.SUDDEN: rules.sudden_death,
-        R.FIRST_WINNER: rules.first_player == "round_winner",
-        R.ROUND_ACTION_LIMIT: rules.round_action_limit,
-    }
-    for field, value in values.items():
-        out[field] = int(value)
-    return out
 
 
 class Batch:
@@ -209,47 +131,29 @@ class Batch:
         self.seeds = list(seeds) if seeds is not None else list(range(games))
         if len(self.seeds) != games:
             raise ValueError("seeds must give one seed per game")
-        self.cards = c = len(deck)
+        self.cards = len(deck)
         self.hand_cap = h = rules.max_hand
         self.codec = ActionCodec(players, h, rules.hand_size, rules.opening_peek)
         self.codes = Codes(self.codec, rules.hand_size)
-        codes = self.codes
-        self.tables = L.tables(codes.kind, codes.slots, codes.offset, codes.target_slot, players, h)
-        self.values = np.array(deck.values, dtype=np.int64)
-        rank_ids = {r: i for i, r in enumerate(sorted(set(deck.ranks)))}
-        self.rank = np.array([rank_ids[r] for r in deck.ranks], dtype=np.int64)
-        self.card_powers = np.array(
-            [[name in p for name in POWER_NAMES] for p in deck.powers], dtype=np.bool_
-        )
-        bits = (self.card_powers * np.array(POWER_BITS)).sum(axis=1)
-        self.deck_table = np.stack([self.values, self.rank, bits]).astype(np.int64)
-        self.R = rules_vector(rules, players)
-        g, n = games, players
-        self.Z = np.zeros((g, layout.Z_FIELDS), dtype=np.int64)
-        self.S = np.zeros((g, layout.S_FIELDS, n), dtype=np.int64)
-        self.hands = np.full((g, n, h), -1, dtype=np.int8)
-        self.draw = np.zeros((g, c), dtype=np.int8)  # bottom first; the top is draw[ndraw - 1]
-        self.disc = np.zeros((g, c), dtype=np.int8)
-        self.known_bits = np.zeros((g, n), dtype=np.uint64)
-        self.public_bits = np.zeros(g, dtype=np.uint64)
-        self.keys = np.zeros((g, 2, c), dtype=np.float64)
-        self._rows = np.arange(g)
+        # The kernels' bundles (see .bundles), and their fields by the names of before.
+        self.state = st = new_state(games, players, h, self.cards)
+        self.fixed = fx = fixed(rules, players, self.codes)
+        self.tables = tables(self.codes, players, h)
+        self.Z, self.S, self.hands, self.draw, self.disc = st.Z, st.S, st.hands, st.draw, st.disc
+        self.known_bits, self.public_bits, self.keys = st.known, st.public, st.keys
+        self.R, self.deck_table = fx.R, fx.D
+        self.values, self.rank = self.deck_table[VALUE], self.deck_table[RANK]
+        self.card_powers = (self.deck_table[POWER, :, None] & np.array(POWER_BITS)) != 0
+        # As the kernels the Python side calls take them, plain tuples (see .bundles): the
+        # step's bundles, and with the index tables those of the kernels that list actions.
+        self._bundles = (tuple(st), tuple(fx))
+        self._all_bundles = (*self._bundles, tuple(self.tables))
+        self._rows = np.arange(games)
         self._scratch = (np.empty(self.codec.size, np.int64), np.empty(h, np.int64))
-        self._state = (
-            self.Z,
-            self.S,
-            self.hands,
-            self.draw,
-            self.disc,
-            self.known_bits,
-            self.public_bits,
-            self.keys,
-            self.R,
-        )
-        self.Z[:, layout.WINDOW] = 1 if rules.tap else n
-        self._fill_deal_keys(self._rows, np.ones(g, dtype=np.int64))
-        kernels.deal_all(*self._state, self._rows)
-        self._todo = np.empty(g, dtype=np.int64)
+        self.Z[:, layout.WINDOW] = 1 if rules.tap else players
+        self._fill_deal_keys(self._rows, np.ones(games, dtype=np.int64))
+        kernels.deal_all(*self._bundles, self._rows)
+        self._todo = np.empty(games, dtype=np.int64)
         self._refill(self._rows)
 
     # ------------------------------------------------------------------ the state by name
@@ -281,35 +185,15 @@ class Batch:
     round_scores = property(lambda self: self._s(layout.ROUND_SCORES), doc="the last round's")
     hand_totals = property(lambda self: self._s(layout.HAND_TOTALS), doc="the last round's")
 
-    @property
-    def held_disc(self) -> BoolArray:
-        return _flag(self.Z, layout.HELD_DISC)
-
-    @property
-    def sudden_death_played(self) -> BoolArray:
-        return _flag(self.Z, layout.SUDDEN_DEATH)
-
-    @property
-    def round_ended(self) -> BoolArray:
-        """Games whose round ended in the last step."""
-        return _flag(self.Z, layout.ROUND_ENDED)
-
-    @property
-    def match_ended(self) -> BoolArray:
-        """Games whose match ended in the last step."""
-        return _flag(self.Z, layout.MATCH_ENDED)
-
-    @property
-    def peeked(self) -> BoolArray:
-        return _flag(self.S, layout.PEEKED)
-
-    @property
-    def hundred_used(self) -> BoolArray:
-        return _flag(self.S, layout.HUNDRED_USED)
-
-    @property
-    def winners(self) -> BoolArray:
-        return _flag(self.S, layout.WINNERS)
+    # Flags: a bool per game (Z's columns) or per game and seat (S's rows); round_ended and
+    # match_ended: whether one ended in the last step.
+    held_disc = property(lambda self: self._z(layout.HELD_DISC) != 0)
+    sudden_death_played = property(lambda self: self._z(layout.SUDDEN_DEATH) != 0)
+    round_ended = property(lambda self: self._z(layout.ROUND_ENDED) != 0, doc="in the last step")
+    match_ended = property(lambda self: self._z(layout.MATCH_ENDED) != 0, doc="in the last step")
+    peeked = property(lambda self: self._s(layout.PEEKED) != 0)
+    hundred_used = property(lambda self: self._s(layout.HUNDRED_USED) != 0)
+    winners = property(lambda self: self._s(layout.WINNERS) != 0)
 
     @property
     def pending(self) -> BoolArray:
@@ -342,7 +226,7 @@ class Batch:
     def _actors(self) -> tuple[IntArray, BoolArray]:
         out = np.empty(self.games, dtype=np.int64)
         window = np.empty(self.games, dtype=np.bool_)
-        kernels.actors(self.Z, self.S, self.hands, self.R, out, window)
+        kernels.actors(*self._bundles, out, window)
         return out, window
 
     @property
@@ -398,9 +282,7 @@ class Batch:
     def legal_mask(self) -> npt.NDArray[np.bool_]:
         """Per game, the legal action indexes of :attr:`actor` (all false once over)."""
         mask = np.zeros((self.games, self.codec.size), dtype=np.bool_)
-        L.masks(
-            self.Z, self.S, self.hands, self.R, self.tables, self.codes.slots, *self._scratch, mask
-        )
+        L.masks(*self._all_bundles, *self._scratch, mask)
         return mask
 
     def random_actions(self, seed: int, call: float, tap: float) -> IntArray:
@@ -408,20 +290,7 @@ class Batch:
         :func:`.legal.choose`), drawn from numba's generator seeded with ``seed``."""
         out = np.empty(self.games, dtype=np.int64)
         buf, occ = self._scratch
-        L.random_play(
-            self.Z,
-            self.S,
-            self.hands,
-            self.R,
-            self.tables,
-            self.codes.slots,
-            buf,
-            occ,
-            seed,
-            call,
-            tap,
-            out,
-        )
+        L.random_play(*self._all_bundles, buf, occ, seed, call, tap, out)
         return out
 
     def play_random(self, steps: int, seed: int, call: float, tap: float) -> int:
@@ -431,20 +300,7 @@ class Batch:
         the call; a round's scores are the last round's.  Returns the decisions made."""
         buf, occ = self._scratch
         todo = self._todo
-        count, made = L.play_random(
-            *self._state,
-            self.deck_table,
-            self.codes.table,
-            self.tables,
-            self.codes.slots,
-            buf,
-            occ,
-            seed,
-            call,
-            tap,
-            steps,
-            todo,
-        )
+        count, made = L.play_random(*self._all_bundles, buf, occ, seed, call, tap, steps, todo)
         if count:
             self._refill(todo[:count])
         return int(made)
@@ -468,9 +324,7 @@ class Batch:
                 games = np.flatnonzero(bad)[:5].tolist()
                 raise ValueError(f"actions not legal now in games {games}")
         todo = self._todo
-        count = kernels.step(
-            *self._state, self.deck_table, self.codes.table, self.codes.slots, act, todo
-        )
+        count = kernels.step(*self._bundles, act, todo)
         if count:
             self._refill(todo[:count])
 
@@ -492,9 +346,3 @@ class Batch:
             for v in vars(self).values()
             if isinstance(v, np.ndarray) and v.shape[:1] == (self.games,)
         )
-
-
-def _flag(block: npt.NDArray[np.int64], column: int) -> BoolArray:
-    """One column of a state block, as a bool per game."""
-    out: BoolArray = block[:, column] != 0
-    return out

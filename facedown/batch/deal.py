@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import F64, I8, I64, U64, inline, kernel
+from .bundles import Fixed, Plain, State
+from .jit import I64, inline, kernel
 from .layout import (
     CALLER,
     CARDS,
@@ -66,42 +67,34 @@ def _order(keys: np.ndarray, count: int, out: np.ndarray) -> None:
 
 
 @inline
-def _filled(hands: np.ndarray, Z: np.ndarray, S: np.ndarray, g: int, p: int) -> int:
+def _filled(st: State, g: int, p: int) -> int:
     """How many places of ``p``'s hand hold a card."""
+    hands = st.hands
     count = 0
-    for s in range(S[g, PLACES, p]):
+    for s in range(st.S[g, PLACES, p]):
         if hands[g, p, s] >= 0:
             count += 1
     return count
 
 
 @inline
-def _push(disc: np.ndarray, Z: np.ndarray, g: int, card: int) -> None:
-    disc[g, Z[g, NDISC]] = card
+def _push(st: State, g: int, card: int) -> None:
+    """Put ``card`` on top of the discard pile."""
+    Z = st.Z
+    st.disc[g, Z[g, NDISC]] = card
     Z[g, NDISC] += 1
 
 
 # ------------------------------------------------------------------ dealing
 @kernel
-def _deal(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    g: int,
-    first: int,
-) -> None:
+def _deal(st: State, fx: Fixed, g: int, first: int) -> None:
     """The engine's deal_round (shuffled from the keys), starting with ``first``."""
+    Z, S, hands, known, R = st.Z, st.S, st.hands, st.known, fx.R
     n, size, cards = R[N], R[HAND_SIZE], R[CARDS]
     Z[g, ROUND] += 1
     Z[g, FIRST] = first
-    order = draw[g]  # the shuffled deck is laid out where the draw pile will be
-    _order(keys[g, DEAL_KEYS], cards, order)
+    order = st.draw[g]  # the shuffled deck is laid out where the draw pile will be
+    _order(st.keys[g, DEAL_KEYS], cards, order)
     Z[g, NEED_DEAL_KEYS] = 1
     end = cards
     for p in range(n):
@@ -113,7 +106,7 @@ def _deal(
         S[g, PLACES, p] = size
         S[g, PEEKED, p] = 0
         known[g, p] = 0
-    disc[g, 0] = order[end - 1]
+    st.disc[g, 0] = order[end - 1]
     Z[g, NDISC] = 1
     Z[g, NDRAW] = end - 1  # the draw pile is the rest of the order, in place
     Z[g, HELD] = -1
@@ -124,7 +117,7 @@ def _deal(
     Z[g, PASSES] = 0
     Z[g, RESHUFFLES] = 0
     Z[g, ROUND_ACTIONS] = 0
-    public[g] = 0
+    st.public[g] = 0
     Z[g, TURN] = first
     if R[OPENING_PEEK] == 0:
         Z[g, PHASE] = TURN_START
@@ -134,38 +127,18 @@ def _deal(
 
 
 @kernel
-def deal_all(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    games: I64,
-) -> None:
+def deal_all(state: Plain, fixed: Plain, games: I64) -> None:
     """Deal the first round of ``games`` (seat 0 starts)."""
+    st, fx = State(*state), Fixed(*fixed)
     for g in games:
-        _deal(Z, S, hands, draw, disc, known, public, keys, R, g, 0)
+        _deal(st, fx, g, 0)
 
 
 @kernel
-def _reshuffle(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    g: int,
-) -> bool:
+def _reshuffle(st: State, g: int) -> bool:
     """The draw pile is empty: the discard pile but its top becomes the new draw pile, in the
     order of the shuffle keys (the engine's pop_draw); False when it has too few cards."""
+    Z, draw, disc, known = st.Z, st.draw, st.disc, st.known
     if Z[g, NDISC] < 2:
         return False
     count = Z[g, NDISC] - 1
@@ -175,15 +148,15 @@ def _reshuffle(
         Z[g, ERROR] = 1  # the keys of this reshuffle were not filled in: a bug
     Z[g, SHUFFLE_FOR] = -1
     order = draw[g]  # the draw pile is empty: its row holds the order, then the cards
-    _order(keys[g, SHUFFLE_KEYS], count, order)
+    _order(st.keys[g, SHUFFLE_KEYS], count, order)
     mask = np.uint64(0)
     for i in range(count):
         card = disc[g, order[i]]
         mask |= _bit(card)
         draw[g, i] = card
     # Cards shuffled into the draw pile are unknown to everyone from now on.
-    public[g] &= ~mask
-    for p in range(R[N]):
+    st.public[g] &= ~mask
+    for p in range(known.shape[1]):
         known[g, p] &= ~mask
     Z[g, NDRAW] = count
     disc[g, 0] = top
@@ -192,20 +165,10 @@ def _reshuffle(
 
 
 @inline
-def _pop_draw(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    g: int,
-) -> int:
+def _pop_draw(st: State, fx: Fixed, g: int) -> int:
     """The top card of the draw pile, the discard pile recycled first when needed (-1: none)."""
-    if Z[g, NDRAW] == 0 and not _reshuffle(Z, S, hands, draw, disc, known, public, keys, R, g):
+    Z = st.Z
+    if Z[g, NDRAW] == 0 and not _reshuffle(st, g):
         return -1
     Z[g, NDRAW] -= 1
-    return int(draw[g, Z[g, NDRAW]])
+    return int(st.draw[g, Z[g, NDRAW]])

@@ -47,8 +47,19 @@ _njit: Any = njit
 config: Any = numba_config  # its fields are made at run time, unknown to mypy
 
 # The modules of this package the compiled code is made of: those with kernels, and what their
-# kernels read (this module's options, the layout's constants).  A test holds the list complete.
-KERNEL_MODULES = ("jit", "layout", "deal", "scoring", "turns", "kernels", "legal", "players")
+# kernels read (this module's options, the layout's constants, the bundles' types).  A test
+# holds the list complete.
+KERNEL_MODULES = (
+    "jit",
+    "layout",
+    "bundles",
+    "deal",
+    "scoring",
+    "turns",
+    "kernels",
+    "legal",
+    "players",
+)
 PACKAGE = Path(__file__).resolve().parent
 PREFIX = "numba-"  # the cache folders' names: numba-<hash>
 

@@ -1,16 +1,12 @@
 """Where each number of a batch's state lives: the columns of its arrays, shared with the kernels.
 
-A batch keeps its state in a few arrays indexed by game first (see :mod:`.core`):
-
-- ``Z`` (``int64 [games, Z_FIELDS]``): one column per per-game number, named below;
-- ``S`` (``int64 [games, S_FIELDS, players]``): one row per per-seat number;
-- ``hands`` (``int8 [games, players, max_hand]``), ``draw`` and ``disc`` (``int8 [games, cards]``);
-- ``known`` (``uint64 [games, players]``) and ``public`` (``uint64 [games]``): a bit per card;
-- ``keys`` (``float64 [games, 2, cards]``): the random keys of the next deal and reshuffle.
-
-The rules are one ``int64`` vector ``R`` (``R_FIELDS``), the deck one ``int64 [3, cards]`` table
-(value, rank, power bits).  Everything here is a plain int, which the compiled kernels read as a
-constant.
+A batch keeps its state in a few arrays indexed by game first, which the kernels take in two
+bundles (:mod:`.bundles`, where every array is described): the games' ``State``, among them
+``Z`` (``int64 [games, Z_FIELDS]``: one column per per-game number, named below) and ``S``
+(``int64 [games, S_FIELDS, players]``: one row per per-seat number), and what the batch keeps
+``Fixed``, among them the rules as one ``int64`` vector ``R`` (``R_FIELDS``) and the deck as one
+``int64 [3, cards]`` table (value, rank, power bits).  Everything here is a plain int, which the
+compiled kernels read as a constant.
 """
 
 from __future__ import annotations

@@ -8,22 +8,18 @@ only with a given probability).  Both read one list (:func:`_listing`), so the r
 covers the mask.  The random player inlines it (rather than call a compiled function with a
 dozen arrays per game and decision), and it says where the call and the taps lie in the list,
 so that the player does not look each action up to set them apart: together a quarter less time
-per turn (docs/batch.md).
-
-The index tables (:class:`Tables`) map slots and targets to codec indexes: ``simple`` per kind,
-``opening`` (the opening looks), ``rep[s0, s1 + 1, s2 + 1, s3 + 1]`` (a replace of those sorted
-slots, 0 for none), ``peek[s]``, ``tap[s]``, ``spy[offset, s]``, ``swap[s, offset, target]``.
+per turn (docs/batch.md).  The codec indexes are read from the fixed bundle's index tables
+(:class:`.bundles.Tables`).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from ..engine import MAX_SET
-from .jit import F64, I8, I64, U64, inline, kernel
+from .bundles import Fixed, Plain, State, Tables
+from .jit import I64, inline, kernel
 from .kernels import actor_of, needs_keys, step_one, window_offset
 from .layout import (
     CALL_AFTER_ACTION,
@@ -34,14 +30,8 @@ from .layout import (
     K_DISCARD,
     K_DRAW,
     K_END_TURN,
-    K_OPENING,
-    K_PEEK,
-    K_REPLACE,
     K_SKIP,
-    K_SPY,
-    K_SWAP,
     K_TAKE,
-    K_TAP,
     K_UNDO,
     MATCH_ENDED,
     MATCH_OVER,
@@ -67,69 +57,15 @@ from .layout import (
     N,
 )
 
-IntArray = npt.NDArray[np.int64]
-
-
-class Tables(NamedTuple):
-    """Codec indexes by kind and arguments (see the module docstring)."""
-
-    simple: IntArray
-    opening: IntArray
-    rep: IntArray
-    peek: IntArray
-    tap: IntArray
-    spy: IntArray
-    swap: IntArray
-
-
-def tables(
-    kind: IntArray, slots: IntArray, offset: IntArray, target: IntArray, players: int, hand: int
-) -> Tables:
-    """The index tables of a codec's actions, given as arrays of kind, slots, offset, target."""
-    simple = np.full(14, -1, dtype=np.int64)
-    rep = np.zeros((hand, hand + 1, hand + 1, hand + 1), dtype=np.int64)
-    peek = np.zeros(hand, dtype=np.int64)
-    tap = np.zeros(hand, dtype=np.int64)
-    spy = np.zeros((players, hand), dtype=np.int64)
-    swap = np.zeros((hand, players, hand), dtype=np.int64)
-    opening = []
-    for i in range(1, kind.size):
-        k, sl = int(kind[i]), [int(s) for s in slots[i] if s >= 0]
-        if k == K_OPENING:
-            opening.append(i)
-        elif k == K_REPLACE:
-            padded = [*sl, -1, -1, -1][:MAX_SET]
-            rep[padded[0], padded[1] + 1, padded[2] + 1, padded[3] + 1] = i
-        elif k == K_PEEK:
-            peek[sl[0]] = i
-        elif k == K_TAP:
-            tap[sl[0]] = i
-        elif k == K_SPY:
-            spy[offset[i], sl[0]] = i
-        elif k == K_SWAP:
-            swap[sl[0], offset[i], target[i]] = i
-        elif not sl:
-            simple[k] = i
-    return Tables(simple, np.array(opening, dtype=np.int64), rep, peek, tap, spy, swap)
-
 
 @inline
 def _powers(  # noqa: C901 - the three powers' lists
-    Z: I64,
-    S: I64,
-    hands: I8,
-    R: I64,
-    T: Tables,
-    g: int,
-    p: int,
-    occ: I64,
-    m: int,
-    buf: I64,
-    count: int,
+    st: State, fx: Fixed, T: Tables, g: int, p: int, occ: I64, m: int, buf: I64, count: int
 ) -> int:
     """The pending powers' actions (peek own, spy others', swap own with others')."""
-    n = R[N]
-    pending = Z[g, PENDING]
+    S, hands = st.S, st.hands
+    n = fx.R[N]
+    pending = st.Z[g, PENDING]
     if pending & PEEK_BIT:
         for a in range(m):
             buf[count] = T.peek[occ[a]]
@@ -153,41 +89,43 @@ def _powers(  # noqa: C901 - the three powers' lists
 
 
 @inline
-def _replaces(R: I64, T: Tables, occ: I64, m: int, buf: I64, count: int) -> int:
+def _replaces(fx: Fixed, T: Tables, occ: I64, m: int, buf: I64, count: int) -> int:
     """Single replaces of every occupied slot, and the sets the rules allow."""
+    rep = T.rep
     for a in range(m):
-        buf[count] = T.rep[occ[a], 0, 0, 0]
+        buf[count] = rep[occ[a], 0, 0, 0]
         count += 1
-    if R[SET_REPLACE] == 0 or m < 2:
+    if fx.R[SET_REPLACE] == 0 or m < 2:
         return count
     largest = min(4, m)
     for a in range(m):
         for b in range(a + 1, m):
-            buf[count] = T.rep[occ[a], occ[b] + 1, 0, 0]
+            buf[count] = rep[occ[a], occ[b] + 1, 0, 0]
             count += 1
             if largest < 3:
                 continue
             for c in range(b + 1, m):
-                buf[count] = T.rep[occ[a], occ[b] + 1, occ[c] + 1, 0]
+                buf[count] = rep[occ[a], occ[b] + 1, occ[c] + 1, 0]
                 count += 1
                 if largest < 4:
                     continue
                 for d in range(c + 1, m):
-                    buf[count] = T.rep[occ[a], occ[b] + 1, occ[c] + 1, occ[d] + 1]
+                    buf[count] = rep[occ[a], occ[b] + 1, occ[c] + 1, occ[d] + 1]
                     count += 1
     return count
 
 
 @inline
 def _listing(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
-    Z: I64, S: I64, hands: I8, R: I64, T: Tables, CS: I64, g: int, buf: I64, occ: I64
+    st: State, fx: Fixed, T: Tables, g: int, buf: I64, occ: I64
 ) -> tuple[int, int, int]:
     """Write the legal action indexes of game ``g``'s deciding seat into ``buf``, in the
     engine's order.  Returns their count, how many of them are taps (always the last ones) and
     whether a call is among them (always just before the taps)."""
+    Z, hands, R = st.Z, st.hands, fx.R
     phase = Z[g, PHASE]
     count = 0
-    p = actor_of(Z, S, hands, R, g)
+    p = actor_of(st, fx, g)
     if p < 0:
         return 0, 0, 0
     if phase == OPENING:
@@ -195,7 +133,7 @@ def _listing(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
             idx = T.opening[i]
             ok = True
             for j in range(R[OPENING_PEEK]):
-                if hands[g, p, CS[idx, j]] < 0:
+                if hands[g, p, fx.CS[idx, j]] < 0:
                     ok = False
             if ok:
                 buf[count] = idx
@@ -204,11 +142,11 @@ def _listing(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
     if phase < TURN_START or phase > TURN_END:
         return 0, 0, 0
     m = 0
-    for s in range(S[g, PLACES, p]):
+    for s in range(st.S[g, PLACES, p]):
         if hands[g, p, s] >= 0:
             occ[m] = s
             m += 1
-    if window_offset(Z, S, hands, R, g) > 0:  # a TAP window: PASS, or a tap
+    if window_offset(st, fx, g) > 0:  # a TAP window: PASS, or a tap
         buf[0] = 0
         count = 1
         for a in range(m):
@@ -230,12 +168,12 @@ def _listing(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
             count += 1
             calls = 1
     elif phase == HOLDING:
-        count = _replaces(R, T, occ, m, buf, count)
+        count = _replaces(fx, T, occ, m, buf, count)
         buf[count] = simple[K_DISCARD]
         count += 1
-        count = _powers(Z, S, hands, R, T, g, p, occ, m, buf, count)
+        count = _powers(st, fx, T, g, p, occ, m, buf, count)
     elif phase == TAKEN:
-        count = _replaces(R, T, occ, m, buf, count)
+        count = _replaces(fx, T, occ, m, buf, count)
         if R[UNDO_TAKE]:
             buf[count] = simple[K_UNDO]
             count += 1
@@ -243,7 +181,7 @@ def _listing(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
             buf[count] = simple[K_DISCARD]
             count += 1
     elif phase == POWERS:
-        count = _powers(Z, S, hands, R, T, g, p, occ, m, buf, count)
+        count = _powers(st, fx, T, g, p, occ, m, buf, count)
         buf[count] = simple[K_SKIP]
         count += 1
     else:  # TURN_END
@@ -263,44 +201,31 @@ def _listing(  # noqa: C901 - one branch per phase, as the engine's TURN_KINDS
 
 
 @kernel
-def legal_list(
-    Z: I64, S: I64, hands: I8, R: I64, T: Tables, CS: I64, g: int, buf: I64, occ: I64
-) -> int:
+def legal_list(st: State, fx: Fixed, T: Tables, g: int, buf: I64, occ: I64) -> int:
     """Write the legal action indexes of game ``g``'s deciding seat into ``buf``; their count."""
-    return _listing(Z, S, hands, R, T, CS, g, buf, occ)[0]
+    return _listing(st, fx, T, g, buf, occ)[0]
 
 
 @kernel
-def masks(
-    Z: I64, S: I64, hands: I8, R: I64, T: Tables, CS: I64, buf: I64, occ: I64, out: Any
-) -> None:
+def masks(state: Plain, fixed: Plain, tables: Plain, buf: I64, occ: I64, out: Any) -> None:
     """``out[g, i]``: action ``i`` is legal for game ``g``'s deciding seat (``out`` zeroed);
     ``buf`` and ``occ`` are scratch (the codec's size, a hand's places)."""
-    for g in range(Z.shape[0]):
-        count = legal_list(Z, S, hands, R, T, CS, g, buf, occ)
+    st, fx, T = State(*state), Fixed(*fixed), Tables(*tables)
+    for g in range(st.Z.shape[0]):
+        count = legal_list(st, fx, T, g, buf, occ)
         for i in range(count):
             out[g, buf[i]] = True
 
 
 @inline
 def choose(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    R: I64,
-    T: Tables,
-    CS: I64,
-    g: int,
-    buf: I64,
-    occ: I64,
-    call: float,
-    tap: float,
+    st: State, fx: Fixed, T: Tables, g: int, buf: I64, occ: I64, call: float, tap: float
 ) -> int:
     """A legal action of game ``g``'s deciding seat drawn uniformly, except for calls and taps:
     a legal call is made with probability ``call`` (or when it is the only action), a tap
     (uniform among the seat's cards) with probability ``tap`` (or when only taps are legal),
     and otherwise they are left out.  Draws from numba's generator."""
-    count, ntaps, calls = _listing(Z, S, hands, R, T, CS, g, buf, occ)
+    count, ntaps, calls = _listing(st, fx, T, g, buf, occ)
     if count == 0:
         return 0
     rest = count - ntaps - calls  # buf[:rest] the others, then the call, then the taps
@@ -314,12 +239,9 @@ def choose(
 
 @kernel
 def random_play(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    R: I64,
-    T: Tables,
-    CS: I64,
+    state: Plain,
+    fixed: Plain,
+    tables: Plain,
     buf: I64,
     occ: I64,
     seed: int,
@@ -329,26 +251,17 @@ def random_play(
 ) -> None:
     """Per game, :func:`choose`'s action (numba's generator seeded with ``seed`` first);
     ``buf`` and ``occ`` are scratch."""
+    st, fx, T = State(*state), Fixed(*fixed), Tables(*tables)
     np.random.seed(seed)
-    for g in range(Z.shape[0]):
-        out[g] = choose(Z, S, hands, R, T, CS, g, buf, occ, call, tap)
+    for g in range(st.Z.shape[0]):
+        out[g] = choose(st, fx, T, g, buf, occ, call, tap)
 
 
 @kernel
 def play_random(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    D: I64,
-    C: I64,
-    T: Tables,
-    CS: I64,
+    state: Plain,
+    fixed: Plain,
+    tables: Plain,
     buf: I64,
     occ: I64,
     seed: int,
@@ -361,6 +274,8 @@ def play_random(
     decisions, one after the other, and stops early when its match ends or it needs keys
     (listed in ``todo``); ``ROUND_ENDED`` and ``MATCH_ENDED`` say whether one ended during the
     call.  Returns how many games need keys and how many decisions were made."""
+    st, fx, T = State(*state), Fixed(*fixed), Tables(*tables)
+    Z = st.Z
     np.random.seed(seed)
     count = 0
     made = 0
@@ -370,10 +285,10 @@ def play_random(
         for _ in range(steps):
             if Z[g, PHASE] == MATCH_OVER:
                 break
-            a = choose(Z, S, hands, R, T, CS, g, buf, occ, call, tap)
-            step_one(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, a)
+            a = choose(st, fx, T, g, buf, occ, call, tap)
+            step_one(st, fx, g, a)
             made += 1
-            if needs_keys(Z, R, g):
+            if needs_keys(st, fx, g):
                 todo[count] = g
                 count += 1
                 break

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .bundles import Fixed, Plain, State, Tables
 from .deal import _bit
-from .jit import F64, I8, I64, U64, inline, kernel
+from .jit import I64, inline, kernel
 from .kernels import actor_of, needs_keys, step_one, window_offset
 from .layout import (
     ERROR,
@@ -51,7 +52,7 @@ from .layout import (
     WINNERS,
     N,
 )
-from .legal import Tables, _listing, choose
+from .legal import _listing, choose
 
 NONE = -(10**6)  # the value of a place whose card is unknown, below every card
 NO_TOP = 99  # the value of the top discard of an empty pile, above every card
@@ -73,7 +74,7 @@ def _has(buf: I64, count: int, a: int) -> bool:
 
 
 @inline
-def _first_power(C: I64, T: Tables, buf: I64, count: int, first_unknown: int) -> int:
+def _first_power(fx: Fixed, T: Tables, buf: I64, count: int, first_unknown: int) -> int:
     """A peek at the first unknown own place when legal, else the first legal power (peeks,
     then spies, then swaps, each by codec index), else SKIP."""
     if first_unknown >= 0 and _has(buf, count, T.peek[first_unknown]):
@@ -82,7 +83,7 @@ def _first_power(C: I64, T: Tables, buf: I64, count: int, first_unknown: int) ->
     peek = spy = swap = big
     for i in range(count):
         a = buf[i]
-        kind = C[0, a]
+        kind = fx.C[0, a]
         if kind == K_PEEK:
             peek = min(peek, a)
         elif kind == K_SPY:
@@ -97,17 +98,9 @@ def _first_power(C: I64, T: Tables, buf: I64, count: int, first_unknown: int) ->
 
 @kernel  # called, not inlined: inlined in both loops it tripled the cold compile's time
 def easy_choice(  # noqa: C901 - one branch per phase, as easy_actions' overrides
-    Z: I64,
-    S: I64,
-    hands: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    R: I64,
-    D: I64,
-    C: I64,
+    st: State,
+    fx: Fixed,
     T: Tables,
-    CS: I64,
     g: int,
     buf: I64,
     occ: I64,
@@ -118,12 +111,13 @@ def easy_choice(  # noqa: C901 - one branch per phase, as easy_actions' override
 ) -> int:
     """The batch-easy action of game ``g``'s deciding seat (the game not over); ``fallback``
     is the random choice to take where the heuristic has none (-1: draw it here)."""
-    p = actor_of(Z, S, hands, R, g)
-    count, ntaps, calls = _listing(Z, S, hands, R, T, CS, g, buf, occ)
+    Z, hands, D = st.Z, st.hands, fx.D
+    p = actor_of(st, fx, g)
+    count, ntaps, calls = _listing(st, fx, T, g, buf, occ)
     phase = Z[g, PHASE]
-    mask = known[g, p] | public[g]
+    mask = st.known[g, p] | st.public[g]
     ndisc = Z[g, NDISC]
-    top = disc[g, max(ndisc - 1, 0)]
+    top = st.disc[g, max(ndisc - 1, 0)]
     # What the seat knows of its own hand.
     highest, highest_slot, first_unknown, unknown, known_sum = NONE, 0, -1, 0, 0
     for s in range(hands.shape[2]):
@@ -140,7 +134,7 @@ def easy_choice(  # noqa: C901 - one branch per phase, as easy_actions' override
             if first_unknown < 0:
                 first_unknown = s
     sure = unknown == 0 and known_sum <= call_below
-    if window_offset(Z, S, hands, R, g) > 0:  # a TAP window: a card known to match, or PASS
+    if window_offset(st, fx, g) > 0:  # a TAP window: a card known to match, or PASS
         for s in range(hands.shape[2]):
             card = hands[g, p, s]
             if card >= 0 and mask & _bit(card) and D[RANK, card] == D[RANK, top]:
@@ -152,9 +146,9 @@ def easy_choice(  # noqa: C901 - one branch per phase, as easy_actions' override
             return int(simple[K_CALL])
         return int(simple[K_END_TURN])
     if phase == POWERS:
-        return _first_power(C, T, buf, count, first_unknown)
+        return _first_power(fx, T, buf, count, first_unknown)
     if phase == HOLDING and Z[g, PENDING] != 0:  # powers while holding: used first
-        power = _first_power(C, T, buf, count, first_unknown)
+        power = _first_power(fx, T, buf, count, first_unknown)
         if power != simple[K_SKIP]:
             return power
     if HOLDING <= phase <= TAKEN:  # holding the drawn card, or the taken discard
@@ -190,17 +184,9 @@ def easy_choice(  # noqa: C901 - one branch per phase, as easy_actions' override
 
 @kernel
 def easy_play(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    R: I64,
-    D: I64,
-    C: I64,
-    T: Tables,
-    CS: I64,
+    state: Plain,
+    fixed: Plain,
+    tables: Plain,
     buf: I64,
     occ: I64,
     seed: int,
@@ -212,23 +198,22 @@ def easy_play(
 ) -> None:
     """Per game, :func:`easy_choice`'s action (0 once over), numba's generator seeded with
     ``seed``; ``fallback`` gives each game's random choice, or is empty (drawn here)."""
+    st, fx, T = State(*state), Fixed(*fixed), Tables(*tables)
     np.random.seed(seed)
     given = fallback.size > 0
-    for g in range(Z.shape[0]):
-        if actor_of(Z, S, hands, R, g) < 0:
+    for g in range(st.Z.shape[0]):
+        if actor_of(st, fx, g) < 0:
             out[g] = 0
             continue
         f = fallback[g] if given else -1
-        out[g] = easy_choice(
-            Z, S, hands, disc, known, public, R, D, C, T, CS, g, buf, occ,
-            take_below, call_below, call, f,
-        )  # fmt: skip
+        out[g] = easy_choice(st, fx, T, g, buf, occ, take_below, call_below, call, f)
 
 
 @inline
-def _tally(Z: I64, S: I64, R: I64, tally: I64, progress: I64, g: int, per_round: bool) -> bool:
+def _tally(st: State, fx: Fixed, tally: I64, progress: I64, g: int, per_round: bool) -> bool:
     """Add up the round game ``g`` just ended; whether the game is over (its result set)."""
-    n = R[N]
+    Z, S = st.Z, st.S
+    n = fx.R[N]
     for p in range(n):
         tally[g, SUMS, p] += S[g, ROUND_SCORES, p]
         tally[g, HAND_SUMS, p] += S[g, HAND_TOTALS, p]
@@ -255,19 +240,9 @@ def _tally(Z: I64, S: I64, R: I64, tally: I64, progress: I64, g: int, per_round:
 
 @kernel
 def play_lineup(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    D: I64,
-    C: I64,
-    T: Tables,
-    CS: I64,
+    state: Plain,
+    fixed: Plain,
+    tables: Plain,
     buf: I64,
     occ: I64,
     easy: I64,
@@ -291,6 +266,8 @@ def play_lineup(
     ended during the call (as in ``legal.play_random``).  A game stops early when it is over or
     needs keys (listed in ``todo``).  Returns how many games need keys and how many decisions
     were made."""
+    st, fx, T = State(*state), Fixed(*fixed), Tables(*tables)
+    Z = st.Z
     np.random.seed(seed)
     count = 0
     made = 0
@@ -299,21 +276,18 @@ def play_lineup(
         Z[g, ROUND_ENDED] = 0
         Z[g, MATCH_ENDED] = 0
         for _ in range(steps):
-            p = actor_of(Z, S, hands, R, g)
+            p = actor_of(st, fx, g)
             if p < 0 or progress[g, DONE]:
                 break
             if easy[g, p]:
-                a = easy_choice(
-                    Z, S, hands, disc, known, public, R, D, C, T, CS, g, buf, occ,
-                    take_below, call_below, easy_call, -1,
-                )  # fmt: skip
+                a = easy_choice(st, fx, T, g, buf, occ, take_below, call_below, easy_call, -1)
             else:
-                a = choose(Z, S, hands, R, T, CS, g, buf, occ, call, tap)
+                a = choose(st, fx, T, g, buf, occ, call, tap)
             played = Z[g, PLAYED]
-            step_one(Z, S, hands, draw, disc, known, public, keys, R, D, C, CS, g, a)
+            step_one(st, fx, g, a)
             made += 1
-            over = Z[g, PLAYED] != played and _tally(Z, S, R, tally, progress, g, per_round)
-            if (needs_keys(Z, R, g) and not over) or Z[g, ERROR]:
+            over = Z[g, PLAYED] != played and _tally(st, fx, tally, progress, g, per_round)
+            if (needs_keys(st, fx, g) and not over) or Z[g, ERROR]:
                 todo[count] = g
                 count += 1
                 break

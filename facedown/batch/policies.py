@@ -217,25 +217,7 @@ class EasyPlayer:
         out = np.empty(b.games, dtype=np.int64)
         given = np.empty(0, dtype=np.int64) if fallback is None else fallback.astype(np.int64)
         buf, occ = b._scratch
-        players.easy_play(
-            b.Z,
-            b.S,
-            b.hands,
-            b.disc,
-            b.known_bits,
-            b.public_bits,
-            b.R,
-            b.deck_table,
-            b.codes.table,
-            b.tables,
-            b.codes.slots,
-            buf,
-            occ,
-            int(rng.integers(2**31)),
-            self.take_below,
-            self.call_below,
-            self.call,
-            given,
-            out,
-        )
+        seed = int(rng.integers(2**31))
+        settings = (self.take_below, self.call_below, self.call)
+        players.easy_play(*b._all_bundles, buf, occ, seed, *settings, given, out)
         return out

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .bundles import Fixed, State
 from .deal import _deal
-from .jit import F64, I8, I64, U64, kernel
+from .jit import inline, kernel
 from .layout import (
     CALLER,
     CALLER_LOWEST_ZERO,
@@ -50,10 +51,13 @@ from .layout import (
 
 
 # ------------------------------------------------------------------ the end of a round
-@kernel
-def _hand_totals(S: I64, hands: I8, R: I64, D: I64, g: int) -> int:
+# The helpers are inlined into _end_round, their one caller, itself called once a round: a call
+# between compiled kernels passes each array of the bundles as some ten numbers.
+@inline
+def _hand_totals(st: State, fx: Fixed, g: int) -> int:
     """Each hand's total into ``S[g, HAND_TOTALS]`` (and as the round score to start from);
     returns a bit per seat that shot the moon (two 12s and two 13s, where the rules have it)."""
+    S, hands, R, D = st.S, st.hands, fx.R, fx.D
     moon = 0
     for p in range(R[N]):
         twelve = 0
@@ -73,10 +77,11 @@ def _hand_totals(S: I64, hands: I8, R: I64, D: I64, g: int) -> int:
     return moon
 
 
-@kernel
-def _score_caller(S: I64, R: I64, g: int, caller: int) -> None:
+@inline
+def _score_caller(st: State, fx: Fixed, g: int, caller: int) -> None:
     """The caller's score: zero when lowest (if the rules say so), penalised when not."""
-    totals, scores = S[g, HAND_TOTALS], S[g, ROUND_SCORES]
+    R = fx.R
+    totals, scores = st.S[g, HAND_TOTALS], st.S[g, ROUND_SCORES]
     mine = totals[caller]
     others = np.int64(1) << 60
     for p in range(R[N]):
@@ -89,15 +94,15 @@ def _score_caller(S: I64, R: I64, g: int, caller: int) -> None:
         scores[caller] = 0
 
 
-@kernel
-def _lowest_zero(S: I64, R: I64, g: int, caller: int) -> None:
+@inline
+def _lowest_zero(st: State, fx: Fixed, g: int, caller: int) -> None:
     """The lowest hand scores 0: every tied hand, or the caller alone when the caller is among
     them and the rules say so."""
-    n, totals, scores = R[N], S[g, HAND_TOTALS], S[g, ROUND_SCORES]
+    n, totals, scores = fx.R[N], st.S[g, HAND_TOTALS], st.S[g, ROUND_SCORES]
     lowest = totals[0]
     for p in range(1, n):
         lowest = min(lowest, totals[p])
-    if R[LOWEST_TIE_CALLER] and caller >= 0 and totals[caller] == lowest:
+    if fx.R[LOWEST_TIE_CALLER] and caller >= 0 and totals[caller] == lowest:
         scores[caller] = 0
         return
     for p in range(n):
@@ -105,20 +110,21 @@ def _lowest_zero(S: I64, R: I64, g: int, caller: int) -> None:
             scores[p] = 0
 
 
-@kernel
-def _score(S: I64, R: I64, D: I64, hands: I8, g: int, caller: int) -> None:
+@inline
+def _score(st: State, fx: Fixed, g: int, caller: int) -> None:
     """The round's scores (the engine's score_round and score_totals), the 100 rule applied."""
+    S, R = st.S, fx.R
     n = R[N]
-    moon = _hand_totals(S, hands, R, D, g)
+    moon = _hand_totals(st, fx, g)
     scores = S[g, ROUND_SCORES]
     if moon:
         for p in range(n):
             scores[p] = 0 if moon & (1 << p) else R[MOON_POINTS]
     else:
         if R[LOWEST_ZERO]:
-            _lowest_zero(S, R, g, caller)
+            _lowest_zero(st, fx, g, caller)
         if caller >= 0:
-            _score_caller(S, R, g, caller)
+            _score_caller(st, fx, g, caller)
     rule = R[HUNDRED_RULE]
     for p in range(n):
         total = S[g, TOTALS, p] + scores[p]
@@ -128,10 +134,11 @@ def _score(S: I64, R: I64, D: I64, hands: I8, g: int, caller: int) -> None:
         S[g, TOTALS, p] = total
 
 
-@kernel
-def _match_over(Z: I64, S: I64, R: I64, g: int) -> bool:
+@inline
+def _match_over(st: State, fx: Fixed, g: int) -> bool:
     """Whether the match is over after this round (the engine's match_end: a score limit, the
     fixed rounds, one sudden-death round on a tie); the winners are set when it is."""
+    Z, S, R = st.Z, st.S, fx.R
     n = R[N]
     totals = S[g, TOTALS]
     high = low = totals[0]
@@ -153,46 +160,36 @@ def _match_over(Z: I64, S: I64, R: I64, g: int) -> bool:
     return bool(over)
 
 
-@kernel
-def _next_first(Z: I64, S: I64, R: I64, g: int) -> int:
+@inline
+def _next_first(st: State, fx: Fixed, g: int) -> int:
     """Who starts the next round: the next seat, or the round's winner (the first of them
     from the last round's starter on a tie)."""
-    n, first = R[N], Z[g, FIRST]
-    if not R[FIRST_WINNER]:
+    scores = st.S[g, ROUND_SCORES]
+    n, first = fx.R[N], st.Z[g, FIRST]
+    if not fx.R[FIRST_WINNER]:
         return int((first + 1) % n)
     best = first
     for i in range(1, n):
         p = (first + i) % n
-        if S[g, ROUND_SCORES, p] < S[g, ROUND_SCORES, best]:
+        if scores[p] < scores[best]:
             best = p
     return int(best)
 
 
 @kernel
-def _end_round(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    D: I64,
-    g: int,
-) -> None:
+def _end_round(st: State, fx: Fixed, g: int) -> None:
     """Score the round, then end the match or deal the next round (the engine's _end_round
     and, for the batch, next_round at once)."""
-    _score(S, R, D, hands, g, Z[g, CALLER])
+    Z = st.Z
+    _score(st, fx, g, Z[g, CALLER])
     Z[g, ROUND_CALLER] = Z[g, CALLER]
     Z[g, PLAYED] += 1
     Z[g, HELD] = -1
     Z[g, PENDING] = 0
     Z[g, ROUND_ENDED] = 1
-    if _match_over(Z, S, R, g):
+    if _match_over(st, fx, g):
         Z[g, PHASE] = MATCH_OVER
         Z[g, MATCH_ENDED] = 1
         return
     Z[g, PHASE] = ROUND_OVER
-    _deal(Z, S, hands, draw, disc, known, public, keys, R, g, _next_first(Z, S, R, g))
+    _deal(st, fx, g, _next_first(st, fx, g))

@@ -79,11 +79,7 @@ def _play_chunk(
     live = np.arange(stop - start, dtype=np.int64)
     while live.size:
         count, _ = play_lineup(
-            *batch._state,
-            batch.deck_table,
-            batch.codes.table,
-            batch.tables,
-            batch.codes.slots,
+            *batch._all_bundles,
             buf,
             occ,
             easy,

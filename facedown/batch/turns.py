@@ -6,8 +6,9 @@ act passing, the end of the round through :mod:`.scoring`).
 
 from __future__ import annotations
 
+from .bundles import Fixed, State
 from .deal import _bit, _filled, _pop_draw, _push
-from .jit import F64, I8, I64, U64, inline
+from .jit import I64, inline
 from .layout import (
     CALL_AT_START,
     CALLER,
@@ -64,26 +65,15 @@ DONE, AFTER, END, STUCK = range(4)
 
 
 @inline
-def _stuck(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    D: I64,
-    g: int,
-) -> int:
+def _stuck(st: State, fx: Fixed, g: int) -> int:
     """The engine's _check_stuck: 0 the turn goes on; 1 the round ended; 2 the player passed
     (the caller ends the turn)."""
+    Z, R = st.Z, fx.R
     if Z[g, NDRAW] > 0:  # the common case: a card can be drawn
         Z[g, PASSES] = 0
         return 0
     p = Z[g, TURN]
-    occupied = _filled(hands, Z, S, g, p) > 0
+    occupied = _filled(st, g, p) > 0
     if Z[g, NDISC] >= 2 or (Z[g, NDISC] > 0 and (occupied or R[RETURN_TAKEN])):
         Z[g, PASSES] = 0
         return 0
@@ -92,89 +82,52 @@ def _stuck(
         return 0
     Z[g, PASSES] += 1
     if Z[g, PASSES] >= R[N]:
-        _end_round(Z, S, hands, draw, disc, known, public, keys, R, D, g)
+        _end_round(st, fx, g)
         return 1
     return 2
 
 
 @inline
-def _end_turn(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    D: I64,
-    g: int,
-    p: int,
-) -> None:
+def _end_turn(st: State, fx: Fixed, g: int, p: int) -> None:
     """``p``'s turn is over: the next seat's begins (passes included), or the round ends."""
+    Z = st.Z
     while True:
         Z[g, PENDING] = 0
         if Z[g, CALLER] >= 0:
             Z[g, FINALS] -= 1
             if Z[g, FINALS] == 0:
-                _end_round(Z, S, hands, draw, disc, known, public, keys, R, D, g)
+                _end_round(st, fx, g)
                 return
-        Z[g, TURN] = (p + 1) % R[N]
+        Z[g, TURN] = (p + 1) % fx.R[N]
         Z[g, PHASE] = TURN_START
         Z[g, TURNS] += 1
-        if _stuck(Z, S, hands, draw, disc, known, public, keys, R, D, g) != 2:
+        if _stuck(st, fx, g) != 2:
             return
         p = Z[g, TURN]
 
 
 @inline
-def _follow(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    D: I64,
-    g: int,
-    p: int,
-    then: int,
-) -> None:
+def _follow(st: State, fx: Fixed, g: int, p: int, then: int) -> None:
     """Do what an action left: after a replace or discard wait for END TURN or end the turn
     (the engine's _after_action), end the turn, or check that the turn player can act."""
     if then == AFTER:
-        if R[EXPLICIT_END_TURN]:
-            Z[g, PHASE] = TURN_END
+        if fx.R[EXPLICIT_END_TURN]:
+            st.Z[g, PHASE] = TURN_END
             return
         then = END
     if then == STUCK:
-        if _stuck(Z, S, hands, draw, disc, known, public, keys, R, D, g) != 2:
+        if _stuck(st, fx, g) != 2:
             return
-        p = Z[g, TURN]
+        p = st.Z[g, TURN]
         then = END
     if then == END:
-        _end_turn(Z, S, hands, draw, disc, known, public, keys, R, D, g, p)
+        _end_turn(st, fx, g, p)
 
 
 # ------------------------------------------------------------------ the actions
 @inline
-def _replace(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    disc: I8,
-    public: U64,
-    R: I64,
-    D: I64,
-    g: int,
-    p: int,
-    slots: I64,
-    count: int,
-) -> int:
+def _replace(st: State, fx: Fixed, g: int, p: int, slots: I64, count: int) -> int:
+    Z, S, hands, R, D = st.Z, st.S, st.hands, fx.R, fx.D
     card = Z[g, HELD]
     Z[g, HELD] = -1
     Z[g, PENDING] = 0
@@ -186,52 +139,40 @@ def _replace(
                 same = False
         if not same:  # a failed set: the engine's _fail_set
             for j in range(count):
-                public[g] |= _bit(hands[g, p, slots[j]])
+                st.public[g] |= _bit(hands[g, p, slots[j]])
             if R[KEEP_TAKEN] and S[g, PLACES, p] < R[MAX_HAND]:
                 hands[g, p, S[g, PLACES, p]] = card
                 S[g, PLACES, p] += 1
                 return AFTER
-            _push(disc, Z, g, card)
+            _push(st, g, card)
             return END
     for j in range(count):
-        _push(disc, Z, g, hands[g, p, slots[j]])
+        _push(st, g, hands[g, p, slots[j]])
         hands[g, p, slots[j]] = -1
     hands[g, p, slots[0]] = card
     return AFTER
 
 
 @inline
-def _use_power(Z: I64, g: int, bit: int) -> int:
+def _use_power(st: State, g: int, bit: int) -> int:
+    Z = st.Z
     Z[g, PENDING] &= ~bit
     return AFTER if Z[g, PHASE] == POWERS and Z[g, PENDING] == 0 else DONE
 
 
 @inline
-def _tap(
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    D: I64,
-    g: int,
-    p: int,
-    s: int,
-) -> int:
+def _tap(st: State, fx: Fixed, g: int, p: int, s: int) -> int:
+    Z, S, hands, R, D = st.Z, st.S, st.hands, fx.R, fx.D
     card = hands[g, p, s]
-    if D[RANK, card] == D[RANK, disc[g, Z[g, NDISC] - 1]]:
+    if D[RANK, card] == D[RANK, st.disc[g, Z[g, NDISC] - 1]]:
         hands[g, p, s] = -1
-        _push(disc, Z, g, card)
+        _push(st, g, card)
     else:
-        public[g] |= _bit(card)
+        st.public[g] |= _bit(card)
         for _ in range(R[TAP_PENALTY]):
             if S[g, PLACES, p] >= R[MAX_HAND]:
                 break  # the hand has no place left: no more penalty cards
-            extra = _pop_draw(Z, S, hands, draw, disc, known, public, keys, R, g)
+            extra = _pop_draw(st, fx, g)
             if extra < 0:
                 break
             hands[g, p, S[g, PLACES, p]] = extra
@@ -241,27 +182,15 @@ def _tap(
 
 @inline
 def _act(  # noqa: C901 - one branch per kind, as the engine's HANDLERS
-    Z: I64,
-    S: I64,
-    hands: I8,
-    draw: I8,
-    disc: I8,
-    known: U64,
-    public: U64,
-    keys: F64,
-    R: I64,
-    D: I64,
-    C: I64,
-    CS: I64,
-    g: int,
-    p: int,
-    a: int,
+    st: State, fx: Fixed, g: int, p: int, a: int
 ) -> int:
     """Apply action ``a`` of seat ``p`` in game ``g`` (the engine's HANDLERS); what is left."""
+    Z, S, hands, disc, known, public = st.Z, st.S, st.hands, st.disc, st.known, st.public
+    R, D, C, CS = fx.R, fx.D, fx.C, fx.CS
     kind = C[0, a]
     n = R[N]
     if kind == K_DRAW:
-        card = _pop_draw(Z, S, hands, draw, disc, known, public, keys, R, g)
+        card = _pop_draw(st, fx, g)
         if card < 0:
             Z[g, ERROR] = 1
             return DONE
@@ -273,11 +202,11 @@ def _act(  # noqa: C901 - one branch per kind, as the engine's HANDLERS
             Z[g, PENDING] = D[POWER, card]
         return DONE
     if kind == K_REPLACE:
-        return _replace(Z, S, hands, disc, public, R, D, g, p, CS[a], C[1, a])
+        return _replace(st, fx, g, p, CS[a], C[1, a])
     if kind == K_DISCARD:
         card = Z[g, HELD]
         Z[g, HELD] = -1
-        _push(disc, Z, g, card)
+        _push(st, g, card)
         if not R[POWERS_WHILE_HOLDING] and Z[g, HELD_DISC] == 0 and D[POWER, card] != 0:
             Z[g, PENDING] = D[POWER, card]
             Z[g, PHASE] = POWERS
@@ -304,22 +233,22 @@ def _act(  # noqa: C901 - one branch per kind, as the engine's HANDLERS
         return STUCK
     if kind == K_PEEK:
         known[g, p] |= _bit(hands[g, p, CS[a, 0]])
-        return _use_power(Z, g, PEEK_BIT)
+        return _use_power(st, g, PEEK_BIT)
     if kind == K_SPY:
         known[g, p] |= _bit(hands[g, (p + C[2, a]) % n, CS[a, 0]])
-        return _use_power(Z, g, SPY_BIT)
+        return _use_power(st, g, SPY_BIT)
     if kind == K_SWAP:
         t = (p + C[2, a]) % n
         s, ts = CS[a, 0], C[3, a]
         mine = hands[g, p, s]
         hands[g, p, s] = hands[g, t, ts]
         hands[g, t, ts] = mine
-        return _use_power(Z, g, SWAP_BIT)
+        return _use_power(st, g, SWAP_BIT)
     if kind == K_SKIP:
         Z[g, PENDING] = 0
         return AFTER
     if kind == K_UNDO:
-        _push(disc, Z, g, Z[g, HELD])
+        _push(st, g, Z[g, HELD])
         Z[g, HELD] = -1
         Z[g, PHASE] = TURN_START
         return DONE
@@ -330,6 +259,6 @@ def _act(  # noqa: C901 - one branch per kind, as the engine's HANDLERS
         Z[g, FINALS] = n
         return END
     if kind == K_TAP:
-        return _tap(Z, S, hands, draw, disc, known, public, keys, R, D, g, p, CS[a, 0])
+        return _tap(st, fx, g, p, CS[a, 0])
     Z[g, ERROR] = 1
     return DONE

@@ -128,9 +128,8 @@ def test_the_tournament_loop_is_the_player_the_step_and_the_tally(preset: str, e
             break
         seed = int(np.random.default_rng(k).integers(2**31))
         count, _ = play_lineup(
-            *one._state, one.deck_table, one.codes.table, one.tables, one.codes.slots, buf, occ,
-            seats, np.arange(24), seed, 0.05, 0.05, 3, 8, 0.02, 1, False, tally, progress,
-            one._todo,
+            *one._all_bundles, buf, occ, seats, np.arange(24), seed, 0.05, 0.05, 3, 8,
+            0.02, 1, False, tally, progress, one._todo,
         )  # fmt: skip
         if count:
             one._refill(one._todo[:count])
