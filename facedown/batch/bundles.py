@@ -12,8 +12,9 @@ Two costs of a call set the bundles' cut.  The kernels the Python side calls (``
 ``play_lineup``) take each bundle as a plain tuple of its arrays (``tuple(bundle)``) and name it
 first (``State(*state)``): numba types a NamedTuple argument in Python at every call, 0.6 us more
 per call and bundle (a tenth of a decision of a batch of one game), a plain tuple in C.  And
-every array passed costs, from Python about 35 ns a call, between kernels that are not inlined
-some ten numbers each: so the step, which never lists actions, does not take the Tables.
+every array passed costs: from Python about 35 ns a call in a tuple (less as an argument of its
+own), between kernels that are not inlined some ten numbers each.  So the step, which never
+lists actions, does not take the Tables.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ only with a given probability).  Both read one list (:func:`_listing`), so the r
 covers the mask.  The random player inlines it (rather than call a compiled function with a
 dozen arrays per game and decision), and it says where the call and the taps lie in the list,
 so that the player does not look each action up to set them apart: together a quarter less time
-per turn (docs/batch.md).  The codec indexes are read from the fixed bundle's index tables
+per turn (docs/batch.md).  The codec indexes come from the index tables, a bundle of their own
 (:class:`.bundles.Tables`).
 """
 
