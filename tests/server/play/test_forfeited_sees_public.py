@@ -30,6 +30,7 @@ from ..harness import (
     advance,
     applied,
     client,
+    create_table,
     harmless,
     run_server,
     seated,
@@ -133,19 +134,10 @@ async def test_a_seat_forfeited_under_its_players_eyes_shows_them_a_spectators_v
         rate=1e6,  # Bob tries an action and says ready at every turn
         burst=1e6,
     )
-    with run_server(settings, clock=clock) as server, server.http() as http:
-        body = {
-            "preset": "kivo",
-            "seats": 2,
-            "name": "Ann",
-            "options": {"rounds": 3},
-            "mode": "turn_based",
-            "move_deadline": 3600,
-        }
-        r = http.post("/api/tables", json=body)
-        assert r.status_code == 200, r.text
-        code, ann_token = r.json()["code"], r.json()["token"]
-        bob_token = http.post(f"/api/tables/{code}/join", json={"name": "Bob"}).json()["token"]
+    with run_server(settings, clock=clock) as server:
+        code, (ann_token, bob_token) = create_table(
+            server, "kivo", 2, options={"rounds": 3}, mode="turn_based", move_deadline=3600
+        )
         await start(server, code, ann_token)
         async with (
             seated(server, code, [ann_token, bob_token]) as [ann, bob],
