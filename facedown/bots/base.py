@@ -32,14 +32,15 @@ def seat_info(game: Game, seat: int, events: Iterable[Event] = ()) -> SeatInfo:
     ``events`` are the engine's events (what :meth:`Game.apply` returned) to tell the bot of.
     Where a bot plays a real game (the driver, a server table, through an
     :class:`~facedown.bots.feed.EventFeed`), ``info.events`` is every event of the game since
-    that bot was last given an observation of its seat (by ``choose``, ``react`` or ``watch``),
-    in order, each once and as that seat may see it: ``seen_event(e, deck, seat)``, the same
-    thing the seat's player's client is sent, private cards only where the engine showed them
-    to that seat.  The first observation gives what happened since the game began (its first
-    round is dealt with the game: no event) or since the bot sat down: a bot standing in for a
-    player starts from then.  The events of a finished round are given too (up to
-    ``round_over``), so a new round's start is seen.  A seat not asked for a whole round is
-    given at most the round before the current one and the current one."""
+    that bot was last given an observation of its seat (by ``choose``, ``react``, ``watch`` or
+    a tournament's ``game_over``), in order, each once and as that seat may see it:
+    ``seen_event(e, deck, seat)``, the same thing the seat's player's client is sent, private
+    cards only where the engine showed them to that seat.  The first observation gives what
+    happened since the game began (its first round is dealt with the game: no event) or since
+    the bot sat down: a bot standing in for a player starts from then.  The events of a
+    finished round are given too (up to ``round_over``), so a new round's start is seen.  A
+    seat not asked for a whole round is given at most the round before the current one and the
+    current one."""
     return observe(game, seat, events, knowledge=True)
 
 
