@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .bots import make_bot
-from .bots.driver import next_action
+from .bots import EventFeed, make_bot
+from .bots.driver import play_next
 from .bots.leaf import leaf_value, leaf_weights
 from .bots.value import INPUTS, PRESET_ORDER, SCALE, Array, ValueNet, inputs
 from .engine import PRESETS, Game
@@ -50,6 +50,7 @@ def play_rows(job: Job) -> Rows:
     for r in range(rounds):
         game = Game(rules, players, seed=seed * 1_000_003 + r, first=r % players)
         bots = [make_bot("hard", seed=seed * 7919 + r * players + i) for i in range(players)]
+        feed = EventFeed()  # the bots are told what happened, as in a tournament
         seen: list[int] = []
         previous: tuple[str, int] | None = None
         while not game.is_round_over:
@@ -61,7 +62,7 @@ def play_rows(job: Job) -> Rows:
                     seen.append(game.turn)
                     linear.append(leaf_value(game, game.turn, weights) if weights else 0.0)
             previous = now
-            game.apply(next_action(game, bots))
+            play_next(game, bots, feed)
         scores = game.history[-1].round_scores
         for seat in seen:
             others = (sum(scores) - scores[seat]) / (players - 1)

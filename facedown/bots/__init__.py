@@ -5,6 +5,7 @@
 
 from .base import Bot, RandomBot, Reactive, SeatInfo, seat_info
 from .driver import next_action, play_match, play_round
+from .feed import EventFeed
 from .heuristic import HeuristicBot
 from .learned import LearnedBot
 from .profiles import Profile
@@ -14,6 +15,7 @@ from .search import ExpertBot
 __all__ = [
     "LEVELS",
     "Bot",
+    "EventFeed",
     "ExpertBot",
     "HeuristicBot",
     "LearnedBot",

@@ -10,23 +10,38 @@ the opening peek, the next round) and returns one of the legal actions.  Where t
 action out of turn (TAP), a driver also asks :meth:`Reactive.react` of bots that have it, after
 every change of the table; it returns a TAP or None.  Bots without ``react`` never act out of turn.
 A :class:`Watcher` is also told of every change of its seat, so it remembers what happened
-between its decisions.
+between its decisions.  Every bot is told what happened since it was last asked: the events of
+its observation (:func:`seat_info`).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
-from ..engine import Action, Game, Observation, observe
+from ..engine import Action, Event, Game, Observation, observe
 
 SeatInfo = Observation  # what a bot is given: everything its seat may know now
 
 
-def seat_info(game: Game, seat: int) -> SeatInfo:
+def seat_info(game: Game, seat: int, events: Iterable[Event] = ()) -> SeatInfo:
     """Build a bot's input from the game: the only door from a state to a bot.  A bot is always
-    given its seat's knowledge (it models its own forgetting, :mod:`facedown.bots.memory`)."""
-    return observe(game, seat, knowledge=True)
+    given its seat's knowledge (it models its own forgetting, :mod:`facedown.bots.memory`).
+
+    ``events`` are the engine's events (what :meth:`Game.apply` returned) to tell the bot of.
+    Where a bot plays a real game (the driver, a server table, through an
+    :class:`~facedown.bots.feed.EventFeed`), ``info.events`` is every event of the game since
+    that bot was last given an observation of its seat (by ``choose``, ``react``, ``watch`` or
+    a tournament's ``game_over``), in order, each once and as that seat may see it:
+    ``seen_event(e, deck, seat)``, the same thing the seat's player's client is sent, private
+    cards only where the engine showed them to that seat.  The first observation gives what
+    happened since the game began (its first round is dealt with the game: no event) or since
+    the bot sat down: a bot standing in for a player starts from then.  The events of a
+    finished round are given too (up to ``round_over``), so a new round's start is seen.  A
+    seat not asked for a whole round is given at most the round before the current one and the
+    current one."""
+    return observe(game, seat, events, knowledge=True)
 
 
 class Bot(Protocol):

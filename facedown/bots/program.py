@@ -1,11 +1,12 @@
 """Bot programs: a program that speaks JSON lines on its standard input and output.
 
 A ``cmd:COMMAND`` entrant (:class:`CommandEntrant`) starts its program once per worker and tells
-it of each new game with ``hello``; each decision of one of its seats is a ``decide`` message and
-its reply, the end of a game an ``over`` message, and ``bye`` ends the program (``docs/bots.md``
-says what each message holds).  A reply that cannot be used is a :class:`BadReply`, which the
-seat's guard (:mod:`facedown.bots.protocol`) answers with a random legal action; a program that
-exits or stops answering is a :class:`BotError`.
+it of each new game with ``hello``; each decision of one of its seats is a ``decide`` message
+(with the events since the seat's last message) and its reply, the end of a game an ``over``
+message, and ``bye`` ends the program (``docs/bots.md`` says what each message holds).  A reply
+that cannot be used is a :class:`BadReply`, which the seat's guard
+(:mod:`facedown.bots.protocol`) answers with a random legal action; a program that exits or
+stops answering is a :class:`BotError`.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ class CommandBot:
                 "seat": info.seat,
                 "view": info.view.to_json(),
                 "knowledge": dict(info.knowledge),
+                "events": events_json(info),
             }
         )
 
@@ -168,6 +170,7 @@ class BotProcess:
                 "knowledge": dict(info.knowledge),
                 "legal": [a.to_json() for a in info.legal],
                 "sets": info.sets,
+                "events": events_json(info),
             },
             self.timeout,
         )
@@ -252,6 +255,12 @@ class BotProcess:
         if self.proc.stdout is not None:
             self.proc.stdout.close()
         self.stderr.close()
+
+
+def events_json(info: SeatInfo) -> list[dict[str, Any]]:
+    """The events of a ``decide`` or ``over`` message: what happened since the seat's last
+    message, as the seat saw it."""
+    return [e.to_json() for e in info.events]
 
 
 def _short(value: object, limit: int = 120) -> str:

@@ -14,8 +14,8 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..bots.base import seat_info
 from ..bots.driver import RoundTooLong, play_match, play_round
+from ..bots.feed import EventFeed
 from ..bots.protocol import DEFAULT_TIMEOUT, BotError, Entrant, guard, make_entrant, split_commas
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, Game, Ruleset, make_ruleset
 
@@ -124,12 +124,13 @@ def play_game(
             )
             guards.append(guard(bot, derive_seed(config.seed, index, "guard", k)))
         game = Game(rules, n, seed)
+        feed = EventFeed()  # the game's events, each given to a bot with its next observation
         if config.unit == "round":
-            play_round(game, guards)
+            play_round(game, guards, feed=feed)
         else:
-            play_match(game, guards)
+            play_match(game, guards, feed=feed)
         for s, g in enumerate(guards):
-            g.game_over(seat_info(game, s))
+            g.game_over(feed.info(game, s))  # with what it has not been told: the game's end
     except (BotError, RoundTooLong) as e:
         raise SimError(f"game {index} (deal seed {seed}): {e}") from None
     history = game.history

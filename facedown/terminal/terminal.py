@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from rich.console import RenderableType
 
-from ..bots import Bot, make_bot, seat_info
+from ..bots import Bot, EventFeed, make_bot
 from ..engine import Action, Game, IllegalAction, Phase, SeenEvent, find_preset, observe, seen_event
 from .terminal_board import (
     board,
@@ -156,6 +156,7 @@ class Session:
     public: set[str] = field(default_factory=set)  # private places whose face went public
     prompted: set[str] = field(default_factory=set)  # private places on screen at a prompt
     passing: bool = False  # the player passes every TAP offer until their turn
+    feed: EventFeed = field(default_factory=EventFeed)  # what each bot has not been told yet
 
     def run(self) -> int:
         self.write(self.header)
@@ -192,7 +193,7 @@ class Session:
             answer = self._ask(list(game.legal_actions(YOU)), wait=f"let seat {bot_seat} play on")
             if answer is not None:
                 return answer
-        return self.others[bot_seat].choose(seat_info(game, bot_seat))
+        return self.others[bot_seat].choose(self.feed.info(game, bot_seat))
 
     def _ask(self, legal: list[Action], wait: str = "") -> Action | None:
         """Draw the board and the menu for ``legal`` and read one answer (with ``wait``, the
@@ -245,6 +246,7 @@ class Session:
         except IllegalAction as e:
             self.write(f"Refused: {e}")
             return
+        self.feed.add(events, self.others)
         for event in events:
             seen = seen_event(event, game.deck, YOU)
             line = describe(game, seen, YOU)

@@ -26,10 +26,19 @@ from facedown.engine import PRESETS, Action, Game, Ruleset
 
 from .tables import random_states
 
-# Modules that may touch a Game: the door (seat_info), the driver that seats bots at a game, and
-# the search's own sampled games (built from a seat's knowledge, never from the real game).
-# The learned value (value.py) reads those sampled games too.
-GAME_MODULES = {"base.py", "driver.py", "determinize.py", "leaf.py", "rollout.py", "value.py"}
+# Modules that may touch a Game: the door (seat_info), the driver that seats bots at a game, the
+# feed that hands them the game's events, and the search's own sampled games (built from a
+# seat's knowledge, never from the real game).  The learned value (value.py) reads those
+# sampled games too.
+GAME_MODULES = {
+    "base.py",
+    "driver.py",
+    "feed.py",
+    "determinize.py",
+    "leaf.py",
+    "rollout.py",
+    "value.py",
+}
 
 
 def test_levels_are_named_in_order_of_strength() -> None:

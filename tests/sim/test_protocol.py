@@ -6,6 +6,7 @@ fault; a program that exits or goes silent stops the tournament with a clear err
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import textwrap
@@ -198,6 +199,46 @@ def test_a_program_that_reacts_is_offered_taps(tmp_path: Path) -> None:
     results = run(tournament(command(script), preset="boyo", games=1))
     assert standings(results)[0].faults == 0
     assert int(count.read_text()) > 0
+
+
+def test_a_program_is_told_what_happened_since_its_last_message(tmp_path: Path) -> None:
+    # Each decide (and the over) carries the events since the seat's last message, as the seat
+    # saw them: its own private cards, nobody else's; the round's end comes with the over.
+    told = tmp_path / "told.jsonl"
+    script = tmp_path / "listener.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import json, sys
+            out = open({str(told)!r}, "a")
+            for line in sys.stdin:
+                m = json.loads(line)
+                if m["type"] == "hello":
+                    print(json.dumps({{"id": m["id"]}}), flush=True)
+                elif m["type"] in ("decide", "over"):
+                    out.write(json.dumps([m["type"], m["seat"], m["events"]]) + "\\n")
+                    out.flush()
+                    if m["type"] == "decide":
+                        reply = {{"id": m["id"], "action": m["legal"][0]}}
+                        print(json.dumps(reply), flush=True)
+            """
+        ),
+        encoding="utf-8",
+    )
+    results = run(tournament(command(script), games=1, unit="round"))
+    assert standings(results)[0].faults == 0
+    messages = [json.loads(line) for line in told.read_text().splitlines()]
+    (seat,) = {s for _, s, _ in messages}
+    events = [e for _, _, batch in messages for e in batch]
+    assert messages[0][2] == []  # its first decision, its opening peek: nothing happened yet
+    assert messages[-1][0] == "over"
+    assert events[-1]["type"] == "round_over"
+    assert [e["type"] for e in events].count("round_over") == 1  # each event once
+    mine = [e for e in events if e.get("by") == seat and e["type"] == "opening_peeked"]
+    assert len(mine) == 1
+    assert len(mine[0]["seen"]) == 2  # the two cards it looked at
+    assert any(e.get("by") == 1 - seat for e in events)  # the other seat's moves too
+    assert not any("seen" in e for e in events if e.get("by") != seat)
 
 
 def test_class_bots_are_constructed_per_game_with_a_seed_when_they_take_one() -> None:

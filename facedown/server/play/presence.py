@@ -6,15 +6,21 @@ player comes back (the next absence gets a new one).  At a table without stand-i
 its players are away most of the time; pass-and-play: its seats wait for the device) nobody is
 away; a seat *forfeited* at a turn-based table (three missed deadlines) is played by a bot until
 the match ends, whether or not its player comes back.
+
+The table's :class:`~facedown.bots.feed.EventFeed` is kept here, with who plays each seat: each
+applied action's events are pending for the seats a bot plays then (:meth:`Presence.happened`),
+and the scheduler gives each bot its seat's with its next observation.  A bot that sits down
+starts from that moment (a stand-in is not handed what happened before it came, as a player
+coming back is not).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ...bots import Bot, seat_info
+from ...bots import Bot, EventFeed, seat_info
 from ...bots.base import Watcher
-from ...engine import Game
+from ...engine import Event, Game
 from ...store import SeatRecord
 from .context import BotFactory
 
@@ -34,6 +40,7 @@ class Presence:
         self.away: dict[int, float] = {}  # seat -> when its grace period ends
         self.standins: dict[int, Bot] = {}  # human seats a bot plays while their player is away
         self.absences: dict[int, int] = {}  # seat -> stand-ins it has had (one per absence)
+        self.feed = EventFeed()  # the events each bot-played seat's bot has not been given
 
     # ------------------------------------------------------------------ bot seats
     def new_bot(self, seat: int, level: str) -> Bot:
@@ -55,6 +62,7 @@ class Presence:
         self.away.pop(seat, None)
         if seat not in self.forfeited:
             self.standins.pop(seat, None)  # the player is back: this absence's bot is done
+            self.feed.forget(seat)
 
     def left(self, seat: int, now: float) -> None:
         if self.uses_standins:
@@ -80,6 +88,7 @@ class Presence:
         """A new match: forfeited seats are their players' again."""
         for seat in self.forfeited:
             self.standins.pop(seat, None)
+            self.feed.forget(seat)
         self.forfeited.clear()
 
     def grace_ends(self) -> list[float]:
@@ -94,14 +103,20 @@ class Presence:
         return ended
 
     def _stand_in(self, seat: int, game: Game | None) -> None:
-        """It watches from the state the seat is in now (knowledge is the engine's: none lost)."""
+        """It watches from the state the seat is in now (knowledge is the engine's: none lost),
+        and is told of the events from now on, none of before."""
         absence = self.absences[seat] = self.absences.get(seat, 0) + 1
         bot = self.bot_factory(STANDIN_LEVEL, self.seed + 100 * absence + seat)
         self.standins[seat] = bot
+        self.feed.forget(seat)
         if isinstance(bot, Watcher) and game is not None:
             bot.watch(seat_info(game, seat))
 
     # ------------------------------------------------------------------ bot-played seats
+    def happened(self, events: Sequence[Event]) -> None:
+        """An action was applied: its ``events`` are pending for the seats a bot plays now."""
+        self.feed.add(events, self.automatic_seats())
+
     def automatic_seats(self) -> list[int]:
         """Seats a bot plays now: bot seats, and humans away past their grace period."""
         return sorted(set(self.bots) | set(self.standins))

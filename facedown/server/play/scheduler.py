@@ -10,6 +10,10 @@ table like any other, and every change re-arms the timer.
 
 After each change the bot-played seats whose bot is a :class:`~facedown.bots.base.Watcher` are
 shown their seat's new info (a bot choosing in its thread gets what it missed once it has chosen).
+Every info a bot is given carries the events since its seat's last one (``info.events``, as
+:func:`~facedown.bots.base.seat_info` says): each info is built from the table's
+:class:`~facedown.bots.feed.EventFeed` (:class:`.presence.Presence` keeps it, the table adds
+every applied action's events to it).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import contextlib
 import logging
 from typing import Any, Protocol
 
-from ...bots import Bot, Reactive, SeatInfo, seat_info
+from ...bots import Bot, Reactive, SeatInfo
 from ...bots.base import Watcher
 from ...engine import Action, Game, Timer
 from ...store import LeaseLost, StoreError
@@ -180,11 +184,12 @@ class Scheduler:
         for seat in presence.automatic_seats():
             bot = presence.player(seat)
             if not isinstance(bot, Watcher):
-                continue
+                continue  # its seat's events wait for its next choose or react
+            info = presence.feed.info(game, seat)
             if bot is self._thinking:  # it is choosing in a thread: it watches afterwards
-                self._held.append(seat_info(game, seat))
+                self._held.append(info)
             else:
-                bot.watch(seat_info(game, seat))
+                bot.watch(info)
 
     # ------------------------------------------------------------------ waking
     async def _react(self, game: Game) -> bool:
@@ -195,7 +200,7 @@ class Scheduler:
             self._reacted_seq = table.seq
             reactor = table.presence.player(other)
             if isinstance(reactor, Reactive):
-                tap = reactor.react(seat_info(game, other))
+                tap = reactor.react(table.presence.feed.info(game, other))
                 if tap is not None:
                     await table.play(game, tap)
                     return True
@@ -220,7 +225,7 @@ class Scheduler:
                 self.rearm()
                 return
             bot = table.presence.player(seat)
-            info, seq = seat_info(game, seat), table.seq
+            info, seq = table.presence.feed.info(game, seat), table.seq
             self._thinking = bot
         await self._think(bot, info, seq)
 

@@ -231,6 +231,7 @@ class Table(SeatCommands):
             self.action_ids[action.player, action_id] = self.seq
         self.last_action = action.text()
         self.recent.append((self.seq, events))
+        self.presence.happened(events)  # before a forfeit: its bot starts after this action
         if missed:  # the third miss in the match forfeits the seat to a bot
             if self.turns.charge(action.player, ran_out):
                 self.presence.forfeit(action.player, after)
