@@ -14,10 +14,13 @@ instead how far the sampled opponent hands are from the real ones, with and with
 from __future__ import annotations
 
 import argparse
+import random
 import sys
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 from multiprocessing import Pool
 
+from facedown.bots import make_bot
 from facedown.bots.base import Bot, Reactive, SeatInfo
 from facedown.bots.search import ExpertBot
 from facedown.engine import PRESETS, Event, Game, observe
@@ -36,8 +39,11 @@ def opening_events(game: Game) -> list[Event]:
     return events
 
 
-def play_round(game: Game, bots: Sequence[Bot]) -> None:
-    """Play the round, giving every bot the events since it was last given an observation."""
+def play_round(
+    game: Game, bots: Sequence[Bot], chose: Callable[[SeatInfo], None] | None = None
+) -> None:
+    """Play the round, giving every bot the events since it was last given an observation;
+    ``chose`` is told of every info a bot chose at, after it chose."""
     pending = [opening_events(game) for _ in bots]
 
     def info_for(seat: int) -> SeatInfo:
@@ -57,7 +63,10 @@ def play_round(game: Game, bots: Sequence[Bot]) -> None:
         if action is None:
             seat = waiting.first
             assert seat is not None  # noqa: S101 - a round in play waits for someone
-            action = bots[seat].choose(info_for(seat))
+            info = info_for(seat)
+            action = bots[seat].choose(info)
+            if chose is not None:
+                chose(info)
         events = game.apply(action)
         for seen in pending:
             seen.extend(events)
@@ -88,13 +97,66 @@ def deal_outcome(job: tuple[str, int, int]) -> tuple[float, float]:
     return share, diff
 
 
+Errors = dict[bool, dict[int, list[float]]]  # tracking or not -> own turn -> errors
+
+
+def bias(preset: str, rounds: int, samples: int, seed: int) -> Errors:
+    """Sampled minus real opponent hand totals at the expert's turn starts, by its own turn,
+    with the events followed (True) and not (False), from the same memory at the same
+    decisions: rounds of one tracking expert against `hard`, 2 seats."""
+    errors: Errors = {True: defaultdict(list), False: defaultdict(list)}
+    rng = random.Random(seed)
+    for r in range(rounds):
+        game = Game(PRESETS[preset], 2, derive_seed(seed, r, "bias"))
+        expert = ExpertBot(seed=seed + r, budget_ms=0, iterations=8)
+        play_round(
+            game,
+            [expert, make_bot("hard", seed=seed + r)],
+            _comparer(game, expert, rng, samples, errors),
+        )
+    return errors
+
+
+def _comparer(
+    game: Game, expert: ExpertBot, rng: random.Random, samples: int, errors: Errors
+) -> Callable[[SeatInfo], None]:
+    """What to do after each choice of a :func:`bias` round: at the expert's turn starts,
+    sample deals with and without the events and note their errors."""
+
+    def compare(info: SeatInfo) -> None:
+        if info.seat != 0 or info.view.phase is not TURN_START:
+            return
+        for tracked in (True, False):
+            expert.track_events = tracked
+            sampler = expert.sampler(info)
+            total = sum(sampler.sample(rng).hand_total(1) for _ in range(samples))
+            turn = min(expert.base.turns, 8)
+            errors[tracked][turn].append(total / samples - game.hand_total(1))
+        expert.track_events = True
+
+    return compare
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--preset", default="kivo", choices=sorted(PRESETS))
     parser.add_argument("--deals", type=int, default=150, help="deals (two rounds each)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--bias", type=int, default=0, help="rounds against hard for the sampled totals' bias"
+    )
     args = parser.parse_args(argv)
+    if args.bias:
+        errors = bias(args.preset, args.bias, 40, args.seed)
+        print(f"{args.preset}, 2 players, {args.bias} rounds of expert against hard")
+        print("own turn | sampled minus real opponent total, tracking | not tracking")
+        for turn in sorted(errors[True]):
+            cells = [mean_interval(errors[t][turn]) for t in (True, False)]
+            text = " | ".join(f"{m:+.2f} [{lo:+.2f}, {hi:+.2f}]" for m, lo, hi in cells)
+            label = f"{turn}+" if turn == 8 else str(turn)
+            print(f"{label:>8} | {text}")
+        return 0
     jobs = [(args.preset, args.seed, d) for d in range(args.deals)]
     with Pool(args.jobs) as pool:
         outcomes = pool.map(deal_outcome, jobs, chunksize=1)
