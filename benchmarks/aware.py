@@ -24,19 +24,10 @@ from facedown.bots import make_bot
 from facedown.bots.base import Bot, Reactive, SeatInfo
 from facedown.bots.search import ExpertBot
 from facedown.engine import PRESETS, Event, Game, observe
-from facedown.engine import events as E
 from facedown.engine.phases import TURN_START
 from facedown.sim import derive_seed, mean_interval
 
 ITERATIONS = 24  # the ladder's expert: expert(budget_ms=0, iterations=24)
-
-
-def opening_events(game: Game) -> list[Event]:
-    """The events of the deal of a new game (the constructor deals without returning them)."""
-    events = [E.round_started(game.first, game.round_no)]
-    if game.phase is TURN_START:  # no opening peek: play begins at once
-        events.append(E.play_started(game.first))
-    return events
 
 
 def play_round(
@@ -44,7 +35,8 @@ def play_round(
 ) -> None:
     """Play the round, giving every bot the events since it was last given an observation;
     ``chose`` is told of every info a bot chose at, after it chose."""
-    pending = [opening_events(game) for _ in bots]
+    # A new game's first deal is not an event: a bot follows the round from the opening peek.
+    pending: list[list[Event]] = [[] for _ in bots]
 
     def info_for(seat: int) -> SeatInfo:
         info = observe(game, seat, pending[seat], knowledge=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..engine import EventKind, SeenEvent
+from ..engine import EventKind, Phase, SeenEvent, View
 
 Place = tuple[int, int]
 
@@ -32,7 +32,8 @@ class Awareness:
     """What every seat of one round knows, by place, as the events have shown it."""
 
     def __init__(self) -> None:
-        self.round = -1  # the round whose start this has seen (-1: none; nothing is tracked)
+        self.given = False  # some event was ever given (without, nothing is tracked)
+        self.round = -1  # the round followed from its start (-1: none)
         self.known: list[set[Place]] = []  # per seat, the places whose card it knows
         self.since: dict[Place, int] = {}  # a place its owner knows: its turns ended by then
         self.chosen: set[Place] = set()  # places whose card their owner put there
@@ -41,8 +42,8 @@ class Awareness:
         self.held_public = False  # the card held now was taken from the discard pile
 
     def tracks(self, round_no: int) -> bool:
-        """Whether this followed round ``round_no`` from its start."""
-        return self.round == round_no and round_no >= 0
+        """Whether this was given events and followed round ``round_no`` from its start."""
+        return self.given and self.round == round_no
 
     def knows(self, seat: int, place: Place) -> bool:
         return place in self.known[seat]
@@ -52,12 +53,19 @@ class Awareness:
         return self.ended[place[0]] - self.since[place]
 
     # ------------------------------------------------------------------ following events
-    def follow(self, events: Iterable[SeenEvent], players: int) -> None:
-        """Take in the events of a table of ``players`` seats, in order."""
+    def follow(self, events: Iterable[SeenEvent], view: View) -> None:
+        """Take in the events given with an observation whose view is ``view``, in order.
+
+        A round is followed from its ``round_started`` event, or from the opening peek when
+        the seat first sees it there: a game's first deal is made by its constructor, whose
+        events a driver may not pass on (a round with no opening peek is then not followed)."""
+        if view.phase is Phase.OPENING and self.round != view.round:
+            self._start(view.round, view.players)
         for event in events:
+            self.given = True
             kind = event.type
             if kind is K.ROUND_STARTED:
-                self._start(event.round or 0, players)
+                self._start(event.round or 0, view.players)
             elif self.round >= 0:
                 self._apply(kind, event)
 

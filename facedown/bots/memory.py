@@ -57,7 +57,7 @@ class Memory:
         """Take in what the seat sees now (the events given with ``info`` once: a driver gives
         each event in one observation only)."""
         view = info.view
-        self.aware.follow(info.events, view.players)
+        self.aware.follow(info.events, view)
         if view.round != self.round:
             self.reset(view.round)
         current = {parse_place(p): n for p, n in info.knowledge.items()}

@@ -12,26 +12,18 @@ from facedown.bots import HeuristicBot, seat_info
 from facedown.bots.aware import Awareness
 from facedown.bots.determinize import Sampler
 from facedown.bots.memory import Memory
-from facedown.engine import PRESETS, Action, Event, Game, observe, seen_event
+from facedown.engine import PRESETS, Action, Event, Game, observe, seen_event, view
 from facedown.engine import actions as A
-from facedown.engine import events as E
-from facedown.engine.phases import ROUND_OVER, TURN_START
+from facedown.engine.phases import ROUND_OVER
 
 from .tables import RULESETS, random_states
 
 KIVO = PRESETS["kivo"]
 
 
-def dealt(game: Game) -> list[Event]:
-    """The events of a new game's deal (the constructor does not return them)."""
-    events = [E.round_started(game.first, game.round_no)]
-    if game.phase is TURN_START:
-        events.append(E.play_started(game.first))
-    return events
-
-
 def follow(aware: Awareness, game: Game, seat: int, events: list[Event]) -> None:
-    aware.follow([seen_event(e, game.deck, seat) for e in events], game.players)
+    """``seat``'s awareness given ``events`` with its observation of ``game`` now."""
+    aware.follow([seen_event(e, game.deck, seat) for e in events], view(game, seat))
 
 
 def play(game: Game, aware: Awareness, seat: int, *actions: Action) -> None:
@@ -43,7 +35,7 @@ def opened(seed: int = 3, players: int = 2) -> tuple[Game, Awareness]:
     """A kivo round after everyone's opening peek at slots 0 and 1, followed by seat 0."""
     game = Game(KIVO, players, seed)
     aware = Awareness()
-    follow(aware, game, 0, dealt(game))
+    follow(aware, game, 0, [])  # the first deal's events are not given: seen from the peek
     for p in range(players):
         play(game, aware, 0, Action(p, A.OPENING_PEEK, (0, 1)))
     return game, aware
@@ -73,7 +65,7 @@ def test_the_events_say_what_the_engine_says_each_seat_knows(name: str) -> None:
         game = Game(rules, 3, seed)
         watcher = seed % 3
         aware = Awareness()
-        follow(aware, game, watcher, dealt(game))
+        follow(aware, game, watcher, game.start_round())
         for _ in range(400):
             if game.is_match_over:
                 break
@@ -150,7 +142,7 @@ def test_a_tap_hit_empties_a_place_and_a_penalty_card_is_known_to_nobody() -> No
     rules = RULESETS["custom-cabo"]  # TAP with two penalty cards
     game = Game(rules, 2, 4)
     aware = Awareness()
-    follow(aware, game, 0, dealt(game))
+    follow(aware, game, 0, game.start_round())  # no opening peek: followed from round_started
     top = game.deck.ranks[game.top_discard]
     miss = next(s for s, c in enumerate(game.hands[1]) if game.deck.ranks[c] != top)
     play(game, aware, 0, Action(1, A.TAP, (miss,)))
@@ -160,12 +152,16 @@ def test_a_tap_hit_empties_a_place_and_a_penalty_card_is_known_to_nobody() -> No
     assert engine_places(game, 1) == aware.known[1]
 
 
-def test_a_round_is_tracked_only_from_its_start() -> None:
+def test_a_round_is_tracked_only_from_its_start_and_once_events_were_given() -> None:
+    game = Game(KIVO, 2, 3)
+    never = Awareness()
+    follow(never, game, 0, [])
+    assert not never.tracks(game.round_no)  # an old driver: no events, nothing tracked
     game, aware = opened()
     assert aware.tracks(game.round_no)
     late = Awareness()
-    play(game, late, 0, Action(0, A.DRAW), Action(0, A.DISCARD))
-    assert not late.tracks(game.round_no)  # it never saw the deal: nothing is tracked
+    play(game, late, 0, Action(0, A.DRAW))
+    assert not late.tracks(game.round_no)  # it never saw the deal nor the peeks
 
 
 # ---------------------------------------------------------------------------- the sampler
@@ -178,7 +174,7 @@ def sampler_after(game: Game, seat: int, events: list[Event], **options: object)
 
 def test_the_sampler_deals_the_tracked_known_places_low_and_the_others_as_any() -> None:
     game = Game(KIVO, 2, 3)
-    events = dealt(game)
+    events = game.start_round()
     for p in range(2):
         events += game.apply(Action(p, A.OPENING_PEEK, (0, 1)))
     values = KIVO.deck_cards.values
@@ -202,7 +198,7 @@ def test_the_sampler_deals_the_tracked_known_places_low_and_the_others_as_any() 
 
 def test_a_spied_card_is_known_to_the_spy_in_the_sampled_game() -> None:
     game = Game(KIVO, 2, 3)
-    events = dealt(game)
+    events = game.start_round()
     for p in range(2):
         events += game.apply(Action(p, A.OPENING_PEEK, (0, 1)))
     stack(game, "3", "9")
