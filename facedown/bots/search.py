@@ -10,7 +10,9 @@ All candidates meet the same deals and the same playout randomness, so their dif
 measured in pairs.  An opponent's unknown card is dealt lower the longer the round has gone on
 (players keep their low cards; :func:`keep_low_per_turn`), and an opponent knows more of its
 own cards the more turns it has played (:func:`opponent_knows_at`): the cards it knows are the
-ones it kept, dealt low; the others are dealt as any unseen card.  It keeps the `hard` choice unless
+ones it kept, dealt low; the others are dealt as any unseen card (where the bot is given its
+seat's events, which cards each opponent knows is followed from them instead,
+:mod:`facedown.bots.aware`).  It keeps the `hard` choice unless
 another candidate scored better by a margin the samples make clear, and stops at its iteration
 budget or 3% short of its time budget (default 200 ms), which leaves room for a playout that
 runs long.
