@@ -11,6 +11,11 @@ chance of one more card to choose from: 0.5 deals the lower of two half the time
 of three or of four).  A card its owner has not seen is dealt as any unseen card.  With
 ``kept_known`` False, every opponent's card the seat does not know is dealt as the lowest of
 ``1 + keep_low``, whoever knows it.
+
+Where the seat was given the round's events (``memory.aware`` follows it from its start), which
+cards each opponent knows is not guessed: it is what the events showed (the opening peek, the
+cards it put in its hand, its peeks and spies, the swaps), both for the cards dealt low and for
+what the opponents know in the sampled game.  Without events the draws are the ones above.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import random
 from typing import Any
 
 from ..engine import EMPTY, Game, Phase
+from .aware import Awareness
 from .base import SeatInfo
 from .memory import Memory, Place
 
@@ -35,6 +41,7 @@ class Sampler:
         opponent_knows: float = 0.6,
         keep_low: float = 0.0,
         kept_known: bool = True,
+        track_events: bool = True,
     ) -> None:
         view = info.view
         self.view = view
@@ -60,6 +67,11 @@ class Sampler:
         self.held: str | None = view.held
         self.holding = view.holding
         self.kept_known = kept_known
+        aware = memory.aware
+        # What the opponents know, from the events (None: not given them, or told not to use them).
+        self.tracked: Awareness | None = (
+            aware if track_events and aware.tracks(view.round) else None
+        )
 
     def sample(self, rng: random.Random) -> Game:  # noqa: C901 - one pass whose seeded draws keep their order
         """One game consistent with the seat's knowledge."""
@@ -85,7 +97,7 @@ class Sampler:
         # Which of their cards the opponents know.  Players keep the low cards they know and
         # replace the high ones, so those are dealt low; a card its owner has not seen is as
         # likely as any (with ``kept_known`` False, every unknown card is dealt low).
-        aware = {p for p in self.places if p[0] != seat and rng.random() < knows}
+        aware = self._owners_know(rng)
         keep_low = self.keep_low / max(knows, 0.05) if self.kept_known else self.keep_low
         for p in hidden_places:
             card = rest.pop()
@@ -104,10 +116,12 @@ class Sampler:
             hands[o][s] = c
         known = [0] * view.players
         hidden = set(hidden_places)
-        for (o, s), c in place_ids.items():
-            if (o, s) not in hidden:
+        for p, c in place_ids.items():
+            if p not in hidden:
                 known[seat] |= 1 << c
-            if (o, s) in aware:
+        for o, p in self._knowers(aware):
+            c = place_ids.get(p, EMPTY)
+            if c != EMPTY:
                 known[o] |= 1 << c
         if held != EMPTY and (self.held is not None):
             known[seat] |= 1 << held
@@ -141,3 +155,21 @@ class Sampler:
             "sudden_death_played": bool(view.sudden_death),
         }
         return Game.from_snapshot(snapshot)
+
+    def _owners_know(self, rng: random.Random) -> set[Place]:
+        """The opponents' places whose card their owner knows: followed from the events, or
+        each with probability ``opponent_knows``."""
+        seat, tracked = self.seat, self.tracked
+        if tracked is not None:
+            return {p for p in self.places if p[0] != seat and tracked.knows(p[0], p)}
+        knows = self.opponent_knows
+        return {p for p in self.places if p[0] != seat and rng.random() < knows}
+
+    def _knowers(self, aware: set[Place]) -> list[tuple[int, Place]]:
+        """(opponent, place) for every card an opponent knows in the sampled game: from the
+        events every place it knows (a spied card of another's too), else its own ``aware``."""
+        tracked = self.tracked
+        if tracked is None:
+            return [(p[0], p) for p in aware]
+        seat = self.seat
+        return [(o, p) for o, known in enumerate(tracked.known) if o != seat for p in known]

@@ -5,7 +5,8 @@ and a forgetful bot drops remembered cards at random at the start of each of its
 forgotten card stays forgotten until the bot looks at that place again.  The memory also follows
 the discard pile (card names by position, ``None`` where a card went by unseen), starting afresh
 when the pile is shuffled into a new draw pile, and notices own cards that left by someone else's
-swap (the card that arrived is probably a high one).
+swap (the card that arrived is probably a high one).  From the events the seat is given it
+follows which cards each player knows, by place (:class:`~facedown.bots.aware.Awareness`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from ..engine import Action, View
 from ..engine import actions as A
+from .aware import Awareness
 from .base import SeatInfo
 
 Place = tuple[int, int]
@@ -39,6 +41,7 @@ class Memory:
         self.draw_size = -1
         self.suspect: set[Place] = set()
         self.last_action: Action | None = None
+        self.aware = Awareness()
 
     def reset(self, round_no: int) -> None:
         self.round = round_no
@@ -51,8 +54,10 @@ class Memory:
 
     # ------------------------------------------------------------------ observing
     def observe(self, info: SeatInfo) -> None:
-        """Take in what the seat sees now."""
+        """Take in what the seat sees now (the events given with ``info`` once: a driver gives
+        each event in one observation only)."""
         view = info.view
+        self.aware.follow(info.events, view)
         if view.round != self.round:
             self.reset(view.round)
         current = {parse_place(p): n for p, n in info.knowledge.items()}

@@ -10,7 +10,9 @@ All candidates meet the same deals and the same playout randomness, so their dif
 measured in pairs.  An opponent's unknown card is dealt lower the longer the round has gone on
 (players keep their low cards; :func:`keep_low_per_turn`), and an opponent knows more of its
 own cards the more turns it has played (:func:`opponent_knows_at`): the cards it knows are the
-ones it kept, dealt low; the others are dealt as any unseen card.  It keeps the `hard` choice unless
+ones it kept, dealt low; the others are dealt as any unseen card (where the bot is given its
+seat's events, which cards each opponent knows is followed from them instead,
+:mod:`facedown.bots.aware`).  It keeps the `hard` choice unless
 another candidate scored better by a margin the samples make clear, and stops at its iteration
 budget or 3% short of its time budget (default 200 ms), which leaves room for a playout that
 runs long.
@@ -88,6 +90,7 @@ class ExpertBot:
         new_call_confidence: float | None = 1.5,
         keep_low: float | None = None,
         leaf: bool = True,
+        track_events: bool = True,
         profile: Profile = HARD,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
@@ -105,6 +108,8 @@ class ExpertBot:
         ``keep_low``: how fast the opponents' unknown cards are dealt lower as the round goes
         on (see :meth:`sampler`; None: by the number of seats); ``leaf``: score a playout
         that stops at its horizon with the fitted values of :mod:`facedown.bots.leaf`;
+        ``track_events``: where it was given the round's events, deal the opponents knowing
+        the cards the events showed them (False: by ``opponent_knows`` as without events);
         ``profile`` is the heuristic it starts from and plays out with; ``clock`` (seconds)
         measures the budget (tests pass one they control)."""
         if budget_ms <= 0 and iterations is None:
@@ -123,6 +128,7 @@ class ExpertBot:
         self.new_call_confidence = new_call_confidence
         self.keep_low = keep_low
         self.leaf = leaf
+        self.track_events = track_events
         self.base = HeuristicBot(profile, seed)
         self.rng = random.Random(seed)
         self._rules_json: dict[str, Any] | None = None
@@ -224,6 +230,7 @@ class ExpertBot:
                 else opponent_knows_at(self.base.turns - 1)
             ),
             keep_low=per_turn * max(0, self.base.turns - 1),
+            track_events=self.track_events,
         )
 
     def leaf_value(self, info: SeatInfo) -> Leaf:
