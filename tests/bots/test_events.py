@@ -5,8 +5,7 @@ game since the bot was last given an observation, in order, each once, as its se
 from __future__ import annotations
 
 from facedown.bots import EventFeed, Reactive, SeatInfo, make_bot, play_match, play_round
-from facedown.engine import PRESETS, Action, Event, Game, SeenEvent, seen_event
-from facedown.engine.events import EventKind
+from facedown.engine import PRESETS, Action, Event, EventKind, Game, SeenEvent, seen_event
 
 
 class Recorder:

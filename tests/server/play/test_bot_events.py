@@ -2,7 +2,7 @@
 their seat's player would be sent, tried as an attacker would:
 
 - through a real server, a bot seat's events over a whole boyo match (draws, keeps, taps, the
-  reveals between rounds) are each what its seat's client is sent (``seen_event_json`` of the
+  reveals between rounds) are each what its seat's client is sent (``seen_event`` of the
   table's own log, for that seat), with no card shown to the human seat; their public part is
   what the human's client was sent, frame after frame;
 - a stand-in that takes over a seat mid-round is told nothing from before it sat down, and from
@@ -22,9 +22,8 @@ import pytest
 from facedown.bots import Bot, Reactive, SeatInfo
 from facedown.bots.base import Watcher
 from facedown.bots.registry import make_bot
-from facedown.engine import Game
+from facedown.engine import Game, seen_event
 from facedown.engine.actions import CALL, TAP
-from facedown.engine.observer_json import seen_event_json
 from facedown.server import app as app_module
 from facedown.server.base.clock import FakeClock
 from facedown.server.edge.settings import ServerSettings
@@ -81,7 +80,10 @@ def _as_sent(table: Table, seat: int, after: int = 0) -> list[Json]:
     game = table.game
     assert game is not None
     return [
-        seen_event_json(e, game.deck, seat) for seq, evs in table.recent if seq > after for e in evs
+        seen_event(e, game.deck, seat).to_json()
+        for seq, evs in table.recent
+        if seq > after
+        for e in evs
     ]
 
 
