@@ -100,7 +100,7 @@ def bias(preset: str, rounds: int, samples: int, seed: int) -> Errors:
     rng = random.Random(seed)
     for r in range(rounds):
         game = Game(PRESETS[preset], 2, derive_seed(seed, r, "bias"))
-        expert = ExpertBot(seed=seed + r, budget_ms=0, iterations=8)
+        expert = ExpertBot(seed=seed + r, budget_ms=0, iterations=8, track_events=True)
         play_round(
             game,
             [expert, make_bot("hard", seed=seed + r)],

@@ -41,7 +41,7 @@ class Sampler:
         opponent_knows: float = 0.6,
         keep_low: float = 0.0,
         kept_known: bool = True,
-        track_events: bool = True,
+        track_events: bool = False,
     ) -> None:
         view = info.view
         self.view = view

@@ -5,8 +5,9 @@ and a forgetful bot drops remembered cards at random at the start of each of its
 forgotten card stays forgotten until the bot looks at that place again.  The memory also follows
 the discard pile (card names by position, ``None`` where a card went by unseen), starting afresh
 when the pile is shuffled into a new draw pile, and notices own cards that left by someone else's
-swap (the card that arrived is probably a high one).  From the events the seat is given it
-follows which cards each player knows, by place (:class:`~facedown.bots.aware.Awareness`).
+swap (the card that arrived is probably a high one).  Where ``follow_events`` is set, it follows
+from the events the seat is given which cards each player knows, by place
+(:class:`~facedown.bots.aware.Awareness`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ class Memory:
         self.suspect: set[Place] = set()
         self.last_action: Action | None = None
         self.aware = Awareness()
+        # Whether ``aware`` follows the events given (a bot that reads it turns it on: the
+        # others do not pay for following every event).
+        self.follow_events = False
 
     def reset(self, round_no: int) -> None:
         self.round = round_no
@@ -57,7 +61,8 @@ class Memory:
         """Take in what the seat sees now (the events given with ``info`` once: a driver gives
         each event in one observation only)."""
         view = info.view
-        self.aware.follow(info.events, view)
+        if self.follow_events:
+            self.aware.follow(info.events, view)
         if view.round != self.round:
             self.reset(view.round)
         current = {parse_place(p): n for p, n in info.knowledge.items()}

@@ -90,7 +90,7 @@ class ExpertBot:
         new_call_confidence: float | None = 1.5,
         keep_low: float | None = None,
         leaf: bool = True,
-        track_events: bool = True,
+        track_events: bool = False,
         profile: Profile = HARD,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
@@ -109,7 +109,8 @@ class ExpertBot:
         on (see :meth:`sampler`; None: by the number of seats); ``leaf``: score a playout
         that stops at its horizon with the fitted values of :mod:`facedown.bots.leaf`;
         ``track_events``: where it was given the round's events, deal the opponents knowing
-        the cards the events showed them (False: by ``opponent_knows`` as without events);
+        the cards the events showed them (False, the default: by ``opponent_knows`` as without
+        events; followed, it lost ground against ``hard`` in cabo, docs/bots.md);
         ``profile`` is the heuristic it starts from and plays out with; ``clock`` (seconds)
         measures the budget (tests pass one they control)."""
         if budget_ms <= 0 and iterations is None:
@@ -130,6 +131,7 @@ class ExpertBot:
         self.leaf = leaf
         self.track_events = track_events
         self.base = HeuristicBot(profile, seed)
+        self.base.memory.follow_events = track_events
         self.rng = random.Random(seed)
         self._rules_json: dict[str, Any] | None = None
         # The last decision's heuristic choice and sampled deals (tests, tuning).

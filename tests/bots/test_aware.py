@@ -8,10 +8,12 @@ import random
 
 import pytest
 
-from facedown.bots import HeuristicBot, seat_info
+from facedown.bots import EventFeed, HeuristicBot, seat_info
 from facedown.bots.aware import Awareness
 from facedown.bots.determinize import Sampler
+from facedown.bots.driver import play_next
 from facedown.bots.memory import Memory
+from facedown.bots.search import ExpertBot
 from facedown.engine import PRESETS, Action, Event, Game, observe, seen_event, view
 from facedown.engine import actions as A
 from facedown.engine.phases import ROUND_OVER
@@ -168,6 +170,7 @@ def test_a_round_is_tracked_only_from_its_start_and_once_events_were_given() -> 
 def sampler_after(game: Game, seat: int, events: list[Event], **options: object) -> Sampler:
     info = observe(game, seat, events, knowledge=True)
     memory = Memory()
+    memory.follow_events = True
     memory.observe(info)
     return Sampler(info, memory, game.rules.to_json(), **options)  # type: ignore[arg-type]
 
@@ -178,7 +181,7 @@ def test_the_sampler_deals_the_tracked_known_places_low_and_the_others_as_any() 
     for p in range(2):
         events += game.apply(Action(p, A.OPENING_PEEK, (0, 1)))
     values = KIVO.deck_cards.values
-    sampler = sampler_after(game, 0, events, opponent_knows=0.5, keep_low=1.0)
+    sampler = sampler_after(game, 0, events, opponent_knows=0.5, keep_low=1.0, track_events=True)
     low: list[int] = []
     other: list[int] = []
     rng = random.Random(2)
@@ -205,7 +208,7 @@ def test_a_spied_card_is_known_to_the_spy_in_the_sampled_game() -> None:
     events += game.apply(Action(0, A.DRAW)) + game.apply(Action(0, A.DISCARD))
     for action in (Action(1, A.DRAW), Action(1, A.DISCARD), Action(1, A.SPY, (3,), 0)):
         events += game.apply(action)
-    sampled = sampler_after(game, 0, events).sample(random.Random(1))
+    sampled = sampler_after(game, 0, events, track_events=True).sample(random.Random(1))
     assert (0, 3) in sampled.knowledge(1)
 
 
@@ -227,3 +230,18 @@ def test_without_events_the_sampler_deals_as_it_always_has() -> None:
             d = sampler.sample(rng)
             digest.update(repr((d.hands, d.draw_pile, d.discard_pile, d.known, d.seed)).encode())
     assert digest.hexdigest() == "f3d28211e1c50248fdc55574d5d25cccff951bb203254573e8ada28c7107e5dc"
+
+
+@pytest.mark.parametrize("track", [True, False])
+def test_only_an_expert_told_to_follow_the_events_follows_them(track: bool) -> None:
+    """Through the driver (which gives every bot its events): the expert built with
+    ``track_events`` follows the round in its memory; the default expert, and the heuristic
+    bots, do not pay for following it."""
+    game = Game(PRESETS["kivo"], 2, 5)
+    expert = ExpertBot(seed=1, budget_ms=0, iterations=2, track_events=track)
+    hard = HeuristicBot(seed=2)
+    feed = EventFeed()
+    for _ in range(12):
+        play_next(game, [expert, hard], feed)
+    assert expert.base.memory.aware.tracks(game.round_no) is track
+    assert not hard.memory.aware.tracks(game.round_no)
