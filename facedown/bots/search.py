@@ -110,7 +110,7 @@ class ExpertBot:
         that stops at its horizon with the fitted values of :mod:`facedown.bots.leaf`;
         ``track_events``: where it was given the round's events, deal the opponents knowing
         the cards the events showed them (False, the default: by ``opponent_knows`` as without
-        events; followed, it lost ground against ``hard`` in cabo, docs/bots.md);
+        events; followed, it did no better against ``hard`` in the ladder, docs/bots.md);
         ``profile`` is the heuristic it starts from and plays out with; ``clock`` (seconds)
         measures the budget (tests pass one they control)."""
         if budget_ms <= 0 and iterations is None:
