@@ -67,14 +67,19 @@ def random_states(rules: Ruleset, players: int, seed: int, count: int) -> Iterat
     while made < count:
         if game.is_match_over:
             game = Game(rules, players, rng.randrange(1 << 30))
-        if game.phase == ROUND_OVER:
-            action = Action(game.turn, A.NEXT_ROUND)
-        else:
-            legal = game.all_legal_actions()
-            calls = [a for a in legal if a.kind == A.CALL]
-            rest = [a for a in legal if a.kind != A.CALL] or calls
-            action = rng.choice(calls if calls and rng.random() < 0.03 else rest)
+        action = random_action(game, rng, call_chance=0.03)
         if rng.random() < 0.5:
             made += 1
             yield game.clone()
         game.apply(action)
+
+
+def random_action(game: Game, rng: random.Random, call_chance: float) -> Action:
+    """A random legal action, calling only with ``call_chance`` (so rounds last), or the next
+    round when one is over."""
+    if game.phase == ROUND_OVER:
+        return Action(game.turn, A.NEXT_ROUND)
+    legal = game.all_legal_actions()
+    calls = [a for a in legal if a.kind == A.CALL]
+    rest = [a for a in legal if a.kind != A.CALL] or calls
+    return rng.choice(calls if calls and rng.random() < call_chance else rest)

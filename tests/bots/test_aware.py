@@ -16,9 +16,8 @@ from facedown.bots.memory import Memory
 from facedown.bots.search import ExpertBot
 from facedown.engine import PRESETS, Action, Event, Game, observe, seen_event, view
 from facedown.engine import actions as A
-from facedown.engine.phases import ROUND_OVER
 
-from .tables import RULESETS, random_states
+from .tables import RULESETS, random_action, random_states
 
 KIVO = PRESETS["kivo"]
 
@@ -71,13 +70,7 @@ def test_the_events_say_what_the_engine_says_each_seat_knows(name: str) -> None:
         for _ in range(400):
             if game.is_match_over:
                 break
-            if game.phase == ROUND_OVER:
-                action = Action(game.turn, A.NEXT_ROUND)
-            else:
-                legal = game.all_legal_actions()
-                calls = [a for a in legal if a.kind == A.CALL]
-                rest = [a for a in legal if a.kind != A.CALL] or calls
-                action = rng.choice(calls if calls and rng.random() < 0.02 else rest)
+            action = random_action(game, rng, call_chance=0.02)
             play(game, aware, watcher, action)
             assert aware.tracks(game.round_no)
             if not game.is_round_over:
