@@ -169,7 +169,7 @@ class PlayoutPolicy:
         slot = _argmax(own)
         held = game.held
         if self.sets:
-            found = self._set(game, seat, legal)
+            found = self._set(game, seat)
             if found is not None:
                 return found
         if slot >= 0:
@@ -185,7 +185,7 @@ class PlayoutPolicy:
                     return found
         return kinds.get(A.DISCARD)
 
-    def _set(self, game: Game, seat: int, legal: tuple[Action, ...]) -> Action | None:
+    def _set(self, game: Game, seat: int) -> Action | None:
         """Replace known equal cards worth more than the held card, all at once."""
         mask = game.known[seat] | game.public
         by_rank: dict[str, list[int]] = {}
@@ -203,7 +203,8 @@ class PlayoutPolicy:
         if best is None:
             return None
         found = Action(seat, A.REPLACE, best[1])
-        return found if found in legal else None
+        # Sets are a rule, not in the legal list: the game says whether this one is allowed.
+        return found if game.is_legal(found) else None
 
     def _power_worth(self, game: Game, seat: int, power: str) -> float:
         final = game.caller >= 0

@@ -167,6 +167,27 @@ def test_playouts_tap_the_cards_a_seat_knows_to_match_the_top_discard() -> None:
     assert cabo.snapshot() == before
 
 
+def test_playouts_replace_a_known_set_worth_more_than_the_held_card() -> None:
+    """Sets are not in the legal lists (any 2 to 4 equal own cards make one): the playouts
+    still play them.  When they looked for them in the list, they never did, and the expert
+    fell back against `hard` in cabo."""
+    from facedown.bots.rollout import PlayoutPolicy
+    from facedown.engine import Action, StackedDeal
+
+    rules = PRESETS["cabo"]
+    deal = StackedDeal.from_names(
+        rules.deck_cards, [["9", "9", "2", "3"], ["5", "8", "3", "4"]], "6", ["1"], 0
+    )
+    game = Game(rules, 2, 1, deal=deal)
+    for seat in (0, 1):
+        game.apply(Action(seat, "opening_peek", (0, 1)))
+    game.apply(Action(0, "draw"))
+    assert game.held >= 0
+    assert game.deck.values[game.held] == 1
+    assert not any(len(a.slots) > 1 for a in game.legal_actions(0))  # no set in the list
+    assert PlayoutPolicy(game).action(game, 0) == Action(0, "replace", (0, 1))
+
+
 class _Recording(ExpertBot):
     """An expert that notes the horizon of every search it makes."""
 
