@@ -3,7 +3,7 @@
 ``make_bot(level, seed)`` gives a player of one seat for one match; levels are ``LEVELS``.
 """
 
-from .base import Bot, RandomBot, Reactive, SeatInfo, seat_info
+from .base import Bot, RandomBot, Reactive, SeatInfo, reads_events, seat_info
 from .driver import next_action, play_match, play_round
 from .feed import EventFeed
 from .heuristic import HeuristicBot
@@ -28,5 +28,6 @@ __all__ = [
     "next_action",
     "play_match",
     "play_round",
+    "reads_events",
     "seat_info",
 ]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 from ..engine import Action, Event, Game, Observation, observe
 
@@ -42,6 +42,14 @@ def seat_info(game: Game, seat: int, events: Iterable[Event] = ()) -> SeatInfo:
     seat not asked for a whole round is given at most the round before the current one and the
     current one."""
     return observe(game, seat, events, knowledge=True)
+
+
+def reads_events(bot: object) -> bool:
+    """Whether ``bot`` reads ``info.events``.  A bot that does not says so with a
+    ``reads_events`` attribute that is False: whoever seats it keeps no events for it, and its
+    observations carry none (building each event as its seat may see it is most of what the
+    events cost).  A bot without the attribute is told them."""
+    return bool(getattr(bot, "reads_events", True))
 
 
 class Bot(Protocol):
@@ -68,6 +76,8 @@ class Watcher(Protocol):
 
 class RandomBot:
     """Chooses uniformly among the legal actions (the `random` level)."""
+
+    reads_events: ClassVar[bool] = False
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)

@@ -6,7 +6,8 @@ says may act out of turn whose bot is :class:`~facedown.bots.base.Reactive` is f
 it taps, in seat order after the turn player, once for every state of the table.
 
 Every bot asked is told what happened since it was last asked (``info.events``): the driver
-keeps an :class:`~facedown.bots.feed.EventFeed` of the table.  :func:`play_round` and
+keeps an :class:`~facedown.bots.feed.EventFeed` of the table, for the bots that read them
+(:func:`~facedown.bots.base.reads_events`).  :func:`play_round` and
 :func:`play_match` make one when none is given; a caller that plays on between calls (the next
 round's deal, the game's end) passes its own, so that nothing is lost between them.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..engine import Action, Game, RoundResult
-from .base import Bot, Reactive, seat_info
+from .base import Bot, Reactive, reads_events, seat_info
 from .feed import EventFeed
 
 # A round of bots longer than this ends with an error; the engine ends every round sooner
@@ -45,9 +46,18 @@ def next_action(game: Game, bots: Sequence[Bot], feed: EventFeed | None = None) 
     return bots[first].choose(info(game, first))
 
 
-def play_next(game: Game, bots: Sequence[Bot], feed: EventFeed) -> None:
-    """Apply the bots' next action, its events pending for every seat."""
-    feed.add(game.apply(next_action(game, bots, feed)), range(game.players))
+def readers(bots: Sequence[Bot]) -> list[int]:
+    """The seats whose bots read the events."""
+    return [seat for seat, bot in enumerate(bots) if reads_events(bot)]
+
+
+def play_next(
+    game: Game, bots: Sequence[Bot], feed: EventFeed, seats: Sequence[int] | None = None
+) -> None:
+    """Apply the bots' next action, its events pending for the ``seats`` whose bots read them
+    (None: :func:`readers`, asked again)."""
+    events = game.apply(next_action(game, bots, feed))
+    feed.add(events, readers(bots) if seats is None else seats)
 
 
 def play_round(
@@ -61,10 +71,11 @@ def play_round(
     if len(bots) != game.players:
         raise ValueError(f"{game.players} seats need {game.players} bots, not {len(bots)}")
     feed = EventFeed() if feed is None else feed
+    seats = readers(bots)
     for _ in range(max_actions):
         if game.is_round_over:
             return game.history[-1]
-        play_next(game, bots, feed)
+        play_next(game, bots, feed, seats)
     raise RoundTooLong(f"the round did not end within {max_actions} actions")
 
 

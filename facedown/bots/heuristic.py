@@ -38,6 +38,11 @@ class HeuristicBot:
         # not, or it called for having played max_turns): what a search starts from.
         self.call_worth: float | None = None
 
+    @property
+    def reads_events(self) -> bool:
+        """It reads ``info.events`` only when its memory follows them (the expert's option)."""
+        return self.memory.follow_events
+
     # ------------------------------------------------------------------ the Bot protocol
     def choose(self, info: SeatInfo) -> Action:
         self._observe(info)

@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..engine import Action, Ruleset
 from ..engine.actions import OPENING_PEEK, REPLACE
-from .base import Bot, Reactive, SeatInfo
+from .base import Bot, Reactive, SeatInfo, reads_events
 from .program import DEFAULT_TIMEOUT, BadReply, BotError, CommandEntrant
 
 __all__ = [
@@ -159,6 +159,10 @@ class Guard:
         self.rng = random.Random(seed)
         self.faults = 0
         self.notes: list[str] = []
+
+    @property
+    def reads_events(self) -> bool:
+        return reads_events(self.bot)
 
     def fault(self, reason: str) -> None:
         self.faults += 1

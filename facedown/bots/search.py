@@ -138,6 +138,11 @@ class ExpertBot:
         self.last_default: Action | None = None
         self.last_worlds = 0
 
+    @property
+    def reads_events(self) -> bool:
+        """It reads ``info.events`` only when it follows them (``track_events``)."""
+        return self.base.reads_events
+
     def react(self, info: SeatInfo) -> Action | None:
         return self.base.react(info)
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from rich.console import RenderableType
 
-from ..bots import Bot, EventFeed, make_bot
+from ..bots import Bot, EventFeed, make_bot, reads_events
 from ..engine import Action, Game, IllegalAction, Phase, SeenEvent, find_preset, observe, seen_event
 from .terminal_board import (
     board,
@@ -246,7 +246,7 @@ class Session:
         except IllegalAction as e:
             self.write(f"Refused: {e}")
             return
-        self.feed.add(events, self.others)
+        self.feed.add(events, [s for s, bot in self.others.items() if reads_events(bot)])
         for event in events:
             seen = seen_event(event, game.deck, YOU)
             line = describe(game, seen, YOU)

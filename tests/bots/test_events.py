@@ -4,7 +4,16 @@ game since the bot was last given an observation, in order, each once, as its se
 
 from __future__ import annotations
 
-from facedown.bots import EventFeed, Reactive, SeatInfo, make_bot, play_match, play_round
+from facedown.bots import (
+    EventFeed,
+    ExpertBot,
+    Reactive,
+    SeatInfo,
+    make_bot,
+    play_match,
+    play_round,
+    reads_events,
+)
 from facedown.engine import PRESETS, Action, Event, EventKind, Game, SeenEvent, seen_event
 
 
@@ -110,3 +119,26 @@ def test_a_seat_never_asked_keeps_only_the_last_round_and_the_current_one() -> N
     feed.add([turn], [0])
     feed.forget(0)  # a bot sits down: it starts from now
     assert feed.info(Game(PRESETS["kivo"], 2, seed=1), 0).events == ()
+
+
+class Deaf(Recorder):
+    """A recorder that says it does not read the events."""
+
+    reads_events = False
+
+
+def test_a_bot_that_reads_no_events_is_given_none_and_the_feed_keeps_none_for_it() -> None:
+    game = Game(PRESETS["boyo"], 3, seed=4)
+    played: list[Action] = []
+    bots = [Recorder(10, played), Deaf(11, played), Recorder(12, played)]
+    feed = EventFeed()
+    play_round(game, bots, feed=feed)
+    assert bots[1].observations > 0
+    assert bots[1].events == []
+    assert feed.take(1) == []
+    assert bots[0].events == as_seen(replayed(game, played), game, 0)[: len(bots[0].events)]
+    assert bots[2].events
+    # The levels that ignore the events say so; the expert told to follow them reads them.
+    assert not any(reads_events(make_bot(level, 1)) for level in ("random", "easy", "hard"))
+    assert not reads_events(make_bot("expert", 1))
+    assert reads_events(ExpertBot(1, track_events=True))

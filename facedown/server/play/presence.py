@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ...bots import Bot, EventFeed, seat_info
+from ...bots import Bot, EventFeed, reads_events, seat_info
 from ...bots.base import Watcher
 from ...engine import Event, Game
 from ...store import SeatRecord
@@ -115,7 +115,7 @@ class Presence:
     # ------------------------------------------------------------------ bot-played seats
     def happened(self, events: Sequence[Event]) -> None:
         """An action was applied: its ``events`` are pending for the seats a bot plays now."""
-        self.feed.add(events, self.automatic_seats())
+        self.feed.add(events, [s for s in self.automatic_seats() if reads_events(self.player(s))])
 
     def automatic_seats(self) -> list[int]:
         """Seats a bot plays now: bot seats, and humans away past their grace period."""
