@@ -33,9 +33,7 @@ async def rate_match(
     ended = finished_matches(record, await tables.log(table_id))
     if not ended:
         return False
-    totals = list(ended[0].scores)
     settings = settings_of(record)
-    forfeited = ranked_mode.forfeits(settings)
     early = set(ranked_mode.early_forfeits(settings))
     # The engine's places (a sudden-death round among the tied decides their order), the
     # forfeited seats after every other: see finished_matches.
@@ -46,21 +44,9 @@ async def rate_match(
     after = ratings.rate(before, [seat_places[s.seat] for s in match.seats])
     now = clock.now()
     # Throwaway accounts (docs/ranked.md): after an early forfeit the match counts only
-    # against those who forfeited; and no opponent raises a rating by more than pair_cap
-    # in pair_window.
+    # against those who forfeited.
     counted = [not early or s.seat in early for s in match.seats]
-    capped = [False] * len(users)
-    for i, user_id in enumerate(users):
-        if not counted[i]:
-            after[i] = before[i]
-            continue
-        if after[i].score <= before[i].score:
-            continue
-        given = await _given_lately(store, user_id, match.queue, now, config.pair_window)
-        taken = max((given.get(u, 0) for u in users if u != user_id), default=0)
-        bounded = ratings.capped(before[i], after[i], config.pair_cap - taken)
-        capped[i] = bounded != after[i]
-        after[i] = bounded
+    capped = await _cap(store, match.queue, users, before, after, counted, now, config)
     new = [
         RatingRecord(
             user_id=u,
@@ -74,9 +60,9 @@ async def rate_match(
         for u, skill, counts in zip(users, after, counted, strict=True)
     ]
     result = {
-        "totals": totals,
+        "totals": list(ended[0].scores),
         "winners": list(ended[0].winners),
-        "forfeits": forfeited,
+        "forfeits": ranked_mode.forfeits(settings),
         "no_contest": bool(early),
         "seats": [
             {
@@ -98,6 +84,34 @@ async def rate_match(
     except StoreError:
         log.exception("ranked match %s: its ratings could not be written", table_id)
         raise
+
+
+async def _cap(
+    store: RankedStore,
+    queue: str,
+    users: list[str],
+    before: list[ratings.Skill],
+    after: list[ratings.Skill],
+    counted: list[bool],
+    now: float,
+    config: RankedConfig,
+) -> list[bool]:
+    """Bound ``after`` in place: a seat the match does not count for keeps its rating, and no
+    opponent raises a rating by more than ``pair_cap`` in ``pair_window`` (docs/ranked.md).
+    Returns, per seat, whether its rise was cut."""
+    capped = [False] * len(users)
+    for i, user_id in enumerate(users):
+        if not counted[i]:
+            after[i] = before[i]
+            continue
+        if after[i].score <= before[i].score:
+            continue
+        given = await _given_lately(store, user_id, queue, now, config.pair_window)
+        taken = max((given.get(u, 0) for u in users if u != user_id), default=0)
+        bounded = ratings.capped(before[i], after[i], config.pair_cap - taken)
+        capped[i] = bounded != after[i]
+        after[i] = bounded
+    return capped
 
 
 async def _given_lately(
