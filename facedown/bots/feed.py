@@ -2,8 +2,9 @@
 
 Whoever seats bots at a game (the driver, a server table) keeps one :class:`EventFeed`: after
 every :meth:`~facedown.engine.Game.apply` it adds the events the action caused, for the seats a
-bot plays; when a seat's bot is given an observation (``choose``, ``react`` or ``watch``) the
-feed's :meth:`EventFeed.info` builds it with the seat's pending events and clears them.  So a bot
+bot plays that reads them (:func:`~facedown.bots.base.reads_events`); when a seat's bot is given
+an observation (``choose``, ``react`` or ``watch``) the feed's :meth:`EventFeed.info` builds it
+with the seat's pending events and clears them.  So a bot
 is told, in order and once each, everything that happened since it was last asked
 (:func:`~facedown.bots.base.seat_info` states the contract).
 
