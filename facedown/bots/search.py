@@ -129,9 +129,8 @@ class ExpertBot:
         self.new_call_confidence = new_call_confidence
         self.keep_low = keep_low
         self.leaf = leaf
-        self.track_events = track_events
         self.base = HeuristicBot(profile, seed)
-        self.base.memory.follow_events = track_events
+        self.track_events = track_events
         self.rng = random.Random(seed)
         self._rules_json: dict[str, Any] | None = None
         # The last decision's heuristic choice and sampled deals (tests, tuning).
@@ -139,9 +138,19 @@ class ExpertBot:
         self.last_worlds = 0
 
     @property
+    def track_events(self) -> bool:
+        """Whether it follows the events and deals by them: its memory's ``follow_events``,
+        the one place that says it."""
+        return self.base.memory.follow_events
+
+    @track_events.setter
+    def track_events(self, follow: bool) -> None:
+        self.base.memory.follow_events = follow
+
+    @property
     def reads_events(self) -> bool:
         """It reads ``info.events`` only when it follows them (``track_events``)."""
-        return self.base.reads_events
+        return self.track_events
 
     def react(self, info: SeatInfo) -> Action | None:
         return self.base.react(info)

@@ -227,7 +227,7 @@ def test_without_events_the_sampler_deals_as_it_always_has() -> None:
 
 @pytest.mark.parametrize("track", [True, False])
 def test_only_an_expert_told_to_follow_the_events_follows_them(track: bool) -> None:
-    """Through the driver (which gives every bot its events): the expert built with
+    """Through the driver (which gives the events to the bots that read them): the expert built with
     ``track_events`` follows the round in its memory; the default expert, and the heuristic
     bots, do not pay for following it."""
     game = Game(PRESETS["kivo"], 2, 5)
