@@ -1,0 +1,183 @@
+"""How far above the expert could a search of its kind get with information no player has?
+
+Issue 36 asks for a bot that takes at least 55% of the round wins from the expert at 2 seats.
+This benchmark bounds what better inference could give: the ladder's expert (24 sampled deals a
+search) against the same expert whose sampled deals are made partly *true*, so that it searches
+over the real table instead of guesses at it.  No fair bot can know more than the cheater of
+``--cheat hands`` (every card in every hand, and what each seat really knows of them; the draw
+pile's order still shuffled, as nobody can know it); ``--cheat theirs`` knows the opponents'
+cards and what each seat knows, but not its own cards that nobody has seen (a bound on what
+reading the opponents could give); ``--cheat deal`` also gives it the draw
+pile's order (the whole deal: a bound on nothing a player can reach, shown for scale);
+``--cheat none`` plays the expert against itself (the harness's check: about 50%).
+
+Each deal is played once per seat rotation (at 2 seats the cheater in seat 0, then seat 1; at 4
+seats two cheaters in alternate seats, then the other two), as a single round from the deal's
+seed.  The cheater's *share* of a round is the part of its win the cheater's seats took (ties
+share); the *score difference* is their mean round score minus the others'.  Both intervals are
+normal intervals over deals of each deal's mean, as in the ladder (``benchmarks/ladder.py``).
+
+    .venv/bin/python -m benchmarks.ceiling --presets kivo,cabo --players 2 --deals 150 --jobs 2
+
+A benchmark, not a bot: the cheater is handed the table (``CheatingExpert.table``) by this
+script's own loop, which no bot seat of the product does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from facedown.bots.driver import play_round
+from facedown.bots.search import ExpertBot
+from facedown.engine import Game, make_ruleset
+from facedown.sim import mean_interval
+
+CHEATS = ("none", "theirs", "hands", "deal")
+ITERATIONS = 24  # the ladder's expert: expert(budget_ms=0, iterations=24)
+
+
+class TrueDeals:
+    """The cheater's sampler: the real table, with the cards ``cheat`` hides dealt again.
+
+    ``deal`` hides nothing; ``hands`` shuffles the draw pile; ``theirs`` also deals the
+    cheater's own cards that nobody at the table knows, with the draw pile, as any of them.
+    """
+
+    def __init__(self, table: Game, seat: int, cheat: str) -> None:
+        self.table = table
+        self.seat = seat
+        self.cheat = cheat
+
+    def sample(self, rng: random.Random) -> Game:
+        game = self.table.clone()
+        if self.cheat == "deal":
+            pass
+        elif self.cheat == "hands":
+            rng.shuffle(game.draw_pile)
+        else:
+            anyone = game.public
+            for mask in game.known:
+                anyone |= mask
+            hand = game.hands[self.seat]
+            slots = [s for s, c in enumerate(hand) if c >= 0 and not (anyone >> c) & 1]
+            pool = [hand[s] for s in slots] + game.draw_pile
+            rng.shuffle(pool)
+            game.hands[self.seat] = list(hand)
+            for s in slots:
+                game.hands[self.seat][s] = pool.pop()
+            game.draw_pile = pool
+        game.seed = rng.getrandbits(30)  # later reshuffles from the search's own randomness
+        return game
+
+
+class CheatingExpert(ExpertBot):
+    """The expert, searching over the real table (``cheat`` says how much of it)."""
+
+    def __init__(self, cheat: str, seed: int, **options: Any) -> None:
+        super().__init__(seed=seed, budget_ms=0, iterations=ITERATIONS, **options)
+        self.cheat = cheat
+        self.table: Game | None = None
+
+    def sampler(self, info: Any) -> Any:
+        if self.cheat == "none" or self.table is None:
+            return super().sampler(info)
+        return TrueDeals(self.table, info.seat, self.cheat)
+
+
+@dataclass(frozen=True)
+class Task:
+    preset: str
+    players: int
+    cheat: str
+    seed: int
+    deal: int
+
+
+def play_deal(task: Task) -> tuple[float, float]:
+    """One deal played once per rotation: the cheater's mean share and score difference."""
+    shares: list[float] = []
+    diffs: list[float] = []
+    rules = make_ruleset(task.preset)
+    deal_seed = task.seed * 1_000_003 + task.deal
+    for rotation in (0, 1):
+        cheaters = {s for s in range(task.players) if s % 2 == rotation}
+        bots: list[ExpertBot] = []
+        for s in range(task.players):
+            bot_seed = deal_seed * 16 + rotation * 8 + s
+            if s in cheaters:
+                bots.append(CheatingExpert(task.cheat, bot_seed))
+            else:
+                bots.append(ExpertBot(seed=bot_seed, budget_ms=0, iterations=ITERATIONS))
+        game = Game(rules, task.players, deal_seed)
+        for bot in bots:
+            if isinstance(bot, CheatingExpert):
+                bot.table = game  # the table is changed in place as the round goes on
+        result = play_round(game, bots)
+        scores = result.round_scores
+        low = min(scores)
+        winners = [s for s in range(task.players) if scores[s] == low]
+        shares.append(sum(1 for s in winners if s in cheaters) / len(winners))
+        mine = [scores[s] for s in cheaters]
+        theirs = [scores[s] for s in range(task.players) if s not in cheaters]
+        diffs.append(sum(mine) / len(mine) - sum(theirs) / len(theirs))
+    return sum(shares) / len(shares), sum(diffs) / len(diffs)
+
+
+def tasks(preset: str, players: int, cheat: str, seed: int, deals: int) -> Iterator[Task]:
+    for deal in range(deals):
+        yield Task(preset, players, cheat, seed, deal)
+
+
+def row(
+    preset: str, players: int, cheat: str, deals: list[tuple[float, float]], seconds: float
+) -> str:
+    """One line of the table: the means over deals and their 95% intervals."""
+    share, s_lo, s_hi = mean_interval([d[0] for d in deals])
+    diff, d_lo, d_hi = mean_interval([d[1] for d in deals])
+    return (
+        f"| {preset} | {players} | {cheat} | {2 * len(deals)} | {100 * share:.1f}% "
+        f"| [{100 * s_lo:.1f}%, {100 * s_hi:.1f}%] | {diff:+.2f} "
+        f"| [{d_lo:+.2f}, {d_hi:+.2f}] | {seconds:.0f} |"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--presets", default="kivo,cabo,boyo,kaboom")
+    parser.add_argument("--players", default="2", help="comma-separated seat counts (2, 4)")
+    parser.add_argument("--cheat", default="hands", help=f"comma-separated, of {', '.join(CHEATS)}")
+    parser.add_argument("--deals", type=int, default=150, help="deals a row (two rounds each)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    cheats = args.cheat.split(",")
+    for cheat in cheats:
+        if cheat not in CHEATS:
+            parser.error(f"unknown cheat {cheat!r}")
+    print(
+        "| preset | players | cheat | rounds | cheater's share of wins | 95% CI "
+        "| score difference | 95% CI | seconds |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for preset in args.presets.split(","):
+            for players in (int(p) for p in args.players.split(",")):
+                for cheat in cheats:
+                    started = time.perf_counter()
+                    deals = tasks(preset, players, cheat, args.seed, args.deals)
+                    rows = list(pool.map(play_deal, deals))
+                    print(
+                        row(preset, players, cheat, rows, time.perf_counter() - started), flush=True
+                    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
