@@ -13,7 +13,7 @@ from facedown.bots.heuristic import HeuristicBot
 from facedown.bots.memory import Memory, parse_place
 from facedown.bots.profiles import HARD
 from facedown.bots.search import KNOWN_BY_TURN, keep_low_per_turn, opponent_knows_at
-from facedown.engine import PRESETS, Game, make_ruleset, view
+from facedown.engine import PRESETS, Action, Event, Game, Phase, make_ruleset, view
 from facedown.records.matches import match_seed
 
 from .tables import RULESETS, random_states
@@ -186,6 +186,47 @@ def test_playouts_replace_a_known_set_worth_more_than_the_held_card() -> None:
     assert game.deck.values[game.held] == 1
     assert not any(len(a.slots) > 1 for a in game.legal_actions(0))  # no set in the list
     assert PlayoutPolicy(game).action(game, 0) == Action(0, "replace", (0, 1))
+
+
+class _Noting(Game):
+    """A game that notes every action applied to it (module list ``PLAYED``)."""
+
+    __slots__ = ()
+
+    def apply(self, action: Action) -> list[Event]:
+        PLAYED.append(action)
+        return super().apply(action)
+
+
+PLAYED: list[Action] = []
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_playouts_play_every_kind_of_move_the_rules_allow(preset: str) -> None:
+    """The expert's search is only as good as its playouts: a kind of move they never make is
+    a part of the game the search cannot see (as sets were, unnoticed, for four days).  Over
+    whole rounds from fresh deals the playout policy makes each kind its preset allows."""
+    from facedown.bots.rollout import PlayoutPolicy, play_out
+
+    rules = PRESETS[preset]
+    wanted = {"draw", "take_discard", "replace", "discard", "call"}
+    wanted |= {p for powers in rules.deck_cards.powers for p in powers}
+    if rules.explicit_end_turn:
+        wanted.add("end_turn")
+    if rules.tap:
+        wanted.add("tap")
+    if rules.set_replace:
+        wanted.add("set")
+    played: set[str] = set()
+    for seed in range(40):
+        game = _Noting(rules, 2, seed)
+        while game.phase is Phase.OPENING:
+            Game.apply(game, game.all_legal_actions()[0])
+        PLAYED.clear()
+        assert play_out(game, PlayoutPolicy(game))
+        played |= {a.kind for a in PLAYED}
+        played |= {"set" for a in PLAYED if a.kind == "replace" and len(a.slots) > 1}
+    assert wanted <= played, wanted - played
 
 
 class _Recording(ExpertBot):
