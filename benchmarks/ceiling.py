@@ -7,7 +7,10 @@ over the real table instead of guesses at it.  No fair bot can know more than th
 ``--cheat hands`` (every card in every hand, and what each seat really knows of them; the draw
 pile's order still shuffled, as nobody can know it); ``--cheat theirs`` knows the opponents'
 cards and what each seat knows, but not its own cards that nobody has seen (a bound on what
-reading the opponents could give); ``--cheat deal`` also gives it the draw
+reading the opponents could give); ``--cheat read`` knows only what someone at the table
+knows (every card any seat has seen, where it lies, and who knows it): a perfect reading of
+every player's mind, and no more, the bound on inference from play, since a card nobody has
+seen leaves no trace in anyone's play; ``--cheat deal`` also gives it the draw
 pile's order (the whole deal: a bound on nothing a player can reach, shown for scale);
 ``--cheat none`` plays the expert against itself (the harness's check: about 50%).
 
@@ -39,7 +42,7 @@ from facedown.bots.search import ExpertBot
 from facedown.engine import Game, make_ruleset
 from facedown.sim import mean_interval
 
-CHEATS = ("none", "theirs", "hands", "deal")
+CHEATS = ("none", "read", "theirs", "hands", "deal")
 ITERATIONS = 24  # the ladder's expert: expert(budget_ms=0, iterations=24)
 
 
@@ -47,7 +50,8 @@ class TrueDeals:
     """The cheater's sampler: the real table, with the cards ``cheat`` hides dealt again.
 
     ``deal`` hides nothing; ``hands`` shuffles the draw pile; ``theirs`` also deals the
-    cheater's own cards that nobody at the table knows, with the draw pile, as any of them.
+    cheater's own cards that nobody at the table knows, with the draw pile, as any of them;
+    ``read`` deals so every card in any hand that nobody knows.
     """
 
     def __init__(self, table: Game, seat: int, cheat: str) -> None:
@@ -65,13 +69,19 @@ class TrueDeals:
             anyone = game.public
             for mask in game.known:
                 anyone |= mask
-            hand = game.hands[self.seat]
-            slots = [s for s, c in enumerate(hand) if c >= 0 and not (anyone >> c) & 1]
-            pool = [hand[s] for s in slots] + game.draw_pile
+            # The places dealt again: the cheater's own (``theirs``) or every seat's (``read``)
+            # whose card nobody at the table knows.
+            seats = [self.seat] if self.cheat == "theirs" else range(game.players)
+            places = [
+                (o, s)
+                for o in seats
+                for s, c in enumerate(game.hands[o])
+                if c >= 0 and not (anyone >> c) & 1
+            ]
+            pool = [game.hands[o][s] for o, s in places] + game.draw_pile
             rng.shuffle(pool)
-            game.hands[self.seat] = list(hand)
-            for s in slots:
-                game.hands[self.seat][s] = pool.pop()
+            for o, s in places:
+                game.hands[o][s] = pool.pop()
             game.draw_pile = pool
         game.seed = rng.getrandbits(30)  # later reshuffles from the search's own randomness
         return game
