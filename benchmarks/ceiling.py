@@ -12,7 +12,9 @@ knows (every card any seat has seen, where it lies, and who knows it): a perfect
 every player's mind, and no more, the bound on inference from play, since a card nobody has
 seen leaves no trace in anyone's play; ``--cheat deal`` also gives it the draw
 pile's order (the whole deal: a bound on nothing a player can reach, shown for scale);
-``--cheat none`` plays the expert against itself (the harness's check: about 50%).
+``--cheat none`` plays the expert against itself (the harness's check: about 50%), and
+``--cheat events`` is no cheat at all: the expert that follows the events
+(``track_events=True``), the fair reading that ``read`` bounds.
 
 Each deal is played once per seat rotation (at 2 seats the cheater in seat 0, then seat 1; at 4
 seats two cheaters in alternate seats, then the other two), as a single round from the deal's
@@ -42,7 +44,7 @@ from facedown.bots.search import ExpertBot
 from facedown.engine import Game, make_ruleset
 from facedown.sim import mean_interval
 
-CHEATS = ("none", "read", "theirs", "hands", "deal")
+CHEATS = ("none", "events", "read", "theirs", "hands", "deal")
 ITERATIONS = 24  # the ladder's expert: expert(budget_ms=0, iterations=24)
 
 
@@ -91,12 +93,14 @@ class CheatingExpert(ExpertBot):
     """The expert, searching over the real table (``cheat`` says how much of it)."""
 
     def __init__(self, cheat: str, seed: int, **options: Any) -> None:
+        if cheat == "events":
+            options["track_events"] = True
         super().__init__(seed=seed, budget_ms=0, iterations=ITERATIONS, **options)
         self.cheat = cheat
         self.table: Game | None = None
 
     def sampler(self, info: Any) -> Any:
-        if self.cheat == "none" or self.table is None:
+        if self.cheat in ("none", "events") or self.table is None:
             return super().sampler(info)
         return TrueDeals(self.table, info.seat, self.cheat)
 
