@@ -1,20 +1,20 @@
 """How far above the expert could a search of its kind get with information no player has?
 
 Issue 36 asks for a bot that takes at least 55% of the round wins from the expert at 2 seats.
-This benchmark bounds what better inference could give: the ladder's expert (24 sampled deals a
-search) against the same expert whose sampled deals are made partly *true*, so that it searches
-over the real table instead of guesses at it.  No fair bot can know more than the cheater of
-``--cheat hands`` (every card in every hand, and what each seat really knows of them; the draw
-pile's order still shuffled, as nobody can know it); ``--cheat theirs`` knows the opponents'
-cards and what each seat knows, but not its own cards that nobody has seen (a bound on what
-reading the opponents could give); ``--cheat read`` knows only what someone at the table
-knows (every card any seat has seen, where it lies, and who knows it): a perfect reading of
-every player's mind, and no more, the bound on inference from play, since a card nobody has
-seen leaves no trace in anyone's play; ``--cheat deal`` also gives it the draw
-pile's order (the whole deal: a bound on nothing a player can reach, shown for scale);
-``--cheat none`` plays the expert against itself (the harness's check: about 50%), and
-``--cheat events`` is no cheat at all: the expert that follows the events
-(``track_events=True``), the fair reading that ``read`` bounds.
+This benchmark bounds what better information could give: the ladder's expert (24 sampled deals
+a search) against the same expert whose sampled deals are made partly *true*, so that it
+searches over the real table instead of guesses at it.  ``--cheat`` says how much it knows,
+each more than the one before:
+
+- ``none``: nothing more (the expert against itself: the harness's check, about 50%);
+- ``events``: no cheat either, the expert that follows the events (``track_events=True``);
+- ``read``: every card that someone at the table has seen, where it lies and who knows it; the
+  cards nobody has seen (in any hand, and the draw pile) dealt as any of them.  A perfect
+  reading of every player's mind and no more: the bound on what inference from play can give,
+  since a card nobody has seen leaves no trace in anyone's play;
+- ``theirs``: also the opponents' cards nobody has seen;
+- ``hands``: also its own (every hand as it lies; the draw pile shuffled);
+- ``deal``: also the draw pile's order (the whole deal, for scale).
 
 Each deal is played once per seat rotation (at 2 seats the cheater in seat 0, then seat 1; at 4
 seats two cheaters in alternate seats, then the other two), as a single round from the deal's
@@ -22,7 +22,7 @@ seed.  The cheater's *share* of a round is the part of its win the cheater's sea
 share); the *score difference* is their mean round score minus the others'.  Both intervals are
 normal intervals over deals of each deal's mean, as in the ladder (``benchmarks/ladder.py``).
 
-    .venv/bin/python -m benchmarks.ceiling --presets kivo,cabo --players 2 --deals 150 --jobs 2
+    .venv/bin/python -m benchmarks.ceiling --players 2 --cheat none,read,theirs --deals 300 --jobs 2
 
 A benchmark, not a bot: the cheater is handed the table (``CheatingExpert.table``) by this
 script's own loop, which no bot seat of the product does.
@@ -39,6 +39,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from facedown.bots.base import SeatInfo
 from facedown.bots.driver import play_round
 from facedown.bots.search import ExpertBot
 from facedown.engine import Game, make_ruleset
@@ -53,7 +54,7 @@ class TrueDeals:
 
     ``deal`` hides nothing; ``hands`` shuffles the draw pile; ``theirs`` also deals the
     cheater's own cards that nobody at the table knows, with the draw pile, as any of them;
-    ``read`` deals so every card in any hand that nobody knows.
+    ``read`` deals so the cards nobody knows in every hand.
     """
 
     def __init__(self, table: Game, seat: int, cheat: str) -> None:
@@ -99,7 +100,7 @@ class CheatingExpert(ExpertBot):
         self.cheat = cheat
         self.table: Game | None = None
 
-    def sampler(self, info: Any) -> Any:
+    def sampler(self, info: SeatInfo) -> Any:  # a Sampler, or the deals made true
         if self.cheat in ("none", "events") or self.table is None:
             return super().sampler(info)
         return TrueDeals(self.table, info.seat, self.cheat)
@@ -166,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--presets", default="kivo,cabo,boyo,kaboom")
     parser.add_argument("--players", default="2", help="comma-separated seat counts (2, 4)")
-    parser.add_argument("--cheat", default="hands", help=f"comma-separated, of {', '.join(CHEATS)}")
+    parser.add_argument("--cheat", default="read", help=f"comma-separated, of {', '.join(CHEATS)}")
     parser.add_argument("--deals", type=int, default=150, help="deals a row (two rounds each)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
