@@ -42,7 +42,10 @@ write_settings() {
     [[ $nofile == unlimited || $nofile -gt 1048576 ]] && nofile=1048576
     [[ $nproc == unlimited || $nproc -gt 32768 ]] && nproc=32768
     mkdir -p "$dir/storage" "$dir/run" "$dir/tmp" "$dir/networks"
-    cat >"$dir/containers.conf" <<EOF
+    # Written aside and renamed into place: two runs of this script share the folder (the
+    # tests start `services` while `build` runs), and podman reading a file the other run has
+    # just truncated fails ("runroot must be set"). A rename is atomic: the old or the new file.
+    cat >"$dir/containers.conf.$$" <<EOF
 [containers]
 default_ulimits = ["nofile=$nofile:$nofile", "nproc=$nproc:$nproc"]
 [engine]
@@ -54,12 +57,14 @@ tmp_dir = "$dir/tmp"
 network_backend = "netavark"
 network_config_dir = "$dir/networks"
 EOF
-    cat >"$dir/storage.conf" <<EOF
+    cat >"$dir/storage.conf.$$" <<EOF
 [storage]
 driver = "$driver"
 graphroot = "$dir/storage"
 runroot = "$dir/run"
 EOF
+    mv -f "$dir/containers.conf.$$" "$dir/containers.conf"
+    mv -f "$dir/storage.conf.$$" "$dir/storage.conf"
 }
 write_settings
 export CONTAINERS_CONF="$dir/containers.conf"
