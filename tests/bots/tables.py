@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from facedown.engine import PRESETS, Action, Game, Ruleset, make_ruleset
+from facedown.engine import PRESETS, Action, Event, Game, Ruleset, make_ruleset
 from facedown.engine import actions as A
 from facedown.engine.phases import ROUND_OVER
 
@@ -83,3 +83,16 @@ def random_action(game: Game, rng: random.Random, call_chance: float) -> Action:
     calls = [a for a in legal if a.kind == A.CALL]
     rest = [a for a in legal if a.kind != A.CALL] or calls
     return rng.choice(calls if calls and rng.random() < call_chance else rest)
+
+
+class NotingGame(Game):
+    """A game that notes every action applied to it, in order, in :data:`APPLIED`."""
+
+    __slots__ = ()
+
+    def apply(self, action: Action) -> list[Event]:
+        APPLIED.append(action)
+        return super().apply(action)
+
+
+APPLIED: list[Action] = []  # the actions applied to every NotingGame (a test clears it)

@@ -18,7 +18,9 @@ import pytest
 
 from facedown.bots import make_bot, play_round
 from facedown.bots.base import Bot
-from facedown.engine import PRESETS, Action, Event, Game
+from facedown.engine import PRESETS
+
+from .tables import APPLIED, NotingGame
 
 HERE = Path(__file__).resolve().parent / "goldens"
 SEEDS = (1, 2, 3)
@@ -33,20 +35,6 @@ TABLES = {
 }
 
 
-class _Noting(Game):
-    """A game that notes every action applied to it (in ``_PLAYED``)."""
-
-    __slots__ = ()
-
-    def apply(self, action: Action) -> list[Event]:
-        a = action
-        _PLAYED.append(f"{a.player} {a.kind} {list(a.slots)} {a.target} {a.target_slot}")
-        return super().apply(action)
-
-
-_PLAYED: list[str] = []
-
-
 def decisions(preset: str, players: int) -> str:
     """One line per action of each seeded round: the seed, the step and the action."""
     lines = []
@@ -55,9 +43,12 @@ def decisions(preset: str, players: int) -> str:
             make_bot(level, seed * 10 + seat, **options)
             for seat, (level, options) in enumerate(TABLES[players])
         ]
-        _PLAYED.clear()
-        play_round(_Noting(PRESETS[preset], players, seed), bots)
-        lines += [f"{seed} {step} {action}" for step, action in enumerate(_PLAYED)]
+        APPLIED.clear()
+        play_round(NotingGame(PRESETS[preset], players, seed), bots)
+        lines += [
+            f"{seed} {step} {a.player} {a.kind} {list(a.slots)} {a.target} {a.target_slot}"
+            for step, a in enumerate(APPLIED)
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -13,10 +13,10 @@ from facedown.bots.heuristic import HeuristicBot
 from facedown.bots.memory import Memory, parse_place
 from facedown.bots.profiles import HARD
 from facedown.bots.search import KNOWN_BY_TURN, keep_low_per_turn, opponent_knows_at
-from facedown.engine import PRESETS, Action, Event, Game, Phase, make_ruleset, view
+from facedown.engine import PRESETS, Game, Phase, make_ruleset, view
 from facedown.records.matches import match_seed
 
-from .tables import RULESETS, random_states
+from .tables import APPLIED, RULESETS, NotingGame, random_states
 
 PUBLIC = ("players", "round", "phase", "to_act", "hands", "top_discard", "discard_size",
           "draw_size", "caller", "final_turns_left", "totals", "peeked",
@@ -188,19 +188,6 @@ def test_playouts_replace_a_known_set_worth_more_than_the_held_card() -> None:
     assert PlayoutPolicy(game).action(game, 0) == Action(0, "replace", (0, 1))
 
 
-class _Noting(Game):
-    """A game that notes every action applied to it (module list ``PLAYED``)."""
-
-    __slots__ = ()
-
-    def apply(self, action: Action) -> list[Event]:
-        PLAYED.append(action)
-        return super().apply(action)
-
-
-PLAYED: list[Action] = []
-
-
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_playouts_play_every_kind_of_move_the_rules_allow(preset: str) -> None:
     """The expert's search is only as good as its playouts: a kind of move they never make is
@@ -219,13 +206,13 @@ def test_playouts_play_every_kind_of_move_the_rules_allow(preset: str) -> None:
         wanted.add("set")
     played: set[str] = set()
     for seed in range(40):
-        game = _Noting(rules, 2, seed)
+        game = NotingGame(rules, 2, seed)
         while game.phase is Phase.OPENING:
             Game.apply(game, game.all_legal_actions()[0])
-        PLAYED.clear()
+        APPLIED.clear()
         assert play_out(game, PlayoutPolicy(game))
-        played |= {a.kind for a in PLAYED}
-        played |= {"set" for a in PLAYED if a.kind == "replace" and len(a.slots) > 1}
+        played |= {a.kind for a in APPLIED}
+        played |= {"set" for a in APPLIED if a.kind == "replace" and len(a.slots) > 1}
     assert wanted <= played, wanted - played
 
 
