@@ -40,7 +40,9 @@ from .conftest import Shots
 from .test_browser import new_page, no_js_errors, open_table
 
 SEAT = 0
-FLIGHT_STEPS = 4  # a flight takes at most 600 ms; the bot moves every 300 ms
+# A leaving card may show a face the seat was shown up to this many steps of the log before the
+# card left (a reveal's moment lasts to the seat's next move: the bot's turn comes between).
+FLIGHT_STEPS = 4
 SUITS = {"S": ("♠", "spades"), "H": ("♥", "hearts"), "D": ("♦", "diamonds"), "C": ("♣", "clubs")}
 RANKS = {"A": "Ace", "J": "Jack", "Q": "Queen", "K": "King"}
 PLACE = re.compile(r"^card-(\d+)-(\d+)$")
@@ -51,7 +53,8 @@ PRIVATE_LOG = re.compile(
 )
 
 # The page read in one go.  A card on its way out (a flight: inert, about to go) is read apart:
-# it may show a face that was shown a step before (the card moving to where it lands).
+# it may show a face that was shown a step before it left (the card moving to where it lands);
+# it carries the seq of the events that sent it off (``data-left-at``, lib/flight.ts).
 SNAPSHOT = """() => {
   const c = window.__facedown;
   const leaving = (e) => e.closest("[inert]") !== null;
@@ -60,6 +63,7 @@ SNAPSHOT = """() => {
     face: e.getAttribute("data-face") ?? "",
     label: e.getAttribute("aria-label") ?? "",
     leaving: leaving(e),
+    left_at: e.closest("[data-left-at]")?.getAttribute("data-left-at") ?? null,
     html: leaving(e) ? e.closest("[inert]").outerHTML.slice(0, 400) : "",
   }));
   const labels = [...document.querySelectorAll("[aria-label]")]
@@ -112,8 +116,8 @@ class Truth:
     faces_seen: int = 0
 
     def before(self, seq: int) -> set[str]:
-        """The faces the seat was shown in the last FLIGHT_STEPS steps of the log: a card in
-        flight (at most 600 ms, lib/flight.ts) may still show one."""
+        """The faces the seat was shown in the FLIGHT_STEPS steps of the log up to ``seq``: a
+        card that left at ``seq`` may still show one in its flight (lib/flight.ts)."""
         steps = range(seq - FLIGHT_STEPS, seq + 1)
         return {n for s in steps for n in self.names_at.get(s, ())}
 
@@ -219,9 +223,12 @@ def _check_face(item: dict[str, Any], now: Now, truth: Truth) -> None:
     names = now.game.deck.names
     place = PLACE.match(where)
     if item["leaving"]:
-        # A card on its way to where it lands: a face shown a step ago, or a public one.
+        # A card on its way to where it lands: a face shown a step before it left, or a public
+        # one.  It left at the seq it carries: a browser short of CPU may run the flight late.
         if face:
-            seen = truth.before(now.seq) | now.names | truth.public_ever
+            left_at = item["left_at"]
+            assert left_at is not None, f"a leaving card without its seq: {item['html']}"
+            seen = truth.before(int(left_at)) | now.names | truth.public_ever
             assert face in seen, f"{face} in flight ({now.said}): {item['html']}"
         return
     if place and not face:

@@ -9,6 +9,7 @@ import {
   initialMotion,
   receiveKey,
   sendKey,
+  sendParams,
   slotPlace,
 } from "../src/lib/motion";
 import type { GameEvent, ServerMessage, View } from "../src/lib/protocol";
@@ -77,6 +78,13 @@ describe("pairing the card that leaves with the card that arrives", () => {
     expect(sendKey(m, heldPlace(0))).not.toBe(sendKey(m, slotPlace(0, 1)));
     const next = advance(m, 13, [{ type: "drew", by: 1 }]);
     expect(sendKey(next, DRAW)).not.toBe(sendKey(m, heldPlace(0)));
+  });
+
+  it("a leaving card carries the seq of the events that sent it off", () => {
+    const m = advance(initialMotion(), 12, [{ type: "replaced", by: 0, slots: [1], cards: ["9"] }]);
+    expect(sendParams(m, heldPlace(0))).toEqual({ key: sendKey(m, heldPlace(0)), seq: 12 });
+    const next = advance(m, 15, [{ type: "drew", by: 1 }]);
+    expect(sendParams(next, slotPlace(0, 1)).seq).toBe(15);
   });
 
   it("a place no flight touches gets a key of its own: its card appears or goes in place", () => {

@@ -15,7 +15,10 @@ export function flightTime(distance: number, reduced = reducedMotion()): number 
 
 const [sendPair, receivePair] = crossfade({ duration: (d: number) => flightTime(d), easing: cubicOut });
 
-type Params = CrossfadeParams & { key: string };
+/** ``key`` pairs the leaving card with the arriving one; ``seq`` is the seq of the events that
+ * sent the card off (the client's motion), written on the leaving card (``data-left-at``): what
+ * it shows was shown by then, however late the browser runs its flight. */
+type Params = CrossfadeParams & { key: string; seq?: number };
 type Deferred = () => TransitionConfig;
 
 /** A flying card is drawn above everything it passes over (flex and grid items take a z-index). */
@@ -82,8 +85,9 @@ const away = new WeakMap<Element, Away>();
  * that turns true again resumes its leaving branch, and makes it not inert again).  Then it is
  * the card of the table again, whole: its test ids, seen by screen readers, back in the flow.
  */
-function leave(node: Element): void {
+function leave(node: Element, seq: number | undefined): void {
   if (away.has(node)) return;
+  if (seq !== undefined) node.setAttribute("data-left-at", String(seq));
   const ids: [Element, string][] = [];
   for (const el of [node, ...node.querySelectorAll("[data-testid]")]) {
     const id = el.getAttribute("data-testid");
@@ -108,6 +112,7 @@ function comeBack(node: Element): void {
   const kept = away.get(node);
   if (!kept) return;
   away.delete(node);
+  node.removeAttribute("data-left-at");
   for (const [el, id] of kept.ids) el.setAttribute("data-testid", id);
   if (kept.hidden === null) node.removeAttribute("aria-hidden");
   else node.setAttribute("aria-hidden", kept.hidden);
@@ -121,7 +126,7 @@ function comeBack(node: Element): void {
  * it had moves on to the new step, see lib/focus.ts.)
  */
 export function send(node: Element, params: Params): Deferred {
-  leave(node);
+  leave(node, params.seq);
   return above(sendPair(node, params));
 }
 

@@ -111,6 +111,11 @@ export function sendKey(motion: Motion, place: Place): string {
   return motion.flights.find((f) => f.from === place)?.key ?? alone();
 }
 
+/** What the card leaving ``place`` now flies with: its key, and the seq of the events that sent it. */
+export function sendParams(motion: Motion, place: Place): { key: string; seq: number } {
+  return { key: sendKey(motion, place), seq: motion.seq };
+}
+
 /** The key for the card arriving at ``place`` now (the flight that brings it, if any). */
 export function receiveKey(motion: Motion, place: Place): string {
   return motion.flights.find((f) => f.to === place)?.key ?? alone();
