@@ -144,6 +144,7 @@ class _Running:
     ctx: TableContext
     notifier: Notifier
     ranked: Ranked
+    sessions: asyncio.Task[None]  # checks the sessions behind open seats (seatsessions.py)
 
 
 async def _start(
@@ -205,12 +206,16 @@ async def _start(
         await cluster[0].start(relays)
     await lobby.recover()
     await ranked.start()
-    return _Running(used, store is None, ctx, notifier, ranked)
+    sessions = asyncio.get_running_loop().create_task(
+        state.seat_sessions.run(settings.session_check)
+    )
+    return _Running(used, store is None, ctx, notifier, ranked, sessions)
 
 
 async def _stop(state: ServerState, running: _Running) -> None:
     """Stop in the order that loses nothing: ranked queues, relayed clients (told to
     reconnect), the lobby (in a cluster its leases go: others take over at once), the node."""
+    running.sessions.cancel()
     await running.ranked.close()
     if state.relays is not None:
         await state.relays.close()

@@ -37,6 +37,10 @@ class ServerSettings:
     trusted_proxies: tuple[str, ...] = LOOPBACK
     max_body: int = 64 * 1024  # bytes of an HTTP request body (a table's options fit easily)
     token_lifetime: float = DEFAULT_LIFETIME  # seconds a session token is valid (30 days)
+    # Seconds between checks that the account sessions behind the open connections' seats
+    # still live (server/edge/seatsessions.py): a session ended by another process of a
+    # cluster, or run out, closes them within this long (the process that ended one: at once).
+    session_check: float = 5.0
     # Accounts (server/accounts/accounts.py): how long a sign-in lasts, and the argon2id cost of a
     # password hash (a hash made with other parameters is redone at the next sign-in).
     account_lifetime: float = DEFAULT_LIFETIME

@@ -15,6 +15,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from ...store import LeaseLost, StoreError
+from ..accounts.auth import Guest
 from ..base.errors import TableError
 from ..play.lobby import MOVED, Elsewhere
 from ..play.table import Table
@@ -61,6 +62,7 @@ async def serve_socket(state: ServerState, scope: Scope, receive: Receive, send:
     finally:
         state.metrics.connections.dec()
         state.limits.disconnect(conn.address)
+        state.seat_sessions.forget(conn)
         if state.relays is not None:
             state.relays.detach(conn)
         await leave(state, conn)
@@ -218,10 +220,7 @@ async def _hello(state: ServerState, conn: Peer, msg: P.Hello) -> None:
         raise TableError("already_hello", "this connection is already at a table")
     lobby = state.lobby()
     found = await state.find(msg.table, conn.address)
-    # An account holder's token only at its own table, and only while its session lives.
-    guest = await state.accounts_().seat_holder(msg.token, found.record.id)
-    if msg.token and guest is None:
-        raise TableError("bad_token", "the session token is not valid")
+    guest = await _holder(state, conn, msg, found.record.id)
     if isinstance(found, Elsewhere):
         conn.elsewhere = found  # another process owns the table: it answers this hello
         return
@@ -252,6 +251,21 @@ async def _hello(state: ServerState, conn: Peer, msg: P.Hello) -> None:
             conn.send(item)
     if seat is not None:
         await table.connected(seat)
+
+
+async def _holder(state: ServerState, conn: Peer, msg: P.Hello, table_id: str) -> Guest | None:
+    """Whom the hello's token names at the table.  An account holder's token only at its own
+    table, and only while its session lives: the connection of a seat it opens is closed when
+    the session ends (seatsessions.py), by the process that holds its socket (not by the
+    table's owner that a cluster relays it to)."""
+    guest = await state.accounts_().seat_holder(msg.token, table_id)
+    if msg.token and guest is None:
+        raise TableError("bad_token", "the session token is not valid")
+    if guest is None or msg.spectate or not isinstance(conn, Connection):
+        return guest
+    if guest.session is not None:
+        state.seat_sessions.watch(conn, guest.player_id, guest.session)
+    return guest
 
 
 async def _action(state: ServerState, conn: Peer, msg: P.ActionMessage) -> None:

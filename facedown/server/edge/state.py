@@ -13,6 +13,7 @@ from ..base.metrics import Metrics
 from ..play.lobby import Elsewhere, Lobby
 from ..play.table import Table
 from ..transport.protocol import TableInfo
+from .seatsessions import SessionSockets
 from .settings import ServerSettings
 
 if TYPE_CHECKING:
@@ -71,12 +72,18 @@ class ServerState:
     relays: Relaying | None = None  # in a cluster: clients relayed to and from other processes
     limits: Limits = field(init=False)
     metrics: Metrics = field(default_factory=Metrics)
+    # The connections an account session opened, closed when it ends (seatsessions.py).
+    seat_sessions: SessionSockets = field(init=False)
 
     proxies: tuple[Network, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         self.limits = Limits(self.settings.clients)
         self.proxies = proxy_networks(self.settings.trusted_proxies)
+        self.seat_sessions = SessionSockets(self._live_sessions)
+
+    async def _live_sessions(self, player_id: str) -> set[str]:
+        return await self.accounts_().live_sessions(player_id)
 
     def address(self, peer: str | None, headers: Mapping[str, str]) -> str:
         """The client address a request or connection is counted against."""

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from facedown.server.accounts.auth import Tokens
 
@@ -171,3 +172,102 @@ def test_a_guest_token_still_plays_and_rotates_its_table(server: RunningServer) 
     assert r.status_code == 200, r.text
     assert seated(server, code, r.json()["token"])
     assert refused(server, code, token)  # rotated away, as before
+
+
+# ---------------------------------------------------------------- a connection already open
+
+
+def _end_from_another_device(server: RunningServer, owner: httpx.Client) -> None:
+    with browser(server, "10.0.0.2") as phone:
+        assert sign_in(phone).status_code == 200
+        current = next(
+            s["id"] for s in owner.get("/api/account/sessions").json()["sessions"] if s["current"]
+        )
+        assert phone.delete(f"/api/account/sessions/{current}").status_code == 200
+
+
+def _by_owner(
+    revoke: Callable[[httpx.Client], None],
+) -> Callable[[RunningServer, httpx.Client], None]:
+    return lambda server, owner: revoke(owner)
+
+
+async def _thief_is_thrown_out(
+    server: RunningServer, code: str, stolen: str, revoke: Callable[[], None]
+) -> list[Any]:
+    """The thief holds the seat's connection open with the stolen token while the owner ends
+    the session: what it receives from then on, up to its close (the close code last)."""
+    async with connect(server.ws_url) as ws:
+        await ws.send(json.dumps({"type": "hello", "table": code, "token": stolen}))
+        first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert first["type"] == "welcome", first
+        assert first["seat"] == 0, first
+        await asyncio.to_thread(revoke)
+        got: list[Any] = []
+        try:
+            while True:
+                got.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+        except ConnectionClosed as closed:
+            got.append(closed.rcvd.code if closed.rcvd is not None else None)
+        return got
+
+
+@pytest.mark.parametrize(
+    "revoke",
+    [
+        _by_owner(_change_password),
+        _by_owner(_sign_out_everywhere),
+        _by_owner(_sign_out),
+        _end_from_another_device,
+    ],
+    ids=["password_change", "sign_out_everywhere", "sign_out", "ended_elsewhere"],
+)
+def test_an_open_connection_of_a_stolen_token_is_closed_when_its_session_ends(
+    server: RunningServer, revoke: Callable[[RunningServer, httpx.Client], None]
+) -> None:
+    """Checked at hello is not enough: the thief connected while the session lived, and would
+    go on playing the seat and seeing its cards.  Ending the session closes it at once."""
+    with browser(server) as owner:
+        sign_up(owner)
+        code, stolen = new_table(owner)
+        got = asyncio.run(_thief_is_thrown_out(server, code, stolen, lambda: revoke(server, owner)))
+    assert got[-1] == 4003, got
+    errors = [m for m in got[:-1] if isinstance(m, dict) and m.get("type") == "error"]
+    assert [e["code"] for e in errors] == ["bad_token"], got
+    assert refused(server, code, stolen)
+
+
+def test_an_open_connection_is_closed_when_its_session_runs_out(tmp_path: Path) -> None:
+    """No route ends it: the session's time is up (or another process of a cluster ended it).
+    Every process checks the sessions behind its open seats every ``session_check`` seconds."""
+    quick = settings(tmp_path, account_lifetime=3.0, session_check=0.5)
+    with run_server(quick) as server, browser(server) as owner:
+        sign_up(owner)
+        code, stolen = new_table(owner)
+        got = asyncio.run(_thief_is_thrown_out(server, code, stolen, lambda: None))
+    assert got[-1] == 4003, got
+    errors = [m for m in got[:-1] if isinstance(m, dict) and m.get("type") == "error"]
+    assert [e["code"] for e in errors] == ["bad_token"], got
+
+
+def test_a_guest_connection_and_another_session_stay_open(server: RunningServer) -> None:
+    """Only the connections of the session that ended close: the owner's phone, signed in on a
+    session of its own, plays on."""
+
+    async def scenario(code: str, mine: str, laptop: httpx.Client) -> Any:
+        async with connect(server.ws_url) as ws:
+            await ws.send(json.dumps({"type": "hello", "table": code, "token": mine}))
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "welcome"
+            await asyncio.to_thread(_sign_out, laptop)
+            await ws.send(json.dumps({"type": "ping"}))
+            while True:
+                answer = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if answer["type"] == "pong":
+                    return answer
+
+    with browser(server) as laptop, browser(server, "10.0.0.2") as phone:
+        sign_up(laptop)
+        sign_in(phone)
+        code, _ = new_table(laptop)
+        mine = phone.get(f"/api/tables/{code}/seat").json()["token"]
+        assert asyncio.run(scenario(code, mine, laptop)) == {"type": "pong"}

@@ -16,6 +16,7 @@ from typing import cast
 import httpx
 import pytest
 from fastapi import FastAPI
+from websockets.exceptions import ConnectionClosed
 
 from facedown.server.base.addresses import ClientLimits
 from facedown.server.cluster.ownership import ONCE_LEASE
@@ -236,3 +237,38 @@ async def test_a_stolen_account_token_dies_on_every_process_when_its_session_end
                     await thief.send({"type": "hello", "table": code, "token": stolen})
                     answer = await thief.recv()
                     assert (answer["type"], answer.get("code")) == ("error", "bad_token")
+
+
+@pytest.mark.anyio
+async def test_open_connections_of_a_stolen_token_close_on_every_process_when_its_session_ends(
+    tmp_path: Path,
+) -> None:
+    """Two thieves hold the seat open with a copy of the token: one on the table's owner, one on
+    the other process (relayed).  Signed out on the other process: its thief is closed at
+    once, the owner's when the owner next checks the sessions behind its open seats."""
+    limits = replace(NO_ADDRESS_LIMITS, signins=UNLIMITED, signups=UNLIMITED)
+    async with postgres_database() as url:
+        pair = _pair(tmp_path, url, limits)
+
+        def settings(name: str) -> ServerSettings:
+            return replace(pair(name), session_check=0.5)
+
+        with run_server(settings("a")) as owner, run_server(settings("b")) as other:
+            async with httpx.AsyncClient(base_url=owner.url, timeout=30) as ann:
+                body = {"name": "Ann", "password": "correct horse"}
+                assert (await ann.post("/api/account/signup", json=body)).status_code == 201
+                r = await ann.post("/api/tables", json={"preset": "kivo", "seats": 2})
+                code, stolen = r.json()["code"], r.json()["token"]  # owned by the first
+                async with client(owner) as here, client(other) as relayed:
+                    await here.hello(code, stolen)
+                    await relayed.hello(code, stolen)
+                    assert here.seat == relayed.seat == 0
+                    ended = await ann.post(f"{other.url}/api/account/signout-everywhere")
+                    assert ended.json() == {"ended": 1}
+                    for thief in (relayed, here):
+                        error = await thief.until("error", timeout=10)
+                        assert error["code"] == "bad_token"
+                        with pytest.raises(ConnectionClosed) as closed:
+                            await thief.recv(timeout=10)
+                        assert closed.value.rcvd is not None
+                        assert closed.value.rcvd.code == 4003

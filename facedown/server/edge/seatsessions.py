@@ -1,0 +1,86 @@
+"""Connections opened with an account's session, closed when that session ends.
+
+A seat token an account holder's session obtained is good only while that session lives
+(:meth:`~facedown.server.accounts.accounts.Accounts.seat_holder`), and ``hello`` checks it.  A
+connection already open when the session ends (signing out, signing out everywhere, ending the
+session from another device, a password change) must not go on playing the seat and receiving
+its private cards: the process that ended the session closes its own such connections at once
+(:meth:`SessionSockets.check`), and every process checks the sessions of all of its
+connections every few seconds (:meth:`SessionSockets.run`, ``ServerSettings.session_check``),
+which finds a session ended by another process of a cluster, or one that ran out.  The client
+is told ``bad_token`` (its session for this table is no longer valid) before the close.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from ..transport import protocol as P
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+SESSION_ENDED = 4003  # close code: the account session the seat was opened with has ended
+
+log = logging.getLogger("facedown.server")
+
+
+class SessionSockets:
+    """This process's connections that an account session opened, by account."""
+
+    def __init__(self, live: Callable[[str], Awaitable[set[str]]]) -> None:
+        """``live``: the ids of an account's sessions that have not ended."""
+        self._live = live
+        self._by_owner: dict[str, dict[Connection, str]] = {}
+        self._owner: dict[Connection, str] = {}
+
+    def watch(self, conn: Connection, owner: str, session: str) -> None:
+        """``conn`` holds a seat for account ``owner`` by a token of its session ``session``."""
+        self.forget(conn)
+        self._by_owner.setdefault(owner, {})[conn] = session
+        self._owner[conn] = owner
+
+    def forget(self, conn: Connection) -> None:
+        """``conn`` closed (or holds no session's seat any more)."""
+        owner = self._owner.pop(conn, None)
+        if owner is None:
+            return
+        conns = self._by_owner[owner]
+        conns.pop(conn, None)
+        if not conns:
+            del self._by_owner[owner]
+
+    def watched(self) -> int:
+        """How many connections are watched (tests, metrics)."""
+        return len(self._owner)
+
+    async def check(self, owner: str) -> int:
+        """Close the connections of ``owner`` whose session has ended; how many were closed."""
+        if owner not in self._by_owner:
+            return 0
+        live = await self._live(owner)
+        ended = [c for c, s in self._by_owner.get(owner, {}).items() if s not in live]
+        for conn in ended:
+            self.forget(conn)
+            conn.send(P.error_message("bad_token", "the session this seat was opened with ended"))
+            conn.close(SESSION_ENDED, "session ended")
+        return len(ended)
+
+    async def sweep(self) -> int:
+        """Check every watched account once; how many connections were closed."""
+        closed = 0
+        for owner in list(self._by_owner):
+            closed += await self.check(owner)
+        return closed
+
+    async def run(self, every: float) -> None:
+        """Sweep every ``every`` seconds until cancelled (a store that fails is tried again)."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.sweep()
+            except Exception:  # the store may be down a while: try again next time
+                log.warning("checking the sessions of open seats failed", exc_info=True)
