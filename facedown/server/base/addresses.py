@@ -5,7 +5,9 @@ machine that opens many connections, creates tables by the thousand or guesses c
 client address has token buckets for table creation, joins, lookups of codes that name no table
 (HTTP and WebSocket hello; scoreboard keys that name no board too), scoreboards created and
 edited, and WebSocket frames (all its connections together), and a cap on its
-open WebSocket connections; each table has a cap on its spectators.
+open WebSocket connections; each table has a cap on its spectators.  An IPv6 address is
+counted as its /64 everywhere (:func:`network_of`): a subscriber usually holds a whole /64, and
+would otherwise get a fresh bucket for every address in it.
 
 The address is the peer of the TCP connection.  ``X-Forwarded-For`` is read only when the server
 is told it is behind a proxy (``ServerSettings.behind_proxy``) and only on a connection whose peer
@@ -17,6 +19,7 @@ is ignored, and :func:`from_trusted_proxy` tells the other forwarded headers' re
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -117,7 +120,9 @@ class _Bucket:
 
 @dataclass
 class AddressLimiter:
-    """A token bucket per address; buckets that have refilled are forgotten now and then."""
+    """A token bucket per address holder (:func:`network_of`: an IPv6 address counts as its
+    /64, so one subscriber's many addresses share a bucket); buckets that have refilled are
+    forgotten now and then."""
 
     rate: Rate
     now: Now = time.monotonic
@@ -126,6 +131,7 @@ class AddressLimiter:
     _checks: int = 0
 
     def _bucket(self, address: str) -> _Bucket:
+        address = network_of(address)
         now = self.now()
         self._checks += 1
         if self._checks >= self.prune_every:
@@ -196,13 +202,16 @@ class Limits:
         self.spectators: dict[str, int] = {}  # table id -> spectator connections
 
     def connect(self, address: str) -> bool:
-        """Count a new WebSocket connection; False (not counted) when the address is at its cap."""
+        """Count a new WebSocket connection; False (not counted) when the address's holder
+        (:func:`network_of`) is at its cap."""
+        address = network_of(address)
         if self.connections.get(address, 0) >= self.config.connections:
             return False
         self.connections[address] = self.connections.get(address, 0) + 1
         return True
 
     def disconnect(self, address: str) -> None:
+        address = network_of(address)
         left = self.connections.get(address, 0) - 1
         if left > 0:
             self.connections[address] = left
@@ -224,10 +233,12 @@ class Limits:
             self.spectators.pop(table_id, None)
 
 
+@functools.lru_cache(maxsize=4096)
 def network_of(address: str) -> str:
-    """What an address is counted as where one holder of many addresses must not get many
-    buckets (sign-in): an IPv6 address as its /64 (what one subscriber usually gets), any other
-    address as itself."""
+    """What an address is counted as wherever one holder of many addresses must not get many
+    buckets (every limit per address): an IPv6 address as its /64 (what one subscriber usually
+    gets), any other address as itself; a /64 as itself (so applying it twice changes
+    nothing)."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:

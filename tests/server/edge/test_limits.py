@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from facedown.bots import make_bot
+from facedown.server.accounts.passwords import PasswordCost
 from facedown.server.base.addresses import (
     AddressLimiter,
     ClientLimits,
+    Limits,
     Rate,
     client_address,
     network_of,
@@ -209,3 +211,63 @@ def test_sign_in_counts_an_ipv6_address_as_its_64() -> None:
     assert network_of("::ffff:10.0.0.7") == "10.0.0.7"  # an IPv4 client on a dual stack
     assert network_of("10.0.0.7") == "10.0.0.7"
     assert network_of("unknown") == "unknown"
+
+
+def test_every_limit_counts_an_ipv6_subscriber_as_its_64(tmp_path: Path) -> None:
+    """An attacker behind the proxy walks through the addresses of its /64 for fresh buckets:
+    table creation, joins, lookups of unknown codes and sign-ups are counted per /64, as
+    sign-in is; another /64 has buckets of its own."""
+    settings = replace(
+        _settings(
+            tmp_path,
+            creates=Rate(NEVER, 2),
+            joins=Rate(NEVER, 2),
+            lookups=Rate(NEVER, 2),
+            signups=Rate(NEVER, 2),
+        ),
+        behind_proxy=True,
+        password_cost=PasswordCost(time_cost=1, memory_kib=1024, parallelism=1),
+    )
+    walk = iter(f"2001:db8:1:2::{n:x}" for n in range(1, 1000))
+
+    def fresh() -> dict[str, str]:
+        return {"x-forwarded-for": next(walk)}
+
+    other = {"x-forwarded-for": "2001:db8:1:3::1"}  # the next /64: somebody else
+    body = {"preset": "kivo", "seats": 3, "name": "Ann"}
+    with run_server(settings) as server, server.http() as http:
+        made = [http.post("/api/tables", json=body, headers=fresh()) for _ in range(3)]
+        assert [r.status_code for r in made] == [200, 200, 429]
+        assert http.post("/api/tables", json=body, headers=other).status_code == 200
+        code = made[0].json()["code"]
+        joins = [
+            http.post(f"/api/tables/{code}/join", json={"name": n}, headers=fresh()).status_code
+            for n in "BC"
+        ]
+        assert joins == [200, 200]
+        r = http.post(
+            f"/api/tables/{made[1].json()['code']}/join", json={"name": "D"}, headers=fresh()
+        )
+        assert r.status_code == 429
+        lookups = [http.get("/api/tables/ZZZZZZ", headers=fresh()).status_code for _ in range(3)]
+        assert lookups == [404, 404, 429]
+        assert http.get("/api/tables/ZZZZZZ", headers=other).status_code == 404
+        signups = [
+            http.post(
+                "/api/account/signup",
+                json={"name": f"Walker{n}", "password": "correct horse battery"},
+                headers=fresh(),
+            ).status_code
+            for n in range(3)
+        ]
+        assert signups == [201, 201, 429]
+
+
+def test_an_ipv6_subscriber_holds_its_connection_cap_over_its_64() -> None:
+    limits = Limits(replace(NO_ADDRESS_LIMITS, connections=2))
+    assert limits.connect("2001:db8:1:2::1")
+    assert limits.connect("2001:db8:1:2::2")
+    assert not limits.connect("2001:db8:1:2::3")
+    assert limits.connect("2001:db8:1:3::1")
+    limits.disconnect("2001:db8:1:2::2")  # any address of the /64 gives its place back
+    assert limits.connect("2001:db8:1:2::9")
