@@ -37,6 +37,7 @@ from .api.tables import CreateTable as CreateTable  # the request model, where t
 from .base.clock import Clock, SystemClock
 from .base.crashhook import ENV as CRASH_ENV
 from .base.crashhook import CrashAt
+from .base.text import escaped
 from .cluster.cluster import Node
 from .cluster.ownership import LeaseOwnership, SoleOwner
 from .edge.apidocs import api_docs_page
@@ -282,19 +283,31 @@ def _serve_client(app: FastAPI, dist: Path) -> None:
     @app.get("/{path:path}", include_in_schema=False)
     async def client(path: str) -> Response:
         if path == "api" or path.startswith(("api/", "ws")):
-            raise HTTPException(404, {"code": "not_found", "message": f"no route /{path}"})
+            raise HTTPException(
+                404, {"code": "not_found", "message": f"no route /{escaped(path, 80)}"}
+            )
         if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
             # No file has such a name (and the file system refuses a NUL outright).
             raise HTTPException(404, {"code": "not_found", "message": "no such file"})
         if path:
-            target = (root / path).resolve()
-            if target.is_file() and root in target.parents:
+            if _is_file_below(root, root / path):
                 immutable = path.startswith("assets/")  # file names carry a content hash
                 cache = "public, max-age=31536000, immutable" if immutable else "no-cache"
-                return FileResponse(target, headers={"cache-control": cache})
+                return FileResponse((root / path).resolve(), headers={"cache-control": cache})
             if path.startswith("assets/") or "." in path.rsplit("/", 1)[-1]:
-                raise HTTPException(404, {"code": "not_found", "message": f"no file /{path}"})
+                message = f"no file /{escaped(path, 80)}"
+                raise HTTPException(404, {"code": "not_found", "message": message})
         index = root / "index.html"
         if index.is_file():
             return FileResponse(index, headers={"cache-control": "no-cache"})
         return HTMLResponse(_NOT_BUILT)
+
+
+def _is_file_below(root: Path, path: Path) -> bool:
+    """Whether ``path`` is a file inside ``root`` (a name the file system refuses, one too
+    long for instance, is none)."""
+    try:
+        target = path.resolve()
+        return target.is_file() and root in target.parents
+    except (OSError, ValueError):
+        return False

@@ -79,6 +79,7 @@ SERVER_CODES: dict[str, str] = {
     "invalid_request": "a request body or path that does not validate",
     "too_large": "a request body over the size limit",
     "not_found": "no such route or file",
+    "method_not_allowed": "an HTTP method the route does not take (the Allow header lists its own)",
     "store_unavailable": "the database did not take a write: try again",
     # a cluster of processes (docs/server.md)
     "cluster_unavailable": "the table is held by another server process that cannot be reached "

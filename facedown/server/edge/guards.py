@@ -56,16 +56,27 @@ async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=422)
 
 
+# The routing's own refusals (its detail a plain sentence), by status, as the API's own are.
+_ROUTING = {404: "not_found", 405: "method_not_allowed"}
+
+
 async def unreadable_body(request: Request, exc: Exception) -> Response:
-    """FastAPI's own 400 for a body it could not parse (JSON nested deeper than the decoder's
-    stack) with a code like every other refusal: ``malformed_json``.  Other HTTP errors are
-    answered as FastAPI answers them."""
+    """FastAPI's and Starlette's own refusals with a code like every other refusal of the API:
+    400 for a body it could not read as JSON (not UTF-8, a number too long to read, JSON nested
+    deeper than the decoder's stack) is ``malformed_json``, the routing's 404 (a request line
+    naming no path of this server) ``not_found``, its 405 ``method_not_allowed``.  The
+    routes' own refusals (a ``{"code", "message"}`` detail) are answered as they are."""
     if not isinstance(exc, StarletteHTTPException):  # never: registered for these only
         raise exc
-    if exc.status_code == 400 and isinstance(exc.detail, str):
-        message = "the body could not be read as JSON (nested too deeply?)"
-        detail = {"code": "malformed_json", "message": message}
-        return JSONResponse({"detail": detail}, status_code=400)
+    if isinstance(exc.detail, str):
+        status = exc.status_code
+        if status == 400:
+            message = "the body could not be read as JSON (not UTF-8, too deep or too long)"
+            detail = {"code": "malformed_json", "message": message}
+            return JSONResponse({"detail": detail}, status_code=400)
+        if status in _ROUTING:
+            detail = {"code": _ROUTING[status], "message": escaped(exc.detail, MESSAGE_LENGTH)}
+            return JSONResponse({"detail": detail}, status_code=status, headers=exc.headers)
     return await http_exception_handler(request, exc)
 
 

@@ -18,10 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from ...engine import Reveal, SeenEvent, View
 from ..base.limits import MAX_SEAT, ActionKind, BotLevel
-from ..base.text import ActionId, Code, Token, escaped
+from ..base.text import ActionId, Code, Token, escaped, shown
 
 VERSION = 1
 MAX_FRAME = 8 * 1024  # bytes: larger frames are refused before they are parsed
+MAX_SEQ = (
+    2**53 - 1
+)  # the largest seq a client may name: the largest integer a browser holds exactly
 
 
 class ProtocolError(Exception):
@@ -44,7 +47,7 @@ class Hello(_Message):
     v: Literal[1] = 1
     table: Code = Field(description="the table's code")
     token: Token | None = Field(None, description="session token of a seat")
-    last_seq: int | None = Field(None, ge=0, description="the last seq this client saw")
+    last_seq: int | None = Field(None, ge=0, le=MAX_SEQ, description="the last seq this client saw")
     spectate: bool = False
 
 
@@ -69,7 +72,7 @@ class ActionMessage(_Message):
 
     type: Literal["action"]
     id: ActionId
-    seq: int = Field(ge=0)
+    seq: int = Field(ge=0, le=MAX_SEQ)
     action: ActionPayload
 
 
@@ -151,7 +154,8 @@ def parse_slowly(raw: str | bytes) -> Any:
         raise ProtocolError("malformed_message", "a message must be a JSON object")
     kind = data.get("type")
     if kind not in CLIENT_TYPES:
-        raise ProtocolError("unknown_type", f"unknown message type {kind!r}")
+        named = shown(kind) if isinstance(kind, str) else type(kind).__name__
+        raise ProtocolError("unknown_type", escaped(f"unknown message type {named}"))
     try:
         return _client.validate_python(data)
     except ValidationError as e:

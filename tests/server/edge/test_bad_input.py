@@ -138,6 +138,10 @@ async def test_bad_input_over_one_connection_changes_nothing(tmp_path: Path) -> 
                     await scene.refuses(bad, json.dumps(value), "malformed_message")
                 for kind in ("shout", "PING", "error", 7):
                     await scene.refuses(bad, {"type": kind}, "unknown_type")
+                # The message names the type escaped and cut short, whatever it was.
+                text = await scene.refuses(bad, {"type": "\u202e" * 1000}, "unknown_type")
+                assert text.isprintable(), text
+                assert len(text) <= 200, text
 
                 # Wrong field types (strict: no coercion), extra and missing fields.
                 invalid: list[dict[str, Any]] = [
@@ -162,6 +166,10 @@ async def test_bad_input_over_one_connection_changes_nothing(tmp_path: Path) -> 
                     action("draw", seq) | {"id": "\ud800"},
                     action("draw", seq) | {"id": "x" * 65},
                     {"type": "ping", "\u202e\ud800": 1},  # the key is escaped in the message
+                    # A seq no client can hold (past 2**53 - 1): refused, not echoed.
+                    action("draw", seq) | {"seq": 10**4000},
+                    action("draw", seq) | {"seq": 2**53},
+                    {"type": "hello", "table": code, "last_seq": 2**70},
                 ]
                 for message in invalid:
                     text = await scene.refuses(bad, message, "invalid_message")
@@ -416,3 +424,21 @@ def test_http_bad_input_gets_clear_errors(tmp_path: Path) -> None:
         assert r.status_code == 409
         assert r.json()["detail"]["code"] == "table_full"
         assert "seed" not in r.text
+        # Paths: a name longer than the file system allows is no file (not a 500), and no
+        # answer echoes a long path whole.
+        for path in ("/" + "C" * 256, "/assets/" + "E" * 300, "/x." + "y" * 5000):
+            r = http.get(path)
+            assert r.status_code in (200, 404), (path[:20], r.status_code)
+            assert len(r.text) < 2000 or r.headers["content-type"].startswith("text/html")
+        r = http.get("/api/" + "A" * 5000)
+        assert r.status_code == 404
+        assert r.json()["detail"]["code"] == "not_found"
+        assert len(r.json()["detail"]["message"]) <= 100
+        r = http.get("/api/\u202e" + "x" * 10)
+        assert r.json()["detail"]["message"].isprintable()
+        # A method a route does not take: the routing's own refusal, with a code too.
+        for method, path in (("PUT", "/api/tables"), ("POST", "/api/health"), ("DELETE", "/")):
+            r = http.request(method, path)
+            assert r.status_code == 405, (method, path)
+            assert r.json()["detail"]["code"] == "method_not_allowed"
+            assert "allow" in r.headers

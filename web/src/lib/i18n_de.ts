@@ -496,6 +496,7 @@ export const de: Record<TextKey, string> = {
   "error.test_hooks_off": "Dieser Server nimmt keinen Seed und kein vorgegebenes Blatt an.",
   "error.invalid_request": "Der Server hat die Anfrage abgelehnt: {message}",
   "error.too_large": "Die Anfrage war zu groß für den Server.",
+  "error.method_not_allowed": "Diese Art von Anfrage nimmt der Server unter dieser Adresse nicht an.",
   "error.not_found": "Unter dieser Adresse hat der Server nichts.",
   "error.store_unavailable": "Der Server konnte das nicht speichern. Versuche es noch einmal.",
   "error.cluster_unavailable": "Der Server mit diesem Tisch ist gerade nicht erreichbar. Neue Verbindung …",

@@ -486,6 +486,7 @@ export const en = {
   "error.test_hooks_off": "This server does not take a seed or a stacked deal.",
   "error.invalid_request": "The server refused the request: {message}",
   "error.too_large": "The request was too large for the server.",
+  "error.method_not_allowed": "The server does not take this kind of request at that address.",
   "error.not_found": "The server has nothing at that address.",
   "error.store_unavailable": "The server could not save that. Try again.",
   "error.cluster_unavailable": "The server holding this table cannot be reached right now. Reconnecting…",
