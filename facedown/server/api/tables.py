@@ -221,10 +221,15 @@ async def my_seat(code: TableCode, request: Request, state: State, address: Addr
 
 
 @router.post("/api/session/rotate", response_model=Session)
-async def rotate_session(state: State, authorization: str | None = BEARER) -> Session:
+async def rotate_session(
+    state: State, address: Address, authorization: str | None = BEARER
+) -> Session:
     """A fresh session token for the one in ``Authorization: Bearer``, which stops working
     (as does every token issued to that guest before), say after a link was shared.  An
-    account holder's token is renewed only while the session that obtained it lives."""
+    account holder's token is renewed only while the session that obtained it lives.  Each
+    is a write to the store: rotations are limited per address, valid or not (429)."""
+    if not state.limits.rotations.allow(address):
+        raise _rate_limited("too many token rotations from your address: try again later")
     tokens = state.tokens
     presented = tokens.check(state.bearer(authorization))
     held = presented and await state.guest_from(authorization, presented.table)

@@ -47,6 +47,7 @@ class ClientLimits:
     frames: Rate = Rate(60.0, 120.0)  # WebSocket frames, over all of an address's connections
     boards: Rate = Rate(1 / 60, 20)  # scoreboards created
     board_edits: Rate = Rate(1.0, 60)  # rounds added, edited or undone
+    rotations: Rate = Rate(1 / 10, 20)  # seat tokens rotated (each a write to the store)
     connections: int = 16  # open WebSocket connections per address
     # Open TCP connections per address, HTTP and WebSocket (server/edge/serving.py): more are closed
     # at once, before they reach the app.  Not the proxy's own, behind one.
@@ -198,6 +199,7 @@ class Limits:
         self.signups = AddressLimiter(limits.signups, now)
         self.boards = AddressLimiter(limits.boards, now)
         self.board_edits = AddressLimiter(limits.board_edits, now)
+        self.rotations = AddressLimiter(limits.rotations, now)
         self.connections: dict[str, int] = {}  # address -> open WebSocket connections
         self.spectators: dict[str, int] = {}  # table id -> spectator connections
 

@@ -271,3 +271,22 @@ def test_an_ipv6_subscriber_holds_its_connection_cap_over_its_64() -> None:
     assert limits.connect("2001:db8:1:3::1")
     limits.disconnect("2001:db8:1:2::2")  # any address of the /64 gives its place back
     assert limits.connect("2001:db8:1:2::9")
+
+
+def test_token_rotations_are_limited_per_address(tmp_path: Path) -> None:
+    """Each rotation is a write to the store: a token holder cannot flood it (valid or not)."""
+    settings = replace(_settings(tmp_path, rotations=Rate(NEVER, 3)), behind_proxy=True)
+    with run_server(settings) as server, server.http() as http:
+        r = http.post("/api/tables", json={"preset": "kivo", "seats": 2, "name": "Ann"})
+        token = r.json()["token"]
+        for _ in range(2):
+            r = http.post("/api/session/rotate", headers={"authorization": f"Bearer {token}"})
+            assert r.status_code == 200, r.text
+            token = r.json()["token"]
+        bad = http.post("/api/session/rotate", headers={"authorization": "Bearer nonsense"})
+        assert bad.status_code == 401  # counted all the same
+        r = http.post("/api/session/rotate", headers={"authorization": f"Bearer {token}"})
+        assert r.status_code == 429
+        assert r.json()["detail"]["code"] == "rate_limited"
+        elsewhere = {"authorization": f"Bearer {token}", "x-forwarded-for": "10.0.0.9"}
+        assert http.post("/api/session/rotate", headers=elsewhere).status_code == 200
