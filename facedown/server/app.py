@@ -44,6 +44,7 @@ from .edge.apidocs import api_docs_page
 from .edge.guards import (
     BodyLimit,
     ForwardedHeaders,
+    HeaderLimit,
     SecurityHeaders,
     invalid_request,
     unreadable_body,
@@ -104,6 +105,7 @@ def create_app(
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, unreadable_body)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body)
+    app.add_middleware(HeaderLimit, max_bytes=settings.max_header_bytes)
     app.add_middleware(SecurityHeaders, hsts=settings.public_url.startswith("https://"))
     # Outermost: no route sees a forwarded header that no trusted proxy sent.
     app.add_middleware(ForwardedHeaders, behind_proxy=settings.behind_proxy, proxies=state.proxies)

@@ -77,7 +77,7 @@ SERVER_CODES: dict[str, str] = {
     "test_hooks_off": "a seed or a deal on a server without test hooks",
     # HTTP
     "invalid_request": "a request body or path that does not validate",
-    "too_large": "a request body over the size limit",
+    "too_large": "a request body, or a request line with its headers, over the size limit",
     "not_found": "no such route or file",
     "method_not_allowed": "an HTTP method the route does not take (the Allow header lists its own)",
     "store_unavailable": "the database did not take a write: try again",

@@ -121,6 +121,43 @@ class BodyLimit:
         return {"code": "too_large", "message": message}
 
 
+class HeaderLimit:
+    """ASGI middleware: a request whose request line and headers together hold more than
+    ``max_bytes`` is answered 431 ``too_large`` (a WebSocket's upgrade: closed before it is
+    accepted).  The HTTP parser's own limit (uvicorn's ``h11_max_incomplete_event_size``) counts
+    only what is still incomplete: headers that arrive in one piece pass it up to the size of
+    one read (64 KiB)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind not in ("http", "websocket") or _head_size(scope) <= self.max_bytes:
+            await self.app(scope, receive, send)
+            return
+        if kind == "websocket":
+            await send({"type": "websocket.close", "code": 1008, "reason": "headers too large"})
+            return
+        message = f"the request line and headers are limited to {self.max_bytes} bytes"
+        response = JSONResponse(
+            {"detail": {"code": "too_large", "message": message}},
+            status_code=431,
+            headers={"connection": "close"},
+        )
+        await response(scope, receive, send)
+
+
+def _head_size(scope: Scope) -> int:
+    """About the bytes of a request's line and headers as they came (each header's name,
+    value, ": " and line end; the path and query as sent)."""
+    size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 16
+    for name, value in scope.get("headers", ()):
+        size += len(name) + len(value) + 4
+    return size
+
+
 # The built client is one module script and one style sheet from this origin, a data: icon,
 # and the WebSocket back to this origin ('self' covers ws: and wss: of the same host).
 CONTENT_SECURITY_POLICY = "; ".join(

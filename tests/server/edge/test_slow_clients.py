@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import resource
+import socket
 import time
 from pathlib import Path
 
@@ -334,3 +335,38 @@ def test_an_ipv6_peer_is_counted_by_its_64_and_a_proxy_not_at_all() -> None:
     assert peers.admit(one[2])  # type: ignore[arg-type]
     assert not peers.admit(FakeTransport("2001:db8:1:2::99"))  # type: ignore[arg-type]
     assert peer_key("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64"
+
+
+def _raw_request(server: RunningServer, head: bytes) -> bytes:
+    """Send a request's line and headers as they are, in one write; its answer's first line."""
+    port = int(server.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head)
+        answer = b""
+        with contextlib.suppress(OSError):
+            while b"\r\n" not in answer:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+    return answer.split(b"\r\n", 1)[0]
+
+
+def test_headers_over_the_limit_are_refused_when_they_arrive_whole(tmp_path: Path) -> None:
+    """max_header_bytes holds for headers that arrive in one write too, past the HTTP parser's
+    own limit (which counts only what is still incomplete)."""
+
+    def head(size: int) -> bytes:
+        filler = b"X-Filler: " + b"a" * size + b"\r\n"
+        return b"GET /api/health HTTP/1.1\r\nHost: x\r\n" + filler + b"\r\n"
+
+    with run_server(settings(tmp_path)) as server:
+        assert _raw_request(server, head(8_000)).startswith(b"HTTP/1.1 200")
+        for size in (20_000, 60_000):
+            assert _raw_request(server, head(size)).startswith(b"HTTP/1.1 431"), size
+        with server.http() as http:
+            big = {"x-filler": "a" * 20_000}
+            r = http.get("/api/health", headers=big)
+            assert r.status_code == 431
+            assert r.json()["detail"]["code"] == "too_large"
+            assert http.get("/api/health").status_code == 200  # the server serves on
