@@ -8,6 +8,9 @@ each more than the one before:
 
 - ``none``: nothing more (the expert against itself: the harness's check, about 50%);
 - ``events``: no cheat either, the expert that follows the events (``track_events=True``);
+- ``kept``: no cheat, the expert that follows the events and deals an opponent's known card by
+  the fitted model of :mod:`facedown.bots.kept` (fitted first from ``--kept-rounds`` rounds of
+  `hard` self-play at the table, ``--kept-seed``);
 - ``read``: every card that someone at the table has seen, where it lies and who knows it; the
   cards nobody has seen (in any hand, and the draw pile) dealt as any of them.  A perfect
   reading of every player's mind and no more: the bound on what inference from play can give,
@@ -41,11 +44,13 @@ from typing import Any
 
 from facedown.bots.base import SeatInfo
 from facedown.bots.driver import play_round
+from facedown.bots.kept import KeptCards
 from facedown.bots.search import ExpertBot
 from facedown.engine import Game, make_ruleset
+from facedown.keptfit import fit
 from facedown.sim import mean_interval
 
-CHEATS = ("none", "events", "read", "theirs", "hands", "deal")
+CHEATS = ("none", "events", "kept", "read", "theirs", "hands", "deal")
 ITERATIONS = 24  # the ladder's expert: expert(budget_ms=0, iterations=24)
 
 
@@ -94,14 +99,14 @@ class CheatingExpert(ExpertBot):
     """The expert, searching over the real table (``cheat`` says how much of it)."""
 
     def __init__(self, cheat: str, seed: int, **options: Any) -> None:
-        if cheat == "events":
+        if cheat in ("events", "kept"):
             options["track_events"] = True
         super().__init__(seed=seed, budget_ms=0, iterations=ITERATIONS, **options)
         self.cheat = cheat
         self.table: Game | None = None
 
     def sampler(self, info: SeatInfo) -> Any:  # a Sampler, or the deals made true
-        if self.cheat in ("none", "events") or self.table is None:
+        if self.cheat in ("none", "events", "kept") or self.table is None:
             return super().sampler(info)
         return TrueDeals(self.table, info.seat, self.cheat)
 
@@ -113,6 +118,7 @@ class Task:
     cheat: str
     seed: int
     deal: int
+    kept: KeptCards | None = None  # ``kept``: the fitted model
 
 
 def play_deal(task: Task) -> tuple[float, float]:
@@ -127,7 +133,7 @@ def play_deal(task: Task) -> tuple[float, float]:
         for s in range(task.players):
             bot_seed = deal_seed * 16 + rotation * 8 + s
             if s in cheaters:
-                bots.append(CheatingExpert(task.cheat, bot_seed))
+                bots.append(CheatingExpert(task.cheat, bot_seed, kept=task.kept))
             else:
                 bots.append(ExpertBot(seed=bot_seed, budget_ms=0, iterations=ITERATIONS))
         game = Game(rules, task.players, deal_seed)
@@ -145,9 +151,11 @@ def play_deal(task: Task) -> tuple[float, float]:
     return sum(shares) / len(shares), sum(diffs) / len(diffs)
 
 
-def tasks(preset: str, players: int, cheat: str, seed: int, deals: int) -> Iterator[Task]:
+def tasks(
+    preset: str, players: int, cheat: str, seed: int, deals: int, kept: KeptCards | None = None
+) -> Iterator[Task]:
     for deal in range(deals):
-        yield Task(preset, players, cheat, seed, deal)
+        yield Task(preset, players, cheat, seed, deal, kept)
 
 
 def row(
@@ -171,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=150, help="deals a row (two rounds each)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--kept-rounds", type=int, default=800, help="rounds the kept model fits")
+    parser.add_argument("--kept-seed", type=int, default=11)
     args = parser.parse_args(argv)
     cheats = args.cheat.split(",")
     for cheat in cheats:
@@ -186,7 +196,11 @@ def main(argv: list[str] | None = None) -> int:
             for players in (int(p) for p in args.players.split(",")):
                 for cheat in cheats:
                     started = time.perf_counter()
-                    deals = tasks(preset, players, cheat, args.seed, args.deals)
+                    kept = None
+                    if cheat == "kept":
+                        tables = [(preset, players)]
+                        kept = fit(tables, args.kept_rounds, args.kept_seed)
+                    deals = tasks(preset, players, cheat, args.seed, args.deals, kept)
                     rows = list(pool.map(play_deal, deals))
                     print(
                         row(preset, players, cheat, rows, time.perf_counter() - started), flush=True

@@ -21,6 +21,7 @@ what the opponents know in the sampled game.  Without events the draws are the o
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from ..engine import EMPTY, Game, Phase
@@ -42,6 +43,7 @@ class Sampler:
         keep_low: float = 0.0,
         kept_known: bool = True,
         track_events: bool = False,
+        lowest_of: Callable[[Awareness, Place], float] | None = None,
     ) -> None:
         view = info.view
         self.view = view
@@ -72,6 +74,9 @@ class Sampler:
         self.tracked: Awareness | None = (
             aware if track_events and aware.tracks(view.round) else None
         )
+        # Of how many unseen cards an opponent's card its owner knows is dealt the lowest, by
+        # what the events say of that place (None, or events not followed: ``keep_low``).
+        self.lowest_of = lowest_of if self.tracked is not None else None
 
     def sample(self, rng: random.Random) -> Game:  # noqa: C901 - one pass whose seeded draws keep their order
         """One game consistent with the seat's knowledge."""
@@ -99,9 +104,12 @@ class Sampler:
         # likely as any (with ``kept_known`` False, every unknown card is dealt low).
         aware = self._owners_know(rng)
         keep_low = self.keep_low / max(knows, 0.05) if self.kept_known else self.keep_low
+        lowest_of, tracked = self.lowest_of, self.tracked
         for p in hidden_places:
             card = rest.pop()
             if p[0] != seat and rest and (p in aware or not self.kept_known):
+                if lowest_of is not None and tracked is not None:
+                    keep_low = max(0.0, lowest_of(tracked, p) - 1.0)
                 more = int(keep_low) + (rng.random() < keep_low % 1.0)
                 for _ in range(more):
                     other = rng.randrange(len(rest))

@@ -38,6 +38,7 @@ from .belief import Belief
 from .determinize import Sampler
 from .evaluate import Evaluator
 from .heuristic import HeuristicBot
+from .kept import KeptCards
 from .leaf import leaf_weights
 from .profiles import HARD, Profile
 from .rollout import Leaf, PlayoutPolicy, playout_score
@@ -91,6 +92,7 @@ class ExpertBot:
         keep_low: float | None = None,
         leaf: bool = True,
         track_events: bool = False,
+        kept: KeptCards | None = None,
         profile: Profile = HARD,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
@@ -111,6 +113,9 @@ class ExpertBot:
         ``track_events``: where it was given the round's events, deal the opponents knowing
         the cards the events showed them (False, the default: by ``opponent_knows`` as without
         events; followed, it did no better against ``hard`` in the ladder, docs/bots.md);
+        ``kept``: where it follows the events, deal an opponent's known card as low as this
+        fitted model says of such a card (:mod:`facedown.bots.kept`: chosen or looked at, kept
+        how long; None: by ``keep_low``);
         ``profile`` is the heuristic it starts from and plays out with; ``clock`` (seconds)
         measures the budget (tests pass one they control)."""
         if budget_ms <= 0 and iterations is None:
@@ -131,6 +136,7 @@ class ExpertBot:
         self.leaf = leaf
         self.base = HeuristicBot(profile, seed)
         self.track_events = track_events
+        self.kept = kept
         self.rng = random.Random(seed)
         self._rules_json: dict[str, Any] | None = None
         # The last decision's heuristic choice and sampled deals (tests, tuning).
@@ -247,6 +253,11 @@ class ExpertBot:
             ),
             keep_low=per_turn * max(0, self.base.turns - 1),
             track_events=self.track_events,
+            lowest_of=(
+                self.kept.lowest_of(info.rules.name, len(info.view.hands))
+                if self.kept is not None
+                else None
+            ),
         )
 
     def leaf_value(self, info: SeatInfo) -> Leaf:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from pathlib import Path
 
 import pytest
 
@@ -12,10 +13,12 @@ from facedown.bots import EventFeed, HeuristicBot, seat_info
 from facedown.bots.aware import Awareness
 from facedown.bots.determinize import Sampler
 from facedown.bots.driver import play_next
+from facedown.bots.kept import KeptCards
 from facedown.bots.memory import Memory
 from facedown.bots.search import ExpertBot
 from facedown.engine import PRESETS, Action, Event, Game, observe, seen_event, view
 from facedown.engine import actions as A
+from facedown.keptfit import fit
 
 from .tables import RULESETS, random_action, random_states
 
@@ -238,3 +241,52 @@ def test_only_an_expert_told_to_follow_the_events_follows_them(track: bool) -> N
         play_next(game, [expert, hard], feed)
     assert expert.base.memory.aware.tracks(game.round_no) is track
     assert not hard.memory.aware.tracks(game.round_no)
+
+
+def test_the_kept_model_deals_a_chosen_card_lower_than_one_just_looked_at() -> None:
+    """With a fitted model (facedown/bots/kept.py) the sampler deals an opponent's known card by
+    what the events say of it: a card just looked at as any card, one its owner chose low."""
+    game = Game(KIVO, 2, 3)
+    events = game.start_round()
+    for p in range(2):
+        events += game.apply(Action(p, A.OPENING_PEEK, (0, 1)))
+    stack(game, "3", "2")  # no powers
+    for _ in range(2):  # a turn each: seat 0 throws its card away, seat 1 keeps its in slot 0
+        seat = game.turn
+        events += game.apply(Action(seat, A.DRAW))
+        move = Action(1, A.REPLACE, (0,)) if seat == 1 else Action(0, A.DISCARD)
+        events += game.apply(move)
+    model = KeptCards({"kivo/2": {"0,0": 1.0, "1,0": 6.0}})
+    lowest_of = model.lowest_of("kivo", 2)
+    assert lowest_of is not None
+    assert model.lowest_of("cabo", 2) is None  # a table not fitted: the sampler's own way
+    sampler = sampler_after(game, 0, events, track_events=True, lowest_of=lowest_of)
+    assert sampler.tracked is not None
+    assert lowest_of(sampler.tracked, (1, 0)) == 6.0  # chosen this turn
+    assert lowest_of(sampler.tracked, (1, 1)) == 1.0  # looked at, never kept through a turn
+    values = KIVO.deck_cards.values
+    rng = random.Random(4)
+    hands = [sampler.sample(rng).hands[1] for _ in range(400)]
+    chosen = sum(values[h[0]] for h in hands) / len(hands)
+    looked = sum(values[h[1]] for h in hands) / len(hands)
+    assert chosen < looked - 2.0
+    # Without the events followed, the model is not used.
+    blind = sampler_after(game, 0, events, track_events=False, lowest_of=lowest_of)
+    assert blind.lowest_of is None
+
+
+def test_the_kept_model_is_fitted_from_self_play_and_survives_a_round_trip(
+    tmp_path: Path,
+) -> None:
+    model = fit([("kivo", 2)], rounds=30, seed=2)
+    cells = model.tables["kivo/2"]
+    assert cells
+    assert all(k >= 1.0 for k in cells.values())
+    # Cards chosen are kept for being low: their k is above that of cards just looked at.
+    assert cells["1,0"] > cells["0,0"]
+    path = tmp_path / "kept.json"
+    model.save(path)
+    assert KeptCards.load(path) == model
+    assert fit([("kivo", 2)], rounds=30, seed=2) == model  # from the seed
+    with pytest.raises(ValueError, match="format"):
+        KeptCards.from_json({"format": 0, "tables": {}})
