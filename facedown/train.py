@@ -32,6 +32,7 @@ from .bots.value import INPUTS, PRESET_ORDER, SCALE, Array, ValueNet, inputs
 from .engine import PRESETS, Game
 from .engine.phases import TURN_START
 from .sim import SimConfig, deal_means, mean_interval, run
+from .sim.play import ignore_ctrl_c
 
 TABLES = tuple((p, n) for p in PRESET_ORDER for n in (2, 4))
 EXPERT = "expert(budget_ms=0, iterations=24)"
@@ -77,7 +78,7 @@ def play_rows(job: Job) -> Rows:
 
 def collect(jobs: list[Job], processes: int) -> Rows:
     if processes > 1:
-        with get_context("spawn").Pool(processes) as pool:
+        with get_context("spawn").Pool(processes, initializer=ignore_ctrl_c) as pool:
             parts = pool.map(play_rows, jobs, chunksize=1)
     else:
         parts = [play_rows(j) for j in jobs]

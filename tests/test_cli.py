@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -373,3 +375,66 @@ def test_ctrl_c_in_scoreboard_keeps_the_evening_and_resume_carries_on(tmp_path: 
     assert "Carrying on a paper game of kivo for Ana, Bo." in done.stdout
     assert "The match is over: Bo wins." in done.stdout
     assert json.loads(saved.read_text(encoding="utf-8"))["over"] is True
+
+
+def _group_size(pgid: int) -> int:
+    """How many processes the process group ``pgid`` holds (Linux's /proc)."""
+    size = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            # pid (comm) state ppid pgrp ...: the fields after the last ')'
+            if int(stat.read_text().rsplit(")", 1)[1].split()[2]) == pgid:
+                size += 1
+    return size
+
+
+def _interrupt_group(args: list[str], tmp_path: Path, after: float) -> tuple[int, str]:
+    """Start the command in a process group of its own; once its worker processes run (the
+    group holds the command, the multiprocessing resource tracker and two workers), let them
+    work ``after`` seconds, then send Ctrl-C to the whole group, as a terminal does (the
+    workers get it too).  Its exit status and error output, once the whole group is gone."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "facedown", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while _group_size(proc.pid) < 4 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _group_size(proc.pid) >= 4, "the worker processes never started"
+    time.sleep(after)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    for _ in range(100):  # the workers are stopped with the command, not left behind
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("worker processes outlived the command")
+    return proc.returncode, err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sim", "--games", "100000", "--quiet", "--jobs", "2"],
+        ["train", "--checkpoints", "ckpt", "--hours", "1", "--jobs", "2"],
+    ],
+    ids=["sim", "train"],
+)
+def test_ctrl_c_stops_a_command_on_worker_processes_at_once(
+    tmp_path: Path, args: list[str]
+) -> None:
+    code, err = _interrupt_group(args, tmp_path, after=4.0)
+    assert code == 130, err
+    assert err.strip() == "", err  # quietly: no worker's traceback, not even its first line

@@ -9,6 +9,7 @@ import math
 import multiprocessing
 import shlex
 import shutil
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -240,11 +241,13 @@ def _play_in_processes(
     jobs: int,
     progress: Callable[[int], None] | None,
 ) -> list[GameResult]:
-    """The chunks on ``jobs`` processes; the first error cancels the rest and is raised."""
+    """The chunks on ``jobs`` processes; the first error (or Ctrl-C) stops the rest at once and
+    is raised."""
     done = 0
     results: list[GameResult] = []
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=ignore_ctrl_c)
+    try:
         pending: set[Future[list[GameResult]]] = {
             pool.submit(play_chunk, config, a, b) for a, b in chunks
         }
@@ -253,13 +256,31 @@ def _play_in_processes(
             for future in finished:
                 error = future.exception()
                 if error is not None:
-                    for other in pending:
-                        other.cancel()
                     raise error
                 chunk = future.result()
                 results += chunk
                 done += len(chunk)
                 if progress is not None:
                     progress(done)
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown()
     results.sort(key=lambda r: r.game)
     return results
+
+
+def ignore_ctrl_c() -> None:
+    """A worker process's start: Ctrl-C (SIGINT to the terminal's whole process group) is
+    the parent's to handle; the worker would stop half way and print its traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: nothing queued starts, and the chunks being played are not finished
+    (an executor's own shutdown waits for every chunk already handed to a worker)."""
+    # The executor's own processes (3.14 has terminate_workers for this); shutdown forgets them.
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
