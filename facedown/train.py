@@ -258,7 +258,7 @@ def train(args: argparse.Namespace) -> int:
         trainer.val = collect(jobs, args.jobs)
         print(f"held-out set: {len(trainer.val[1]):,} rows", flush=True)
     start = time.monotonic()
-    tables = [tuple(t.split(":")) for t in args.eval_tables.split(",") if t]
+    tables: list[tuple[str, int]] = args.eval_tables
     while True:
         if args.steps is not None and trainer.step >= args.steps:
             break

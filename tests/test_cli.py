@@ -104,6 +104,19 @@ def test_play_help_lists_every_bot_level(capsys: pytest.CaptureFixture[str]) -> 
         (["serve", "--data", "{missing}/data"], "there is no folder"),
         (["serve", "--database-url", "sqlite:///{missing}/x.db"], "there is no folder"),
         (["backup", "{missing}/copy.db"], "there is no folder"),
+        # The data folder is not made on the way (nor its parents): the database must be there.
+        (["backup", "copy.db", "--data", "{missing}/deeper"], "there is no database"),
+        (["serve", "--bot-processes", "-1"], "-1 is not from 0 to 64"),
+        (["serve", "--request-timeout", "-2"], "-2 is not above 0"),
+        (["serve", "--max-connections", "0"], "0 is not at least 1"),
+        (["serve", "--public-url", "notaurl"], "'notaurl' is not a web address"),
+        (["serve", "--lease-seconds", "0"], "0 is not from 1 to 300 seconds"),
+        (["train", "--hours", "-1"], "-1 is not above 0"),
+        (["train", "--steps", "0"], "0 is not at least 1"),
+        (["train", "--jobs", "0"], "0 is not from 1 to 64"),
+        (["train", "--eval-tables", "foo"], "'foo' is not PRESET:SEATS"),
+        (["train", "--eval-tables", "kivo:9"], "9 is not from 2 to 8"),
+        (["docs", "--root", "{missing}"], "is not a checkout of Facedown"),
         (["db", "upgrade", "--url", "nonsense://x"], "unsupported database 'nonsense'"),
         (["db", "upgrade", "--url", "sqlite:///{missing}/x.db"], "there is no folder"),
         (["db", "upgrade", "--url", "postgresql://nobody@127.0.0.1:1/x"], "unreachable"),
@@ -118,6 +131,7 @@ def test_bad_input_gets_one_line_and_status_2(
     # does (nor any other test) can have made it.
     missing = tmp_path / "missing"
     code, err = run([a.replace("{missing}", str(missing)) for a in args], capsys)
+    assert not missing.exists()  # nothing was made on the way
     assert code == 2
     assert said in err
     assert "Traceback" not in err

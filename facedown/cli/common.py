@@ -155,6 +155,56 @@ def seconds(text: str) -> float:
     return value
 
 
+def interval(low: float, high: float, unit: str = "") -> Callable[[str], float]:
+    """An argparse type: a number from ``low`` to ``high``, above ``low`` when ``low`` is 0
+    (a time or a rate of 0 means nothing), in ``unit``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        above = value > low if low == 0 else value >= low
+        if not (above and value <= high):  # also refuses nan
+            span = f"above 0 and at most {high:g}" if low == 0 else f"from {low:g} to {high:g}"
+            raise argparse.ArgumentTypeError(f"{value:g} is not {span}{unit}")
+        return value
+
+    return parse
+
+
+def web_url(text: str) -> str:
+    """An argparse type: an http:// or https:// URL with a host (a base for links); empty:
+    none (relative links)."""
+    from urllib.parse import urlsplit
+
+    if not text:
+        return text
+
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a web address: give http://HOST[:PORT] or https://HOST"
+        )
+    return text
+
+
+def table_list(text: str) -> list[tuple[str, int]]:
+    """An argparse type: tables as PRESET:SEATS, separated by commas (none: an empty list)."""
+    from ..engine import PRESETS
+
+    tables = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        preset, colon, count_text = item.partition(":")
+        if not colon or preset not in PRESETS:
+            known = ", ".join(sorted(PRESETS))
+            raise argparse.ArgumentTypeError(f"{item!r} is not PRESET:SEATS (presets: {known})")
+        tables.append((preset, seats(count_text)))
+    return tables
+
+
 def seats(text: str) -> int:
     """An argparse type: a number of seats the engine deals for."""
     from ..engine import MAX_PLAYERS, MIN_PLAYERS

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import command_parser
+from .common import CommandError, command_parser
 
 if TYPE_CHECKING:
     from .common import Subparsers
@@ -24,7 +24,7 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
         "web/src/lib/wire.ts."
     )
     p.add_argument("--root", default=".", help="the project's folder")
-    p.add_argument("--check", action="store_true", help="fail when the file is out of date")
+    p.add_argument("--check", action="store_true", help="fail when a file is out of date")
     return p
 
 
@@ -32,6 +32,14 @@ def run(args: argparse.Namespace) -> int:
     from ..devtools.docs import GENERATED
 
     root = Path(args.root)
+    missing = [
+        f for f in sorted({str(Path(n).parent) for n in GENERATED}) if not (root / f).is_dir()
+    ]
+    if missing:
+        raise CommandError(
+            f"{root} is not a checkout of Facedown (no {', '.join(missing)}): "
+            "give its folder with --root"
+        )
     stale = []
     for name, make in GENERATED.items():
         path = root / name

@@ -17,9 +17,11 @@ from .common import (
     command_parser,
     count,
     host_name,
+    interval,
     port_number,
     seconds,
     sqlite_folder,
+    web_url,
 )
 
 if TYPE_CHECKING:
@@ -105,8 +107,6 @@ def _serve_refusal(args: argparse.Namespace, settings: ServerSettings) -> str | 
             "--smtp-host needs --public-url (https://...): the links in the e-mails (to "
             "confirm an address, to unsubscribe, to the table) must be absolute"
         )
-    if not 1.0 <= settings.lease_seconds <= 300.0:
-        return "--lease-seconds must be 1 to 300"
     return None
 
 
@@ -136,7 +136,7 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--lease-seconds",
-        type=float,
+        type=interval(1, 300, " seconds"),
         default=5.0,
         help="in a cluster: how long a table's owner, or the process running ranked matchmaking, "
         "may be silent before another process takes the table or the matchmaking over "
@@ -169,12 +169,17 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--bot-processes",
-        type=int,
+        type=count(0, 64),
         default=1,
         help="worker processes in which expert bots think, off the process that serves the "
         "sockets (default 1; 0: in a thread)",
     )
-    p.add_argument("--public-url", default="", help="base URL of the links handed out")
+    p.add_argument(
+        "--public-url",
+        type=web_url,
+        default="",
+        help="base URL of the links handed out, http:// or https:// (default: relative links)",
+    )
     p.add_argument(
         "--test-hooks",
         action="store_true",
@@ -184,13 +189,13 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--request-timeout",
-        type=float,
+        type=interval(0, 3600, " seconds"),
         default=10.0,
         help="seconds a request may take to arrive whole, headers and body (default 10)",
     )
     p.add_argument(
         "--max-connections",
-        type=int,
+        type=count(1),
         default=None,
         help="open connections at most, more are closed at once (default 1000, or fewer "
         "under a lower open-file limit)",

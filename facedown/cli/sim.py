@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import PRESET_NAMES, command_parser, count, seats, writable
+from .common import PRESET_NAMES, CommandError, command_parser, count, seats, writable
 
 if TYPE_CHECKING:
     from .common import Subparsers
@@ -74,13 +74,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = json.loads(args.options) if args.options else {}
     except ValueError as e:
-        print(f"error: --options is not JSON: {e}", file=sys.stderr)
-        return 2
+        raise CommandError(f"--options is not JSON: {e}") from None
     try:
         bots = split_bots(args.bots or ("batch-random" if args.batch else "random"))
     except SimError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        raise CommandError(str(e)) from None
     config = SimConfig(
         preset=args.preset,
         players=args.players,
@@ -108,8 +106,7 @@ def run(args: argparse.Namespace) -> int:
         if args.out:
             write_results(Path(args.out), config, results)
     except (SimError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        raise CommandError(str(e)) from None
     seconds = time.perf_counter() - start
     games = f"{config.games} {'matches' if config.unit == 'match' else 'rounds'}"
     if config.duplicate:
