@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, TypedDict, cast
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi import Path as PathParam
 from fastapi.responses import JSONResponse
 from itsdangerous import BadSignature, URLSafeSerializer
@@ -47,7 +47,7 @@ from ..modes.modes import settings_of
 from ..modes.ranked_mode import forfeits
 from ..transport.protocol import ActionJson
 from .account_routes import signed_in
-from .deps import BEARER
+from .deps import BEARER, refused
 
 _FIND_STATUS = {
     "table_unavailable": 503,
@@ -149,10 +149,6 @@ class ReplayKeys:
         return None
 
 
-def _refuse(status: int, code: str, message: str) -> HTTPException:
-    return HTTPException(status, {"code": code, "message": message})
-
-
 class Replays:
     """Finds, checks and builds the replays the routes serve."""
 
@@ -171,17 +167,17 @@ class Replays:
             request.client.host if request.client else None, request.headers
         )
         if not self.state.limits.replays.allow(address):
-            raise _refuse(429, "rate_limited", "too many replay requests: try again later")
+            raise refused(429, "rate_limited", "too many replay requests: try again later")
         return address
 
     async def record(self, table_id: str, address: str) -> TableRecord:
         lookups = self.state.limits.lookups
         if lookups.exhausted(address):
-            raise _refuse(429, "rate_limited", "too many unknown tables from your address")
+            raise refused(429, "rate_limited", "too many unknown tables from your address")
         record = await self.state.lobby().store.get_table(table_id)
         if record is None:
             lookups.charge(address)
-            raise _refuse(404, "unknown_table", f"there is no table {table_id}")
+            raise refused(404, "unknown_table", f"there is no table {table_id}")
         return record
 
     async def check_player(
@@ -196,14 +192,14 @@ class Replays:
         else:
             account = await signed_in(self.state, request)
             if account is None:
-                raise _refuse(
+                raise refused(
                     401,
                     "bad_token",
                     "send your table token (Authorization: Bearer), sign in, or use a replay key",
                 )
             held = set(await self.state.lobby().store.user_players(account.user.id))
         if seated.isdisjoint(held):
-            raise _refuse(403, "not_a_player", "only the players of a match can open it")
+            raise refused(403, "not_a_player", "only the players of a match can open it")
 
     async def replay(self, record: TableRecord, match_no: int) -> Replay:
         """The finished match ``match_no`` of the table; refused while it is being played, and
@@ -256,7 +252,7 @@ class Replays:
         """The replay, for a player of the match or the holder of its key."""
         address = self.address(request)
         if key is not None and self.keys.read(key) != (table_id, match_no):
-            raise _refuse(403, "bad_key", "this replay key is not valid for this match")
+            raise refused(403, "bad_key", "this replay key is not valid for this match")
         record = await self.record(table_id, address)
         if key is None:
             await self.check_player(record, request, authorization)
@@ -290,14 +286,14 @@ def build(record: TableRecord, entries: Sequence[Logged], match_no: int) -> Repl
     try:
         matches = split_log(record.id, Ruleset.from_json(record.rules), record.seed, entries, names)
     except ValueError as e:
-        raise _refuse(409, "unreadable", f"the table's log cannot be read: {e}") from None
+        raise refused(409, "unreadable", f"the table's log cannot be read: {e}") from None
     found = [m for m in matches if m.match_no == match_no]
     if not found:
-        raise _refuse(404, "unknown_match", f"the table has no match {match_no} (yet)")
+        raise refused(404, "unknown_match", f"the table has no match {match_no} (yet)")
     match = found[0]
     steps = len(match.actions) + 1
     if steps > MAX_STEPS_BUILT:
-        raise _refuse(
+        raise refused(
             413,
             "replay_too_large",
             f"this match has {steps} steps: the server builds replays of at most {MAX_STEPS_BUILT}",
@@ -305,9 +301,9 @@ def build(record: TableRecord, entries: Sequence[Logged], match_no: int) -> Repl
     try:
         built = Replay(match)
     except ReplayError as e:
-        raise _refuse(409, "unreadable", str(e)) from None
+        raise refused(409, "unreadable", str(e)) from None
     if not built.finished:
-        raise _refuse(
+        raise refused(
             409,
             "match_running",
             "this match is still being played: its replay opens when it is over",
@@ -355,9 +351,9 @@ def page(
     replay: Replay, seat: int | None, start: int, count: int, knowledge: bool = False
 ) -> PageJson:
     if seat is not None and not 0 <= seat < replay.players:
-        raise _refuse(422, "bad_seat", f"there is no seat {seat} in this match")
+        raise refused(422, "bad_seat", f"there is no seat {seat} in this match")
     if start >= len(replay):
-        raise _refuse(422, "bad_step", f"the match has steps 0 to {len(replay) - 1}")
+        raise refused(422, "bad_step", f"the match has steps 0 to {len(replay) - 1}")
     end = min(len(replay), start + count)
     remember = True if knowledge else None  # None: as the table showed it live
     steps = [replay.step(seat, n, knowledge=remember).to_json() for n in range(start, end)]
@@ -385,7 +381,7 @@ async def shared(
     named = replays.keys.read(key)
     if named is None:
         replays.address(request)
-        raise _refuse(403, "bad_key", "this replay key is not valid")
+        raise refused(403, "bad_key", "this replay key is not valid")
     record, replay = await replays.open(request, named[0], named[1], None, key)
     return info(replay, record)
 
@@ -438,7 +434,7 @@ async def replay_export(
     try:
         data = export(replay.match)
     except ReplayError as e:
-        raise _refuse(409, "not_exportable", str(e)) from None
+        raise refused(409, "not_exportable", str(e)) from None
     name = f"facedown-{table_id[:12]}-{match_no}.json"
     return JSONResponse(data, headers={"content-disposition": f'attachment; filename="{name}"'})
 
@@ -470,13 +466,13 @@ async def share_table_match(
     try:
         table = await state.find(code, address)
     except TableError as e:
-        raise _refuse(_FIND_STATUS.get(e.code, 404), e.code, e.message) from None
+        raise refused(_FIND_STATUS.get(e.code, 404), e.code, e.message) from None
     try:
         current = (await state.table_info(table))[1]
     except TableError as e:
-        raise _refuse(_FIND_STATUS.get(e.code, 503), e.code, e.message) from None
+        raise refused(_FIND_STATUS.get(e.code, 503), e.code, e.message) from None
     table_id, match_no = table.id, match or current
     if match_no < 1:
-        raise _refuse(409, "match_running", "no match has been played at this table yet")
+        raise refused(409, "match_running", "no match has been played at this table yet")
     await replays.open(request, table_id, match_no, authorization, None)
     return replays.link(table_id, match_no)

@@ -77,11 +77,6 @@ def board_id(edit_key: str) -> str:
     return hashlib.sha256(edit_key.encode("ascii")).hexdigest()
 
 
-def _refused(status: int, code: str, message: str, **more: int) -> HTTPException:
-    """A refusal of the scoreboard API (its codes are not in base/errors.py's list, as before)."""
-    return refused(status, code, message, **more)
-
-
 def _board(record: ScoreboardRecord) -> Board:
     return Board.make(record.names, record.preset, record.options, record.placement, record.rounds)
 
@@ -109,7 +104,7 @@ class EditedBoard(SharedBoard):
 def _store(state: ServerState) -> ScoreboardStore:
     used = state.lobby().store
     if not hasattr(used, "get_scoreboard"):  # a store that keeps tables only
-        raise _refused(503, "store_unavailable", "this server keeps no scoreboards")
+        raise refused(503, "store_unavailable", "this server keeps no scoreboards")
     return cast(ScoreboardStore, used)
 
 
@@ -138,14 +133,14 @@ async def _find(
 ) -> ScoreboardRecord:
     lookups = state.limits.lookups
     if lookups.exhausted(where):
-        raise _refused(429, "rate_limited", "too many unknown board keys from your address")
+        raise refused(429, "rate_limited", "too many unknown board keys from your address")
     try:
         record = await get(key)
     except StoreError:
-        raise _refused(503, "store_unavailable", "the scoreboards cannot be read now") from None
+        raise refused(503, "store_unavailable", "the scoreboards cannot be read now") from None
     if record is None:
         lookups.charge(where)
-        raise _refused(404, "unknown_board", "no scoreboard has this link")
+        raise refused(404, "unknown_board", "no scoreboard has this link")
     return record
 
 
@@ -157,7 +152,7 @@ async def _edit(
     change: Callable[[list[PaperRound]], None],
 ) -> EditedBoard:
     if not state.limits.board_edits.allow(where):
-        raise _refused(429, "rate_limited", "too many scoreboard edits from your address")
+        raise refused(429, "rate_limited", "too many scoreboard edits from your address")
     store = _store(state)
     record = await _find(state, store.get_scoreboard, board_id(edit_key), where)
     if base != record.revision:
@@ -167,7 +162,7 @@ async def _edit(
     try:
         board = _board(record).with_rounds(rounds)
     except TallyError as e:
-        raise _refused(422, "bad_round", str(e)) from None
+        raise refused(422, "bad_round", str(e)) from None
     changed = replace(
         record,
         rounds=tuple(board.rounds_json()),
@@ -180,7 +175,7 @@ async def _edit(
         now = await _find(state, store.get_scoreboard, record.id, where)
         raise _conflict(now.revision, base) from None
     except StoreError:
-        raise _refused(503, "store_unavailable", "the scoreboard cannot be saved now") from None
+        raise refused(503, "store_unavailable", "the scoreboard cannot be saved now") from None
     return _edited(state, changed, board, edit_key)
 
 
@@ -189,17 +184,17 @@ async def create_board(
     body: Annotated[CreateBoard, body_of(examples.CREATE_BOARD)], state: State, where: Address
 ) -> EditedBoard:
     if not state.limits.boards.allow(where):
-        raise _refused(429, "rate_limited", "too many scoreboards from your address: try later")
+        raise refused(429, "rate_limited", "too many scoreboards from your address: try later")
     if body.preset not in PRESETS:
-        raise _refused(422, "bad_board", f"preset must be one of {', '.join(PRESETS)}")
+        raise refused(422, "bad_board", f"preset must be one of {', '.join(PRESETS)}")
     if len({n.casefold() for n in body.names}) != len(body.names):
-        raise _refused(422, "bad_board", "each player needs a name of their own")
+        raise refused(422, "bad_board", "each player needs a name of their own")
     options = _options(body)
     placement = body.placement.model_dump() if body.placement else None
     try:
         board = Board.make(body.names, body.preset, dict(options), placement)
     except (RulesetError, TallyError) as e:
-        raise _refused(422, "bad_board", str(e)) from None
+        raise refused(422, "bad_board", str(e)) from None
     edit_key, now = secrets.token_urlsafe(18), time.time()
     record = ScoreboardRecord(
         id=board_id(edit_key),
@@ -214,7 +209,7 @@ async def create_board(
     try:
         await _store(state).create_scoreboard(record)
     except StoreError:
-        raise _refused(503, "store_unavailable", "the scoreboard cannot be saved now") from None
+        raise refused(503, "store_unavailable", "the scoreboard cannot be saved now") from None
     return _edited(state, record, board, edit_key)
 
 
@@ -249,7 +244,7 @@ async def add_round(
 ) -> EditedBoard:
     def change(rounds: list[PaperRound]) -> None:
         if len(rounds) >= MAX_ROUNDS:
-            raise _refused(422, "bad_round", f"a board keeps at most {MAX_ROUNDS} rounds")
+            raise refused(422, "bad_round", f"a board keeps at most {MAX_ROUNDS} rounds")
         rounds.append(body.paper())
 
     return await _edit(state, edit_key, body.base, where, change)
@@ -303,7 +298,7 @@ async def board_csv(view_key: BoardKey, state: State, where: Address) -> Respons
 
 def _check_number(number: int, rounds: list[PaperRound]) -> None:
     if number > len(rounds):
-        raise _refused(404, "no_round", f"the board has {len(rounds)} rounds, not {number}")
+        raise refused(404, "no_round", f"the board has {len(rounds)} rounds, not {number}")
 
 
 def _conflict(revision: int, base: int) -> HTTPException:
@@ -311,4 +306,4 @@ def _conflict(revision: int, base: int) -> HTTPException:
         f"the board changed on another device (it is at revision {revision}, this edit was "
         f"made on {base}): nothing was changed"
     )
-    return _refused(409, "revision_conflict", message, revision=revision)
+    return refused(409, "revision_conflict", message, revision=revision)

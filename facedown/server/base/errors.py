@@ -86,6 +86,29 @@ SERVER_CODES: dict[str, str] = {
     "now (Redis is down, or the table is moving): reconnect in a moment",
     # accounts
     "cross_site": "a request from another site tried to use the session cookie",
+    "bad_credentials": "a sign-in whose name or password is wrong (the same for both)",
+    "signed_out": "a request that needs a signed-in account without one",
+    "no_session": "a session to end that the account does not have",
+    "bad_password": "a password change whose current password is wrong",
+    "bad_email": "an e-mail address the server will not send to",
+    "name_taken": "a sign-up with a name another account has (or looks like)",
+    "mail_limit": "more e-mails to one account or address in an hour than allowed",
+    # replays
+    "not_a_player": "a replay of a match asked for by someone who did not play it",
+    "bad_key": "a replay's share link that is not valid",
+    "unreadable": "a table's log that cannot be read into a replay",
+    "unknown_match": "a replay of a match the table does not have",
+    "replay_too_large": "a match too long to replay",
+    "bad_seat": "a replay through a seat the match does not have",
+    "bad_step": "a step of a replay that the match does not have",
+    "not_exportable": "a match the server cannot export",
+    # scoreboards
+    "unknown_board": "no scoreboard has this link",
+    "bad_board": "a scoreboard's players or preset that cannot be kept",
+    "bad_round": "a round of a scoreboard that the rules cannot score",
+    "no_round": "an edit of a round the scoreboard does not have",
+    "revision_conflict": "an edit made on an older version of the scoreboard (the answer "
+    "gives the revision now)",
     # ranked play
     "account_required": "ranked play needs a signed-in account (a guest cannot queue)",
     "bad_queue": "no ranked queue has this preset and player count",

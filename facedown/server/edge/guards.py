@@ -56,10 +56,6 @@ async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=422)
 
 
-# The routing's own refusals (its detail a plain sentence), by status, as the API's own are.
-_ROUTING = {404: "not_found", 405: "method_not_allowed"}
-
-
 async def unreadable_body(request: Request, exc: Exception) -> Response:
     """FastAPI's and Starlette's own refusals with a code like every other refusal of the API:
     400 for a body it could not read as JSON (not UTF-8, a number too long to read, JSON nested
@@ -74,9 +70,14 @@ async def unreadable_body(request: Request, exc: Exception) -> Response:
             message = "the body could not be read as JSON (not UTF-8, too deep or too long)"
             detail = {"code": "malformed_json", "message": message}
             return JSONResponse({"detail": detail}, status_code=400)
-        if status in _ROUTING:
-            detail = {"code": _ROUTING[status], "message": escaped(exc.detail, MESSAGE_LENGTH)}
-            return JSONResponse({"detail": detail}, status_code=status, headers=exc.headers)
+        said = escaped(exc.detail, MESSAGE_LENGTH)
+        if status == 404:
+            detail = {"code": "not_found", "message": said}
+        elif status == 405:
+            detail = {"code": "method_not_allowed", "message": said}
+        else:
+            return await http_exception_handler(request, exc)
+        return JSONResponse({"detail": detail}, status_code=status, headers=exc.headers)
     return await http_exception_handler(request, exc)
 
 

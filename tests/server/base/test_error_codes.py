@@ -11,9 +11,9 @@ from facedown.server.base.errors import ERROR_CODES, ILLEGAL, SERVER_CODES
 
 SERVER = Path(__file__).resolve().parents[3] / "facedown" / "server"
 RAISERS = {"TableError", "ProtocolError", "RankedError", "error_message"}
-# The HTTP API's refusals made by api/deps.py's helper, which takes the status first: their
-# code is the second argument.
-STATUS_FIRST = {"refused"}
+# The HTTP API's refusals made by api/deps.py's helper and the accounts' error, which take the
+# status first: their code is the second argument.
+STATUS_FIRST = {"refused", "AccountError"}
 
 
 def _name(node: ast.expr) -> str:
