@@ -20,6 +20,10 @@ from .bots.memory import Place
 from .bots.profiles import HARD
 from .engine import PRESETS, Action, Game, Phase
 
+# Cells seen fewer times are not fitted: a mean rank of one or two cards says nothing (boyo's
+# rarest cells came out at k = 39 and 999 without this bound).
+LEAST = 30
+
 
 class _Recorder(HeuristicBot):
     """`hard` at seat 0, following the events, noting the ranks of the opponents' known cards."""
@@ -58,9 +62,12 @@ class _Recorder(HeuristicBot):
             self.ranks[cell(place in aware.chosen, aware.kept_turns(place))].append(rank)
 
 
-def fit_table(preset: str, players: int, rounds: int, seed: int) -> dict[str, float]:
-    """*k* by cell for one table from ``rounds`` rounds of `hard` self-play (a cell never seen
-    is left out: :meth:`KeptCards.lowest_of` falls back on the one kept a turn less)."""
+def fit_table(
+    preset: str, players: int, rounds: int, seed: int, least: int = LEAST
+) -> dict[str, float]:
+    """*k* by cell for one table from ``rounds`` rounds of `hard` self-play (a cell seen fewer
+    than ``least`` times is left out: :meth:`KeptCards.lowest_of` falls back on the one kept a
+    turn less)."""
     ranks: dict[str, list[float]] = defaultdict(list)
     rules = PRESETS[preset]
     for r in range(rounds):
@@ -71,10 +78,11 @@ def fit_table(preset: str, players: int, rounds: int, seed: int) -> dict[str, fl
     return {
         cell: max(1.0, round(1.0 / max(sum(rs) / len(rs), 1e-3) - 1.0, 3))
         for cell, rs in sorted(ranks.items())
+        if len(rs) >= least
     }
 
 
-def fit(tables: list[tuple[str, int]], rounds: int, seed: int) -> KeptCards:
+def fit(tables: list[tuple[str, int]], rounds: int, seed: int, least: int = LEAST) -> KeptCards:
     """The model of every table (preset, seats) from ``rounds`` rounds each."""
-    fitted = {table_key(p, n): fit_table(p, n, rounds, seed) for p, n in tables}
+    fitted = {table_key(p, n): fit_table(p, n, rounds, seed, least) for p, n in tables}
     return KeptCards(fitted, seed, rounds)

@@ -43,7 +43,7 @@ class Sampler:
         keep_low: float = 0.0,
         kept_known: bool = True,
         track_events: bool = False,
-        lowest_of: Callable[[Awareness, Place], float] | None = None,
+        lowest_of: Callable[[Awareness, Place], float | None] | None = None,
     ) -> None:
         view = info.view
         self.view = view
@@ -108,9 +108,11 @@ class Sampler:
         for p in hidden_places:
             card = rest.pop()
             if p[0] != seat and rest and (p in aware or not self.kept_known):
-                if lowest_of is not None and tracked is not None:
-                    keep_low = max(0.0, lowest_of(tracked, p) - 1.0)
-                more = int(keep_low) + (rng.random() < keep_low % 1.0)
+                low = keep_low
+                k = lowest_of(tracked, p) if lowest_of is not None and tracked is not None else None
+                if k is not None:  # the model's word for this place (None: it has none)
+                    low = max(0.0, k - 1.0)
+                more = int(low) + (rng.random() < low % 1.0)
                 for _ in range(more):
                     other = rng.randrange(len(rest))
                     if values[rest[other]] < values[card]:

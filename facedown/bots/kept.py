@@ -30,7 +30,7 @@ from .memory import Place
 
 FORMAT = 1
 KEPT_TURNS = 6  # kept turns from this many on are pooled
-LowestOf = Callable[[Awareness, Place], float]
+LowestOf = Callable[[Awareness, Place], float | None]
 
 
 def table_key(preset: str, players: int) -> str:
@@ -51,19 +51,20 @@ class KeptCards:
     rounds: int = 0
 
     def lowest_of(self, preset: str, players: int) -> LowestOf | None:
-        """The sampler's *k* for a place at this table (None: the table was not fitted)."""
+        """The sampler's *k* for a place at this table, None where the model has no word
+        (None for the whole table when it was not fitted)."""
         table = self.tables.get(table_key(preset, players))
         if table is None:
             return None
 
-        def k(aware: Awareness, place: Place) -> float:
+        def k(aware: Awareness, place: Place) -> float | None:
             kept = aware.kept_turns(place) if place in aware.since else 0
             chosen = place in aware.chosen
             found = table.get(cell(chosen, kept))
             while found is None and kept > 0:  # a cell too rare to fit: the one before it
                 kept -= 1
                 found = table.get(cell(chosen, kept))
-            return 1.0 if found is None else found
+            return found  # None: no cell of its kind was fitted (the sampler's own way)
 
         return k
 

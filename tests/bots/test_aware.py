@@ -278,7 +278,7 @@ def test_the_kept_model_deals_a_chosen_card_lower_than_one_just_looked_at() -> N
 def test_the_kept_model_is_fitted_from_self_play_and_survives_a_round_trip(
     tmp_path: Path,
 ) -> None:
-    model = fit([("kivo", 2)], rounds=30, seed=2)
+    model = fit([("kivo", 2)], rounds=30, seed=2, least=5)
     cells = model.tables["kivo/2"]
     assert cells
     assert all(k >= 1.0 for k in cells.values())
@@ -287,6 +287,8 @@ def test_the_kept_model_is_fitted_from_self_play_and_survives_a_round_trip(
     path = tmp_path / "kept.json"
     model.save(path)
     assert KeptCards.load(path) == model
-    assert fit([("kivo", 2)], rounds=30, seed=2) == model  # from the seed
+    assert fit([("kivo", 2)], rounds=30, seed=2, least=5) == model  # from the seed
+    rare = fit([("kivo", 2)], rounds=30, seed=2, least=10**6).tables["kivo/2"]
+    assert rare == {}  # nothing seen often enough: the sampler's own way for every card
     with pytest.raises(ValueError, match="format"):
         KeptCards.from_json({"format": 0, "tables": {}})
