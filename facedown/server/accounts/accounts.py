@@ -273,16 +273,15 @@ class Accounts:
             return guest if user is not None and user.player_id != guest.player_id else None
         if owner is None or table_id is None or guest.table != table_id:
             return None
-        return guest if guest.session in await self._live(owner) else None
+        return guest if guest.session in await self.live_sessions(owner) else None
 
-    async def live_sessions(self, player_id: str) -> set[str]:
-        """The ids of the sessions not ended of the account that sits with ``player_id`` (none
-        when no account does): what the seat tokens of its open connections stand on
-        (server/edge/seatsessions.py)."""
-        owner = await self.store.owner_of_player(player_id)
-        return set() if owner is None else await self._live(owner)
+    async def owner_of(self, player_id: str) -> str | None:
+        """The id of the account whose player id this is (None: a guest's)."""
+        return await self.store.owner_of_player(player_id)
 
-    async def _live(self, owner: str) -> set[str]:
+    async def live_sessions(self, owner: str) -> set[str]:
+        """The ids of the account's sessions that have not ended: what the seat tokens of its
+        open connections stand on (server/edge/seatsessions.py)."""
         now = self.now()
         return {s.id for s in await self.store.user_sessions(owner) if s.expires_at > now}
 

@@ -38,7 +38,7 @@ class SessionSockets:
         self._owner: dict[Connection, str] = {}
 
     def watch(self, conn: Connection, owner: str, session: str) -> None:
-        """``conn`` holds a seat for account ``owner`` by a token of its session ``session``."""
+        """``conn`` holds a seat for the account ``owner`` by a token of its ``session``."""
         self.forget(conn)
         self._by_owner.setdefault(owner, {})[conn] = session
         self._owner[conn] = owner
@@ -58,29 +58,41 @@ class SessionSockets:
         return len(self._owner)
 
     async def check(self, owner: str) -> int:
-        """Close the connections of ``owner`` whose session has ended; how many were closed."""
-        if owner not in self._by_owner:
+        """Close the connections of ``owner`` whose session has ended; how many were closed.
+        Only the ones watched before the sessions were read: one watched meanwhile may stand
+        on a session begun meanwhile."""
+        watched = dict(self._by_owner.get(owner, {}))
+        if not watched:
             return 0
         live = await self._live(owner)
-        ended = [c for c, s in self._by_owner.get(owner, {}).items() if s not in live]
-        for conn in ended:
+        closed = 0
+        for conn, session in watched.items():
+            if session in live or self._by_owner.get(owner, {}).get(conn) != session:
+                continue  # live, or forgotten (or watched anew) while the store was read
             self.forget(conn)
             conn.send(P.error_message("bad_token", "the session this seat was opened with ended"))
             conn.close(SESSION_ENDED, "session ended")
-        return len(ended)
+            closed += 1
+        return closed
+
+    async def settle(self, owner: str) -> int:
+        """:meth:`check`, where a failure is logged, not raised: the account's request (its
+        sign-out, its new password) is done already, and the next sweep tries again."""
+        try:
+            return await self.check(owner)
+        except Exception:  # the store may be down a while: the sweep comes back to it
+            log.warning("checking the sessions of %s's open seats failed", owner, exc_info=True)
+            return 0
 
     async def sweep(self) -> int:
         """Check every watched account once; how many connections were closed."""
         closed = 0
         for owner in list(self._by_owner):
-            closed += await self.check(owner)
+            closed += await self.settle(owner)  # one account's failure stops no other's
         return closed
 
     async def run(self, every: float) -> None:
-        """Sweep every ``every`` seconds until cancelled (a store that fails is tried again)."""
+        """Sweep every ``every`` seconds until cancelled."""
         while True:
             await asyncio.sleep(every)
-            try:
-                await self.sweep()
-            except Exception:  # the store may be down a while: try again next time
-                log.warning("checking the sessions of open seats failed", exc_info=True)
+            await self.sweep()

@@ -82,8 +82,8 @@ class ServerState:
         self.proxies = proxy_networks(self.settings.trusted_proxies)
         self.seat_sessions = SessionSockets(self._live_sessions)
 
-    async def _live_sessions(self, player_id: str) -> set[str]:
-        return await self.accounts_().live_sessions(player_id)
+    async def _live_sessions(self, owner: str) -> set[str]:
+        return await self.accounts_().live_sessions(owner)
 
     def address(self, peer: str | None, headers: Mapping[str, str]) -> str:
         """The client address a request or connection is counted against."""

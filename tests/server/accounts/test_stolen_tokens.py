@@ -271,3 +271,20 @@ def test_a_guest_connection_and_another_session_stay_open(server: RunningServer)
         code, _ = new_table(laptop)
         mine = phone.get(f"/api/tables/{code}/seat").json()["token"]
         assert asyncio.run(scenario(code, mine, laptop)) == {"type": "pong"}
+
+
+def test_a_seat_of_a_guest_id_the_account_took_in_closes_at_sign_out_too(tmp_path: Path) -> None:
+    """The account sits at a table it made as a guest (its guest id taken in at sign-up): the
+    seat token of its session names that guest id, not the account's own, and its connection
+    closes when the session ends all the same, at once (the sweep is a minute away here)."""
+    with run_server(settings(tmp_path, session_check=60.0)) as server:
+        with server.http() as guest:
+            r = guest.post("/api/tables", json={"preset": "kivo", "seats": 2, "name": "G"})
+            code, guest_token = r.json()["code"], r.json()["token"]
+        with browser(server) as owner:
+            sign_up(owner, guest_tokens=[guest_token])
+            r = owner.get(f"/api/tables/{code}/seat")
+            assert r.status_code == 200, r.text
+            token = r.json()["token"]
+            got = asyncio.run(_thief_is_thrown_out(server, code, token, lambda: _sign_out(owner)))
+    assert got[-1] == 4003, got
