@@ -85,6 +85,9 @@ def test_backup_refuses_postgres_and_a_missing_database(
     url = "postgresql://nobody@127.0.0.1:1/none"
     assert main(["backup", str(tmp_path / "x.db"), "--database-url", url]) == 1
     assert "pg_dump" in capsys.readouterr().err
-    assert main(["backup", str(tmp_path / "x.db"), "--data", str(tmp_path / "empty")]) == 1
+    # A data folder without a database is a mistake in what was asked (exit 2), and the
+    # folder is not made on the way.
+    assert main(["backup", str(tmp_path / "x.db"), "--data", str(tmp_path / "empty")]) == 2
     assert "no database" in capsys.readouterr().err
     assert not (tmp_path / "x.db").exists()
+    assert not (tmp_path / "empty").exists()
