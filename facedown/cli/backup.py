@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import CommandError, command_parser, existing_folder
+from .common import command_parser, data_database, existing_folder
 
 if TYPE_CHECKING:
     from .common import Subparsers
@@ -26,19 +26,12 @@ def add_parser(sub: Subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..server.edge.settings import ServerSettings
     from ..store import StoreError
     from ..store.backup import backup_sqlite
 
     existing_folder(Path(args.dest), "the copy")
-    url = args.database_url
-    if not url:  # the data folder's database, which must be there (no folder is made)
-        path = Path(args.data) / "facedown.db"
-        if not path.is_file():
-            raise CommandError(f"there is no database {path} (give --data or --database-url)")
-        url = ServerSettings(data_dir=Path(args.data)).resolved_database_url()
     try:
-        source = backup_sqlite(url, Path(args.dest))
+        source = backup_sqlite(data_database(args.data, args.database_url), Path(args.dest))
     except StoreError as e:
         print(f"facedown backup: {e}", file=sys.stderr)
         return 1

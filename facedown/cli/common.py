@@ -212,6 +212,17 @@ def seats(text: str) -> int:
     return count(MIN_PLAYERS, MAX_PLAYERS)(text)
 
 
+def data_database(data: str, database_url: str | None) -> str:
+    """The database a command reads: ``database_url``, else the data folder's SQLite file,
+    which must be there (no folder is made on the way)."""
+    if database_url:
+        return database_url
+    path = Path(data) / "facedown.db"
+    if not path.is_file():
+        raise CommandError(f"there is no database {path} (give --data or --database-url)")
+    return f"sqlite:///{path.resolve()}"
+
+
 def existing_folder(path: Path, what: str) -> None:
     """Refuse a path whose folder does not exist (nothing is made on the way)."""
     folder = path.parent if str(path.parent) else Path(".")

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import CommandError, command_parser, count
+from .common import CommandError, command_parser, count, data_database
 
 if TYPE_CHECKING:
     from ..records.matches import MatchLog
@@ -43,12 +43,7 @@ def _stored_match(args: argparse.Namespace, match_id: str) -> MatchLog:
     from ..store.sql import open_store
 
     table_id, match_no = parse_match_id(match_id)
-    url = args.database_url
-    if not url:
-        path = Path(args.data) / "facedown.db"
-        if not path.is_file():
-            raise CommandError(f"there is no database {path} (give --data or --database-url)")
-        url = f"sqlite:///{path.resolve()}"
+    url = data_database(args.data, args.database_url)
 
     async def read() -> MatchLog | None:
         store = await open_store(url)

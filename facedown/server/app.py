@@ -197,6 +197,7 @@ async def _start(
         state.tokens,
         state.limits,
         settings.account_lifetime,
+        sessions_ended=state.seat_sessions.settle,
     )
     state.history = History(used)
     # Before the tables come back: a ranked match that ends is rated from the first.
@@ -292,10 +293,11 @@ def _serve_client(app: FastAPI, dist: Path) -> None:
             # No file has such a name (and the file system refuses a NUL outright).
             raise HTTPException(404, {"code": "not_found", "message": "no such file"})
         if path:
-            if _is_file_below(root, root / path):
+            target = _file_below(root, root / path)
+            if target is not None:
                 immutable = path.startswith("assets/")  # file names carry a content hash
                 cache = "public, max-age=31536000, immutable" if immutable else "no-cache"
-                return FileResponse((root / path).resolve(), headers={"cache-control": cache})
+                return FileResponse(target, headers={"cache-control": cache})
             if path.startswith("assets/") or "." in path.rsplit("/", 1)[-1]:
                 message = f"no file /{escaped(path, 80)}"
                 raise HTTPException(404, {"code": "not_found", "message": message})
@@ -305,11 +307,11 @@ def _serve_client(app: FastAPI, dist: Path) -> None:
         return HTMLResponse(_NOT_BUILT)
 
 
-def _is_file_below(root: Path, path: Path) -> bool:
-    """Whether ``path`` is a file inside ``root`` (a name the file system refuses, one too
-    long for instance, is none)."""
+def _file_below(root: Path, path: Path) -> Path | None:
+    """``path`` resolved, when it is a file inside ``root`` (a name the file system refuses,
+    one too long for instance, is none)."""
     try:
         target = path.resolve()
-        return target.is_file() and root in target.parents
+        return target if target.is_file() and root in target.parents else None
     except (OSError, ValueError):
-        return False
+        return None

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ...names import name_skeleton
@@ -90,13 +90,18 @@ class Accounts:
         limits: Limits,
         lifetime: float,
         now: Callable[[], float] = time.time,
+        sessions_ended: Callable[[str], Awaitable[object]] | None = None,
     ) -> None:
+        """``sessions_ended(user_id)`` is awaited after sessions of that account ended here
+        (sign-out, the end of one, everywhere, a password change): the server closes the
+        connections those sessions' seat tokens opened (server/edge/seatsessions.py)."""
         self.store = store
         self.passwords = passwords
         self.tokens = tokens
         self.limits = limits
         self.lifetime = lifetime
         self.now = now
+        self.sessions_ended = sessions_ended
 
     # ------------------------------------------------------------------ signing in
     async def sign_up(
@@ -142,7 +147,7 @@ class Accounts:
         # Both buckets are charged on every attempt, known name or not, right or wrong.  Neither
         # is the name's alone: an attacker hammering a name from one address exhausts that
         # address's buckets, and the owner signs in from their own at once.
-        by_address = self.limits.signins.allow(network_of(address))
+        by_address = self.limits.signins.allow(address)  # counted by its /64 (network_of)
         by_name = self.limits.account_signins.allow(signin_key(key, address))
         if not (by_address and by_name):
             raise AccountError(429, "rate_limited", "too many sign-in attempts: try again later")
@@ -220,12 +225,20 @@ class Accounts:
     async def end_session(self, who: SignedIn, session_id: str) -> None:
         if not await self.store.delete_session(who.user.id, session_id):
             raise AccountError(404, "no_session", "you have no session with this id")
+        await self._ended(who.user.id)
 
     async def sign_out(self, who: SignedIn) -> None:
         await self.store.delete_session(who.user.id, who.session.id)
+        await self._ended(who.user.id)
 
     async def sign_out_everywhere(self, who: SignedIn) -> int:
-        return await self.store.delete_sessions(who.user.id)
+        ended = await self.store.delete_sessions(who.user.id)
+        await self._ended(who.user.id)
+        return ended
+
+    async def _ended(self, user_id: str) -> None:
+        if self.sessions_ended is not None:
+            await self.sessions_ended(user_id)
 
     async def change_password(
         self, who: SignedIn, current: str, new: str, address: str
@@ -240,6 +253,7 @@ class Accounts:
             raise AccountError(403, "bad_password", "the current password is not right")
         new_hash = await self._hash(new)
         await self.store.set_password(user.id, new_hash, self.now())
+        await self._ended(user.id)
         return await self._new_session(replace(user, password_hash=new_hash), who.session.agent)
 
     # ------------------------------------------------------------------ seat tokens
@@ -249,6 +263,13 @@ class Accounts:
         return token
 
     async def seat_holder(self, token: str | None, table_id: str | None) -> Guest | None:
+        """Who a seat token names at the table ``table_id`` (:meth:`seat_holder_of`)."""
+        guest, _ = await self.seat_holder_of(token, table_id)
+        return guest
+
+    async def seat_holder_of(
+        self, token: str | None, table_id: str | None
+    ) -> tuple[Guest | None, str | None]:
         """Who a seat token names, when it may be used at the table ``table_id`` (None: for a
         new seat, as the bearer of a guest's identity); None when it may not.
 
@@ -256,28 +277,29 @@ class Accounts:
         once its player id is an account's, only at the tables that id already sits at (never
         for a new seat), and not at all when it is the id the account sits with.  An account
         holder's token is valid only at the table it names and while the session that obtained
-        it lives: a password change, "sign out everywhere" and ending that session revoke it."""
+        it lives: a password change, "sign out everywhere" and ending that session revoke it.
+        With it, the id of the account whose session a valid bound token stands on (None for
+        any other token)."""
         guest = self.tokens.check(token)
         if guest is None:
-            return None
+            return None, None
         owner = await self.store.owner_of_player(guest.player_id)
         if not guest.bound:
             if owner is None:
-                return guest
+                return guest, None
             if table_id is None:  # a new seat with an account's id is the account's to take
-                return None
+                return None, None
             user = await self.store.get_user(owner)
             # A guest's id taken into an account still opens the guest's old tables; the id
             # the account sits with at new ones (its own) only through tokens bound to a session
             # (an account made before this rule may sit with an id a guest token named).
-            return guest if user is not None and user.player_id != guest.player_id else None
+            taken_in = user is not None and user.player_id != guest.player_id
+            return (guest if taken_in else None), None
         if owner is None or table_id is None or guest.table != table_id:
-            return None
-        return guest if guest.session in await self.live_sessions(owner) else None
-
-    async def owner_of(self, player_id: str) -> str | None:
-        """The id of the account whose player id this is (None: a guest's)."""
-        return await self.store.owner_of_player(player_id)
+            return None, None
+        if guest.session not in await self.live_sessions(owner):
+            return None, None
+        return guest, owner
 
     async def live_sessions(self, owner: str) -> set[str]:
         """The ids of the account's sessions that have not ended: what the seat tokens of its

@@ -288,7 +288,6 @@ async def sign_out(request: Request, response: Response, state: State) -> Ended:
     if who is None:
         return Ended(ended=0)
     await _account(state).sign_out(who)
-    await state.seat_sessions.settle(who.user.id)
     return Ended(ended=1)
 
 
@@ -297,7 +296,6 @@ async def sign_out_everywhere(request: Request, response: Response, state: State
     """End every session of the account, this one included."""
     who = await _who(state, request)
     ended = await _account(state).sign_out_everywhere(who)
-    await state.seat_sessions.settle(who.user.id)
     _clear_cookie(state, request, response)
     return Ended(ended=ended)
 
@@ -332,7 +330,6 @@ async def end_session(
         await _account(state).end_session(who, session_id)
     except AccountError as e:
         raise _http(e) from None
-    await state.seat_sessions.settle(who.user.id)
     if session_id == who.session.id:
         _clear_cookie(state, request, response)
     return Ended(ended=1)
@@ -357,7 +354,6 @@ async def change_password(
         )
     except AccountError as e:
         raise _http(e) from None
-    await state.seat_sessions.settle(who.user.id)
     _set_cookie(state, request, response, token)
     return Ended(ended=max(before - 1, 0))
 

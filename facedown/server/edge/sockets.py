@@ -262,19 +262,17 @@ async def _holder(state: ServerState, conn: Peer, msg: P.Hello, table_id: str) -
     socket = conn if isinstance(conn, Connection) else None  # None: relayed here
     if socket is not None:
         sessions.forget(socket)  # a hello before it that failed watched nothing that stays
-    guest = await accounts.seat_holder(msg.token, table_id)
+    guest, owner = await accounts.seat_holder_of(msg.token, table_id)
     if msg.token and guest is None:
         raise TableError("bad_token", "the session token is not valid")
-    if guest is None or guest.session is None or msg.spectate or socket is None:
+    if guest is None or guest.session is None or owner is None or msg.spectate or socket is None:
         return guest
-    owner = await accounts.owner_of(guest.player_id)
-    if owner is not None:
-        sessions.watch(socket, owner, guest.session)
-        # A session ended after the check above and before this watch was not seen closing
-        # this connection: look again, now that the end of the session would see it.
-        if guest.session in await accounts.live_sessions(owner):
-            return guest
-        sessions.forget(socket)
+    sessions.watch(socket, owner, guest.session)
+    # A session ended after the check above and before this watch was not seen closing this
+    # connection: look again, now that the end of the session would see it.
+    if guest.session in await accounts.live_sessions(owner):
+        return guest
+    sessions.forget(socket)
     raise TableError("bad_token", "the session token is not valid")
 
 

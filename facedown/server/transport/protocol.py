@@ -22,9 +22,8 @@ from ..base.text import ActionId, Code, Token, escaped, shown
 
 VERSION = 1
 MAX_FRAME = 8 * 1024  # bytes: larger frames are refused before they are parsed
-MAX_SEQ = (
-    2**53 - 1
-)  # the largest seq a client may name: the largest integer a browser holds exactly
+# The largest seq a client may name: the largest integer a browser holds exactly.
+MAX_SEQ = 2**53 - 1
 
 
 class ProtocolError(Exception):
