@@ -119,6 +119,9 @@ class GameWebSocketProtocol(WebSocketsSansIOProtocol):
             super().data_received(data)  # the request: websockets reads it, and is then at
             # the start of a frame (unless more than the request came, which uvicorn never
             # passes on; then websockets goes on reading everything)
+            if self.conn.handshake_exc is not None and not self.handshake_initiated:
+                self._refuse_request()
+                return
             self._reading = data.find(b"\r\n\r\n") == len(data) - 4
             return
         if not self._reading:
@@ -137,6 +140,17 @@ class GameWebSocketProtocol(WebSocketsSansIOProtocol):
             del unread[:read]
         else:
             self._unread = bytearray(memoryview(buffer)[read:])
+
+    def _refuse_request(self) -> None:
+        """The request was one websockets refuses to read (a line over its 8 KiB, too many
+        headers, not HTTP): send its answer (431, 414; nothing for a request that is not HTTP)
+        and close.  uvicorn's protocol writes only the answers to requests it was handed, so
+        the client would otherwise wait for its own timeout on an open connection."""
+        answer = b"".join(self.conn.data_to_send())  # an empty piece is websockets' end of file
+        if answer:
+            self.transport.write(answer)
+        self.close_sent = True
+        self.transport.close()
 
     def _read_frames(self, data: bytes | bytearray) -> int:
         """Read the whole frames at the start of ``data``; how many bytes they took."""

@@ -370,3 +370,26 @@ def test_headers_over_the_limit_are_refused_when_they_arrive_whole(tmp_path: Pat
             assert r.status_code == 431
             assert r.json()["detail"]["code"] == "too_large"
             assert http.get("/api/health").status_code == 200  # the server serves on
+
+
+@pytest.mark.anyio
+async def test_a_websocket_upgrade_with_a_header_line_too_long_is_answered_at_once(
+    tmp_path: Path,
+) -> None:
+    """A header line over the WebSocket layer's 8 KiB (the whole head within max_header_bytes)
+    gets its 431 and the connection closed, not an open socket until the client gives up; the
+    refused connections give their places back."""
+    cap = 3
+    with run_server(per_address(tmp_path, cap), MemoryStore()) as server:
+        host, port = server.url.removeprefix("http://").split(":")
+        for size in [9_000, 12_000] * cap:
+            reader, writer = await asyncio.open_connection(
+                host, int(port), local_addr=(ATTACKER, 0)
+            )
+            writer.write(UPGRADE[:-2] + b"X-Big: " + b"a" * size + b"\r\n\r\n")
+            async with asyncio.timeout(5):
+                answer = await reader.read()  # all of it: the server closes the connection
+            assert answer.startswith(b"HTTP/1.1 431 "), answer[:80]
+            writer.close()
+        # Every refused connection was let go: the address has its places for a real one.
+        assert await honest_from(server, ATTACKER) == 200
