@@ -6,7 +6,7 @@ the errors it raises are in :mod:`.records`.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, Protocol
 
 from .records import (
@@ -198,6 +198,10 @@ class Store(Protocol):
 
     async def user_sessions(self, user_id: str) -> list[SessionRecord]:
         """The account's sessions, newest first (then by id)."""
+
+    async def live_sessions(self, session_ids: Collection[str], now: float) -> dict[str, str]:
+        """Of these sessions, the ones that exist and expire after ``now``: each one's id with
+        its account's id (one read for many accounts: what the check of open seats asks)."""
 
     async def delete_session(self, user_id: str, session_id: str) -> bool:
         """End one session of this account; False when the account has no such session (a

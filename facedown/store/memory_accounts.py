@@ -4,7 +4,7 @@ every method atomic."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from .records import PlayerTaken, SessionRecord, StoreError, UserExists, UserRecord
@@ -131,6 +131,11 @@ class AccountsMemory:
         mine = [s for s in self._sessions.values() if s.user_id == user_id]
         mine.sort(key=lambda s: (-s.created_at, s.id))
         return mine
+
+    async def live_sessions(self, session_ids: Collection[str], now: float) -> dict[str, str]:
+        self._check_open()
+        found = (self._sessions.get(i) for i in session_ids)
+        return {s.id: s.user_id for s in found if s is not None and s.expires_at > now}
 
     async def delete_session(self, user_id: str, session_id: str) -> bool:
         self._check_open()

@@ -150,6 +150,22 @@ async def test_ending_sessions_never_touches_another_account(store: Store) -> No
     assert [s.id for s in await store.user_sessions("u2")] == ["b1"]
 
 
+async def test_live_sessions_are_read_for_many_accounts_at_once(store: Store) -> None:
+    await store.create_user(user())
+    await store.create_user(user("u2", "Bob", "p-bob"))
+    await store.create_session(session("a1"))  # expires at 1_700_001_100
+    await store.create_session(session("a2", created_at=1_700_000_900.0))
+    await store.create_session(session("b1", "u2"))
+    ids = ["a1", "a2", "b1", "gone", "a1"]
+    assert await store.live_sessions(ids, 1_700_000_500.0) == {"a1": "u1", "a2": "u1", "b1": "u2"}
+    assert await store.live_sessions(ids, 1_700_001_100.0) == {"a2": "u1"}  # the others ran out
+    await store.delete_session("u1", "a2")
+    assert await store.live_sessions(ids, 1_700_000_500.0) == {"a1": "u1", "b1": "u2"}
+    assert await store.live_sessions([], 0.0) == {}
+    many = [f"x{i}" for i in range(1_200)] + ["b1"]  # past one query's list of ids
+    assert await store.live_sessions(many, 0.0) == {"b1": "u2"}
+
+
 async def test_touching_a_session_moves_its_last_seen(store: Store) -> None:
     await store.create_user(user())
     await store.create_session(session("s1"))

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from ...names import name_skeleton
@@ -297,15 +297,18 @@ class Accounts:
             return (guest if taken_in else None), None
         if owner is None or table_id is None or guest.table != table_id:
             return None, None
-        if guest.session not in await self.live_sessions(owner):
+        if guest.session is None or not await self.session_lives(owner, guest.session):
             return None, None
         return guest, owner
 
-    async def live_sessions(self, owner: str) -> set[str]:
-        """The ids of the account's sessions that have not ended: what the seat tokens of its
-        open connections stand on (server/edge/seatsessions.py)."""
-        now = self.now()
-        return {s.id for s in await self.store.user_sessions(owner) if s.expires_at > now}
+    async def session_lives(self, owner: str, session: str) -> bool:
+        """Whether the session, of the account ``owner``, has not ended."""
+        return (await self.live_among((session,))).get(session) == owner
+
+    async def live_among(self, sessions: Collection[str]) -> dict[str, str]:
+        """Of these sessions, the ones that have not ended, each with its account: what the
+        seat tokens of open connections stand on (server/edge/seatsessions.py), in one read."""
+        return await self.store.live_sessions(sessions, self.now())
 
     # ------------------------------------------------------------------ e-mail
     async def set_email(self, who: SignedIn, email: str | None) -> str | None:

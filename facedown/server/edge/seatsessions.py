@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import TYPE_CHECKING
 
 from ..transport import protocol as P
@@ -31,8 +31,8 @@ log = logging.getLogger("facedown.server")
 class SessionSockets:
     """This process's connections that an account session opened, by account."""
 
-    def __init__(self, live: Callable[[str], Awaitable[set[str]]]) -> None:
-        """``live``: the ids of an account's sessions that have not ended."""
+    def __init__(self, live: Callable[[Collection[str]], Awaitable[Mapping[str, str]]]) -> None:
+        """``live``: of some sessions, the ones that have not ended, each with its account."""
         self._live = live
         self._by_owner: dict[str, dict[Connection, str]] = {}
         self._owner: dict[Connection, str] = {}
@@ -58,16 +58,24 @@ class SessionSockets:
         return len(self._owner)
 
     async def check(self, owner: str) -> int:
-        """Close the connections of ``owner`` whose session has ended; how many were closed.
-        Only the ones watched before the sessions were read: one watched meanwhile may stand
-        on a session begun meanwhile."""
-        watched = dict(self._by_owner.get(owner, {}))
+        """Close the connections of ``owner`` whose session has ended; how many were closed."""
+        return await self._close_ended([owner])
+
+    async def _close_ended(self, owners: list[str]) -> int:
+        """Close the connections of these accounts whose session has ended, the sessions read
+        in one go; how many were closed.  Only the connections watched before the read: one
+        watched meanwhile may stand on a session begun meanwhile."""
+        watched = [
+            (owner, conn, session)
+            for owner in owners
+            for conn, session in self._by_owner.get(owner, {}).items()
+        ]
         if not watched:
             return 0
-        live = await self._live(owner)
+        live = await self._live({session for _, _, session in watched})
         closed = 0
-        for conn, session in watched.items():
-            if session in live or self._by_owner.get(owner, {}).get(conn) != session:
+        for owner, conn, session in watched:
+            if live.get(session) == owner or self._by_owner.get(owner, {}).get(conn) != session:
                 continue  # live, or forgotten (or watched anew) while the store was read
             self.forget(conn)
             conn.send(P.error_message("bad_token", "the session this seat was opened with ended"))
@@ -85,10 +93,22 @@ class SessionSockets:
             return 0
 
     async def sweep(self) -> int:
-        """Check every watched account once; how many connections were closed."""
-        closed = 0
-        for owner in list(self._by_owner):
-            closed += await self.settle(owner)  # one account's failure stops no other's
+        """Check every watched connection once, in one read of the store; how many were closed.
+        When that read fails, each account is checked on its own (logged once), so that one
+        account the store cannot read stops no other's."""
+        owners = list(self._by_owner)
+        try:
+            return await self._close_ended(owners)
+        except Exception:
+            log.warning("checking the sessions of the open seats failed", exc_info=True)
+        closed = failed = 0
+        for owner in owners:
+            try:
+                closed += await self.check(owner)
+            except Exception:  # the store may be down a while: the next sweep tries again
+                failed += 1
+        if failed:
+            log.warning("the sessions of %d of %d accounts could not be read", failed, len(owners))
         return closed
 
     async def run(self, every: float) -> None:

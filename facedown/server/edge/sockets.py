@@ -270,7 +270,7 @@ async def _holder(state: ServerState, conn: Peer, msg: P.Hello, table_id: str) -
     sessions.watch(socket, owner, guest.session)
     # A session ended after the check above and before this watch was not seen closing this
     # connection: look again, now that the end of the session would see it.
-    if guest.session in await accounts.live_sessions(owner):
+    if await accounts.session_lives(owner, guest.session):
         return guest
     sessions.forget(socket)
     raise TableError("bad_token", "the session token is not valid")

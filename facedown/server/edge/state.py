@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
@@ -80,10 +80,10 @@ class ServerState:
     def __post_init__(self) -> None:
         self.limits = Limits(self.settings.clients)
         self.proxies = proxy_networks(self.settings.trusted_proxies)
-        self.seat_sessions = SessionSockets(self._live_sessions)
+        self.seat_sessions = SessionSockets(self._live_among)
 
-    async def _live_sessions(self, owner: str) -> set[str]:
-        return await self.accounts_().live_sessions(owner)
+    async def _live_among(self, sessions: Collection[str]) -> dict[str, str]:
+        return await self.accounts_().live_among(sessions)
 
     def address(self, peer: str | None, headers: Mapping[str, str]) -> str:
         """The client address a request or connection is counted against."""

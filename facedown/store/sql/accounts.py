@@ -8,7 +8,7 @@ taken id never fails, and never aborts, the transaction it is in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import partial
 from typing import Any
 
@@ -21,6 +21,9 @@ from ..database import integrity_kind
 from ..models import SessionRow, UserPlayerRow, UserRow
 from ..records import PlayerTaken, SessionRecord, StoreError, UserExists, UserRecord
 from .core import SqlBase
+
+# Ids in one IN list: well under SQLite's bound of parameters a statement (32,766 since 3.32).
+IDS_A_QUERY = 500
 
 
 class AccountsSql(SqlBase):
@@ -109,6 +112,16 @@ class AccountsSql(SqlBase):
         )
         async with self._session() as session:
             return [_session_record(row) for row in await session.scalars(query)]
+
+    async def live_sessions(self, session_ids: Collection[str], now: float) -> dict[str, str]:
+        ids, live = sorted(set(session_ids)), dict[str, str]()
+        async with self._session() as session:
+            for at in range(0, len(ids), IDS_A_QUERY):
+                query = select(SessionRow.id, SessionRow.user_id).where(
+                    SessionRow.id.in_(ids[at : at + IDS_A_QUERY]), SessionRow.expires_at > now
+                )
+                live.update((row.id, row.user_id) for row in await session.execute(query))
+        return live
 
     async def delete_session(self, user_id: str, session_id: str) -> bool:
         ended: list[int] = []

@@ -5,6 +5,7 @@ tests/server/accounts/test_stolen_tokens.py)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from typing import Any, cast
 
 import pytest
@@ -30,10 +31,10 @@ def conn() -> Any:
 
 
 def test_only_the_connections_of_an_ended_session_close() -> None:
-    live = {"ann": {"s2"}}
+    live = {"s2": "ann", "s9": "bob", "s1": "bob"}  # s1 is bob's: ann's token cannot stand on it
 
-    async def sessions(owner: str) -> set[str]:
-        return live.get(owner, set())
+    async def sessions(ids: Collection[str]) -> dict[str, str]:
+        return {i: live[i] for i in ids if i in live}
 
     registry = SessionSockets(sessions)
     old, new, other = conn(), conn(), conn()
@@ -53,10 +54,10 @@ def test_a_connection_watched_while_the_sessions_were_read_is_not_closed() -> No
     registry: SessionSockets
     late = conn()
 
-    async def sessions(owner: str) -> set[str]:
+    async def sessions(ids: Collection[str]) -> dict[str, str]:
         registry.watch(late, "ann", "s-new")  # arrives while the store is being read
         await asyncio.sleep(0)
-        return {"s-old-live"}
+        return {"s-old-live": "ann"}
 
     registry = SessionSockets(sessions)
     ended = conn()
@@ -67,16 +68,20 @@ def test_a_connection_watched_while_the_sessions_were_read_is_not_closed() -> No
 
 
 def test_one_account_that_fails_stops_no_other_and_settle_never_raises() -> None:
-    async def sessions(owner: str) -> set[str]:
-        if owner == "broken":
+    reads: list[set[str]] = []
+
+    async def sessions(ids: Collection[str]) -> dict[str, str]:
+        reads.append(set(ids))
+        if "s1" in ids:
             raise RuntimeError("a row the store cannot read")
-        return set()
+        return {}
 
     registry = SessionSockets(sessions)
     first, second = conn(), conn()
     registry.watch(first, "broken", "s1")
     registry.watch(second, "eve", "s2")
     assert asyncio.run(registry.sweep()) == 1
+    assert reads == [{"s1", "s2"}, {"s1"}, {"s2"}]  # all in one read; when it fails, each alone
     assert second.closed == SESSION_ENDED
     assert first.closed is None
     assert asyncio.run(registry.settle("broken")) == 0
@@ -85,8 +90,8 @@ def test_one_account_that_fails_stops_no_other_and_settle_never_raises() -> None
 
 
 def test_a_forgotten_connection_is_not_watched() -> None:
-    async def sessions(owner: str) -> set[str]:
-        return set()
+    async def sessions(ids: Collection[str]) -> dict[str, str]:
+        return {}
 
     registry = SessionSockets(sessions)
     c = conn()
@@ -97,3 +102,21 @@ def test_a_forgotten_connection_is_not_watched() -> None:
     assert registry.watched() == 0
     assert asyncio.run(registry.check("ann")) == 0
     assert c.closed is None
+
+
+def test_a_sweep_reads_every_watched_session_at_once() -> None:
+    reads: list[set[str]] = []
+
+    async def sessions(ids: Collection[str]) -> dict[str, str]:
+        reads.append(set(ids))
+        return {"a1": "ann", "c1": "cy"}
+
+    registry = SessionSockets(sessions)
+    kept, ended, also_kept = conn(), conn(), conn()
+    registry.watch(kept, "ann", "a1")
+    registry.watch(ended, "bob", "b1")
+    registry.watch(also_kept, "cy", "c1")
+    assert asyncio.run(registry.sweep()) == 1
+    assert reads == [{"a1", "b1", "c1"}]
+    assert (kept.closed, ended.closed, also_kept.closed) == (None, SESSION_ENDED, None)
+    assert registry.watched() == 2
