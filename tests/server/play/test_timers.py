@@ -229,14 +229,26 @@ def _watching_factory(level: str, seed: int) -> Bot:
     return Watching(seed) if level == "medium" else make_bot(level, seed)
 
 
+STANDIN_SEED = 2**127 + 5  # seed 52000 is one of the deals that failed
+
+
 @pytest.mark.anyio
 async def test_a_stand_in_is_one_bot_per_absence_and_watches_every_change() -> None:
     clock = FakeClock()
     config = TableConfig(bot_delay=0.0, grace_seconds=0.05, reveal_seconds=60)
     store = MemoryStore()
     lobby = Lobby(TableContext(store, LocalHub(), _watching_factory, config, clock))
+    # A chosen seed: the same deal and stand-in every run (with a random one the stand-in
+    # called on its second decision in about 1 deal of 1,600, and the round ended too soon).
     table = await lobby.create(
-        "host", "Ann", "kivo", {"rounds": 1}, 2, {"peek_seconds": 600, "turn_seconds": 600}, []
+        "host",
+        "Ann",
+        "kivo",
+        {"rounds": 1},
+        2,
+        {"peek_seconds": 600, "turn_seconds": 600},
+        [],
+        seed=STANDIN_SEED,
     )
     await table.join("guest", "Bob")
     await table.start("host")
