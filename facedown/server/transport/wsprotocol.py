@@ -143,8 +143,8 @@ class GameWebSocketProtocol(WebSocketsSansIOProtocol):
 
     def _refuse_request(self) -> None:
         """The request was one websockets refuses to read (a line over its 8 KiB, too many
-        headers, not HTTP): send its answer (431, 414; nothing for a request that is not HTTP)
-        and close.  uvicorn's protocol writes only the answers to requests it was handed, so
+        headers, a body, not HTTP): send its answer (431, 414; none for the others) and
+        close.  uvicorn's protocol writes only the answers to requests it was handed, so
         the client would otherwise wait for its own timeout on an open connection."""
         answer = b"".join(self.conn.data_to_send())  # an empty piece is websockets' end of file
         if answer:

@@ -70,6 +70,25 @@ async def test_a_session_ends_when_its_lifetime_is_over() -> None:
     assert await service.sessions(who) == []  # an expired session is not listed
 
 
+async def test_a_session_lives_only_for_its_own_account_and_its_lifetime() -> None:
+    """What a seat token's session is checked by (at hello, and by the sweep of open seats): a
+    live session of another account keeps no seat."""
+    store, now = MemoryStore(), Now()
+    service = accounts(store, now, lifetime=3600.0)
+    ann, _ = await service.sign_up("Ann", PASSWORD, [], "agent", "1.1.1.1")
+    bob, _ = await service.sign_up("Bob", PASSWORD, [], "agent", "1.1.1.2")
+    assert await service.session_lives(ann.user.id, ann.session.id)
+    assert not await service.session_lives(ann.user.id, bob.session.id)  # live, but Bob's
+    assert not await service.session_lives(ann.user.id, "no-such-session")
+    assert await service.live_among([ann.session.id, bob.session.id, "gone"]) == {
+        ann.session.id: ann.user.id,
+        bob.session.id: bob.user.id,
+    }
+    now.at += 3600.0
+    assert not await service.session_lives(ann.user.id, ann.session.id)
+    assert await service.live_among([ann.session.id, bob.session.id]) == {}
+
+
 async def test_last_seen_is_written_now_and_then_not_on_every_request() -> None:
     store, now = MemoryStore(), Now()
     service = accounts(store, now)

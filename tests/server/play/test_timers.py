@@ -229,7 +229,7 @@ def _watching_factory(level: str, seed: int) -> Bot:
     return Watching(seed) if level == "medium" else make_bot(level, seed)
 
 
-STANDIN_SEED = 2**127 + 5  # seed 52000 is one of the deals that failed
+STANDIN_SEED = 2**127 + 5  # a deal it passes on (seed 52000 is one that failed)
 
 
 @pytest.mark.anyio
