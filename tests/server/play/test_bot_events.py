@@ -35,6 +35,7 @@ from facedown.store import MemoryStore
 
 from ..base.test_testhooks import lobby_of
 from ..harness import NO_ADDRESS_LIMITS, applied, client, create_table, on_loop, run_server
+from .test_timers import one_round_of_kivo
 
 Json = dict[str, Any]
 
@@ -186,17 +187,7 @@ async def test_a_stand_in_is_told_nothing_from_before_it_sat_down() -> None:
     hub = LocalHub()
     lobby = Lobby(TableContext(MemoryStore(), hub, recording, config, clock))
     # A chosen seed: the same deal and stand-in every run (the test passed 20 seeds of 20).
-    table = await lobby.create(
-        "host",
-        "Ann",
-        "kivo",
-        {"rounds": 1},
-        2,
-        {"peek_seconds": 600, "turn_seconds": 600},
-        [],
-        seed=SEED,
-    )
-    await table.join("guest", "Bob")
+    table = await one_round_of_kivo(lobby, seed=SEED)
     bob = Device(1)
     for device in (Device(0), bob):  # both here: no grace period runs
         hub.subscribe(table.id, device)

@@ -43,14 +43,23 @@ class Listener:
         return None
 
 
+async def one_round_of_kivo(
+    lobby: Lobby, settings: TableSettings | None = None, seed: int | None = None
+) -> Table:
+    """A table of one round of 2-seat kivo, not started: Ann (the host) and Bob; by default
+    with timers too long to run out."""
+    settings = settings or {"peek_seconds": 600, "turn_seconds": 600}
+    table = await lobby.create("host", "Ann", "kivo", {"rounds": 1}, 2, settings, [], seed=seed)
+    await table.join("guest", "Bob")
+    return table
+
+
 async def _table(
     config: TableConfig, settings: TableSettings, clock: FakeClock
 ) -> tuple[MemoryStore, Table]:
     store = MemoryStore()
     lobby = Lobby(TableContext(store, LocalHub(), make_bot, config, clock))
-    table = await lobby.create("host", "Ann", "kivo", {"rounds": 1}, 2, settings, [])
-    await table.join("guest", "Bob")
-    return store, table
+    return store, await one_round_of_kivo(lobby, settings)
 
 
 def _autos(log: list[LogEntry]) -> list[LogEntry]:
@@ -240,17 +249,7 @@ async def test_a_stand_in_is_one_bot_per_absence_and_watches_every_change() -> N
     lobby = Lobby(TableContext(store, LocalHub(), _watching_factory, config, clock))
     # A chosen seed: the same deal and stand-in every run (with a random one the stand-in
     # called on its second decision in about 1 deal of 1,600, and the round ended too soon).
-    table = await lobby.create(
-        "host",
-        "Ann",
-        "kivo",
-        {"rounds": 1},
-        2,
-        {"peek_seconds": 600, "turn_seconds": 600},
-        [],
-        seed=STANDIN_SEED,
-    )
-    await table.join("guest", "Bob")
+    table = await one_round_of_kivo(lobby, seed=STANDIN_SEED)
     await table.start("host")
     await table.connected(0)
     await table.connected(1)
