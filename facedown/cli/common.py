@@ -215,12 +215,14 @@ def seats(text: str) -> int:
 def data_database(data: str, database_url: str | None) -> str:
     """The database a command reads: ``database_url``, else the data folder's SQLite file,
     which must be there (no folder is made on the way)."""
+    from ..store.database import DATA_FILE, data_folder_url
+
     if database_url:
         return database_url
-    path = Path(data) / "facedown.db"
+    path = Path(data) / DATA_FILE
     if not path.is_file():
         raise CommandError(f"there is no database {path} (give --data or --database-url)")
-    return f"sqlite:///{path.resolve()}"
+    return data_folder_url(Path(data))
 
 
 def existing_folder(path: Path, what: str) -> None:

@@ -62,6 +62,14 @@ def shown(url: URL) -> str:
     return url.render_as_string(hide_password=True)
 
 
+DATA_FILE = "facedown.db"  # the SQLite database of a data folder (``--data``)
+
+
+def data_folder_url(folder: Path) -> str:
+    """The URL of a data folder's SQLite database."""
+    return f"sqlite+aiosqlite:///{(folder / DATA_FILE).resolve()}"
+
+
 def sqlite_file(url: str | URL) -> Path | None:
     """The file of a SQLite URL (None for PostgreSQL, or SQLite in memory)."""
     parsed = database_url(url) if isinstance(url, str) else url

@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...store.database import data_folder_url
 from ..accounts.auth import DEFAULT_LIFETIME
 from ..accounts.mail import MailSettings, Security
 from ..accounts.passwords import PasswordCost
@@ -104,7 +105,7 @@ class ServerSettings:
         if self.database_url:
             return self.database_url
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        return f"sqlite+aiosqlite:///{(self.data_dir / 'facedown.db').resolve()}"
+        return data_folder_url(self.data_dir)
 
     def resolved_secret(self) -> str:
         if self.secret:
