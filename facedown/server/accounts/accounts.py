@@ -263,13 +263,6 @@ class Accounts:
         return token
 
     async def seat_holder(self, token: str | None, table_id: str | None) -> Guest | None:
-        """Who a seat token names at the table ``table_id`` (:meth:`seat_holder_of`)."""
-        guest, _ = await self.seat_holder_of(token, table_id)
-        return guest
-
-    async def seat_holder_of(
-        self, token: str | None, table_id: str | None
-    ) -> tuple[Guest | None, str | None]:
         """Who a seat token names, when it may be used at the table ``table_id`` (None: for a
         new seat, as the bearer of a guest's identity); None when it may not.
 
@@ -277,9 +270,18 @@ class Accounts:
         once its player id is an account's, only at the tables that id already sits at (never
         for a new seat), and not at all when it is the id the account sits with.  An account
         holder's token is valid only at the table it names and while the session that obtained
-        it lives: a password change, "sign out everywhere" and ending that session revoke it.
-        With it, the id of the account whose session a valid bound token stands on (None for
-        any other token)."""
+        it lives: a password change, "sign out everywhere" and ending that session revoke it."""
+        guest, session = await self.seat_claim(token, table_id)
+        if session is not None and not await self.session_lives(*session):
+            return None
+        return guest
+
+    async def seat_claim(
+        self, token: str | None, table_id: str | None
+    ) -> tuple[Guest | None, tuple[str, str] | None]:
+        """:meth:`seat_holder` but for whether the session of an account holder's token still
+        lives: the guest, and for such a token the account and session to ask
+        :meth:`session_lives` about (a hello asks once it watches its connection)."""
         guest = self.tokens.check(token)
         if guest is None:
             return None, None
@@ -295,11 +297,9 @@ class Accounts:
             # (an account made before this rule may sit with an id a guest token named).
             taken_in = user is not None and user.player_id != guest.player_id
             return (guest if taken_in else None), None
-        if owner is None or table_id is None or guest.table != table_id:
+        if owner is None or table_id is None or guest.table != table_id or guest.session is None:
             return None, None
-        if guest.session is None or not await self.session_lives(owner, guest.session):
-            return None, None
-        return guest, owner
+        return guest, (owner, guest.session)
 
     async def session_lives(self, owner: str, session: str) -> bool:
         """Whether the session, of the account ``owner``, has not ended."""

@@ -262,18 +262,20 @@ async def _holder(state: ServerState, conn: Peer, msg: P.Hello, table_id: str) -
     socket = conn if isinstance(conn, Connection) else None  # None: relayed here
     if socket is not None:
         sessions.forget(socket)  # a hello before it that failed watched nothing that stays
-    guest, owner = await accounts.seat_holder_of(msg.token, table_id)
+    guest, session = await accounts.seat_claim(msg.token, table_id)
+    if guest is not None and session is not None:
+        watched = None if msg.spectate else socket
+        if watched is not None:
+            # Watched before the session is read: an end of the session from then on closes
+            # this connection, and one before is seen by the read.
+            sessions.watch(watched, *session)
+        if not await accounts.session_lives(*session):
+            if watched is not None:
+                sessions.forget(watched)
+            guest = None
     if msg.token and guest is None:
         raise TableError("bad_token", "the session token is not valid")
-    if guest is None or guest.session is None or owner is None or msg.spectate or socket is None:
-        return guest
-    sessions.watch(socket, owner, guest.session)
-    # A session ended after the check above and before this watch was not seen closing this
-    # connection: look again, now that the end of the session would see it.
-    if await accounts.session_lives(owner, guest.session):
-        return guest
-    sessions.forget(socket)
-    raise TableError("bad_token", "the session token is not valid")
+    return guest
 
 
 async def _action(state: ServerState, conn: Peer, msg: P.ActionMessage) -> None:
