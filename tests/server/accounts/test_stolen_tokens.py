@@ -20,6 +20,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from facedown.server.accounts.accounts import Accounts, SignedIn
 from facedown.server.accounts.auth import Tokens
 
 from ..harness import RunningServer, run_server
@@ -288,3 +289,46 @@ def test_a_seat_of_a_guest_id_the_account_took_in_closes_at_sign_out_too(tmp_pat
             token = r.json()["token"]
             got = asyncio.run(_thief_is_thrown_out(server, code, token, lambda: _sign_out(owner)))
     assert got[-1] == 4003, got
+
+
+def test_a_session_ended_just_after_a_hello_read_it_still_closes_the_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race a hello must not lose: the owner's sign-out lands just after the hello read the
+    session as live, before the hello is answered. The connection is watched before that read,
+    so the sign-out closes it at once (the sweep is a minute away here)."""
+    read_session = Accounts.session_lives
+    armed: list[bool] = []
+
+    async def signed_out_right_after(self: Accounts, owner: str, session: str) -> bool:
+        lives = await read_session(self, owner, session)
+        if armed and armed.pop():  # the owner signs out, through the real sign-out
+            user = await self.store.get_user(owner)
+            record = next(s for s in await self.store.user_sessions(owner) if s.id == session)
+            assert user is not None
+            await self.sign_out(SignedIn(user, record))
+        return lives
+
+    monkeypatch.setattr(Accounts, "session_lives", signed_out_right_after)
+
+    async def thief(server: RunningServer, code: str, stolen: str) -> list[Any]:
+        async with connect(server.ws_url) as ws:
+            armed.append(True)
+            await ws.send(json.dumps({"type": "hello", "table": code, "token": stolen}))
+            got: list[Any] = []
+            try:
+                while True:
+                    got.append(json.loads(await asyncio.wait_for(ws.recv(), 5)))
+            except ConnectionClosed as closed:
+                got.append(closed.rcvd.code if closed.rcvd is not None else None)
+            return got
+
+    with run_server(settings(tmp_path, session_check=60.0)) as server, browser(server) as owner:
+        sign_up(owner)
+        code, stolen = new_table(owner)
+        got = asyncio.run(thief(server, code, stolen))
+        assert not armed  # the hello's read was the one that armed sign-out
+        assert got[-1] == 4003, got
+        # Nothing of the seat reached it (no welcome with its cards): the error, then the close.
+        assert [m["code"] for m in got[:-1]] == ["bad_token"], got
+        assert refused(server, code, stolen)
