@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from facedown.server.accounts.accounts import Accounts, SignedIn
@@ -204,13 +204,19 @@ async def _thief_is_thrown_out(
         assert first["type"] == "welcome", first
         assert first["seat"] == 0, first
         await asyncio.to_thread(revoke)
-        got: list[Any] = []
-        try:
-            while True:
-                got.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
-        except ConnectionClosed as closed:
-            got.append(closed.rcvd.code if closed.rcvd is not None else None)
-        return got
+        return await _until_closed(ws, 10)
+
+
+async def _until_closed(ws: ClientConnection, quiet: float) -> list[Any]:
+    """What the connection receives up to its close, the close code last (a wait of over
+    ``quiet`` seconds for the next message fails the test)."""
+    got: list[Any] = []
+    try:
+        while True:
+            got.append(json.loads(await asyncio.wait_for(ws.recv(), quiet)))
+    except ConnectionClosed as closed:
+        got.append(closed.rcvd.code if closed.rcvd is not None else None)
+    return got
 
 
 @pytest.mark.parametrize(
@@ -315,13 +321,7 @@ def test_a_session_ended_just_after_a_hello_read_it_still_closes_the_connection(
         async with connect(server.ws_url) as ws:
             armed.append(True)
             await ws.send(json.dumps({"type": "hello", "table": code, "token": stolen}))
-            got: list[Any] = []
-            try:
-                while True:
-                    got.append(json.loads(await asyncio.wait_for(ws.recv(), 5)))
-            except ConnectionClosed as closed:
-                got.append(closed.rcvd.code if closed.rcvd is not None else None)
-            return got
+            return await _until_closed(ws, 5)
 
     with run_server(settings(tmp_path, session_check=60.0)) as server, browser(server) as owner:
         sign_up(owner)
