@@ -14,7 +14,15 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ...engine import Reveal, SeenEvent, View
 from ..base.limits import MAX_SEAT, ActionKind, BotLevel
@@ -48,6 +56,14 @@ class Hello(_Message):
     token: Token | None = Field(None, description="session token of a seat")
     last_seq: int | None = Field(None, ge=0, le=MAX_SEQ, description="the last seq this client saw")
     spectate: bool = False
+
+    @field_validator("v", mode="before")
+    @classmethod
+    def _version_is_a_number(cls, value: object) -> object:
+        # ``Literal[1]`` alone lets ``true`` and ``1.0`` through (they equal 1 in Python).
+        if type(value) is not int:
+            raise ValueError("the version must be the integer 1")
+        return value
 
 
 class ActionPayload(_Message):
