@@ -23,6 +23,7 @@ from ..accounts.accounts import SIGNED_OUT, AccountError, Accounts, SignedIn, cl
 from ..accounts.history import History
 from ..accounts.postbox import MailLimited, Postbox
 from ..base import examples
+from ..base.bodies import RequestBody
 from ..base.examples import body as body_of
 from ..base.text import Password, SignInName, Token, UserName
 from ..edge.state import ServerState
@@ -35,7 +36,7 @@ GuestTokens = Annotated[list[Token], Field(max_length=32)]
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-class SignUp(BaseModel):
+class SignUp(RequestBody):
     name: UserName = Field(description="the account's name (3 to 24 characters)")
     password: Password = Field(description="8 to 128 characters")
     guest_tokens: GuestTokens = Field(
@@ -44,7 +45,7 @@ class SignUp(BaseModel):
     )
 
 
-class SignIn(BaseModel):
+class SignIn(RequestBody):
     name: SignInName
     password: Password
     guest_tokens: GuestTokens = Field(
@@ -53,7 +54,7 @@ class SignIn(BaseModel):
     )
 
 
-class SetEmail(BaseModel):
+class SetEmail(RequestBody):
     email: str | None = Field(
         max_length=320, description="an e-mail address for turn e-mails; null or blank: none"
     )
@@ -67,7 +68,7 @@ class EmailInfo(BaseModel):
     sent: bool = Field(False, description="a confirmation mail went out just now")
 
 
-class ChangePassword(BaseModel):
+class ChangePassword(RequestBody):
     current_password: Password
     new_password: Password
 

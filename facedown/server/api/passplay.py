@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field, field_validator
 from ...engine.presets import mode_options
 from ...records.matches import TABLE_SEED_BITS
 from ..base import examples
+from ..base.bodies import RequestBody
 from ..base.errors import UNPROCESSABLE, TableError
 from ..base.examples import body as body_of
 from ..base.limits import MAX_PLAYERS, MIN_PLAYERS
@@ -61,7 +62,7 @@ def _json(value: Any) -> str:
 PlayerName = Annotated[Name, Field(description="a player's name, as the device shows it")]
 
 
-class CreatePassPlay(BaseModel):
+class CreatePassPlay(RequestBody):
     """A pass-and-play table: the preset, ruleset changes, and the players in seat order."""
 
     preset: str = Field("cabo", max_length=32, description="boyo, cabo, kivo or kaboom")

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from ...records.matches import TABLE_SEED_BITS
 from ...store import UserRecord
 from ..base import examples
+from ..base.bodies import RequestBody
 from ..base.examples import body as body_of
 from ..base.limits import MAX_PLAYERS, MIN_PLAYERS
 from ..base.testhooks import DealJson
@@ -28,7 +29,7 @@ from .deps import State, refused
 QueueName = Annotated[str, PathParam(max_length=40, pattern=r"^[a-z]{1,32}-\d{1,2}$")]
 
 
-class JoinQueue(BaseModel):
+class JoinQueue(RequestBody):
     preset: str = Field(max_length=32, description="boyo, cabo, kivo or kaboom")
     players: int = Field(ge=MIN_PLAYERS, le=MAX_PLAYERS, description="players per match")
     seed: int | None = Field(

@@ -29,6 +29,7 @@ from ...engine import MAX_PLAYERS, MIN_PLAYERS, PRESETS, PaperRound, RulesetErro
 from ...records.paperboard import MAX_ROUNDS, Board
 from ...store import RevisionConflict, ScoreboardRecord, ScoreboardStore, StoreError
 from ..base import examples
+from ..base.bodies import RequestBody
 from ..base.examples import body as body_of
 from ..base.text import Name
 from ..edge.state import ServerState
@@ -41,7 +42,7 @@ HandTotal = Annotated[int, Field(ge=-999, le=999)]
 PlacePoints = Annotated[int, Field(ge=-1000, le=1000)]
 
 
-class PlacementIn(BaseModel):
+class PlacementIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
 
     points: list[PlacePoints] = Field(
@@ -50,7 +51,7 @@ class PlacementIn(BaseModel):
     rounds: int = Field(ge=1, le=100, description="rounds in the match")
 
 
-class CreateBoard(BaseModel):
+class CreateBoard(RequestBody):
     model_config = ConfigDict(extra="forbid")
 
     names: list[Name] = Field(min_length=MIN_PLAYERS, max_length=MAX_PLAYERS)
@@ -60,7 +61,7 @@ class CreateBoard(BaseModel):
     placement: PlacementIn | None = Field(None, description="score by placement points instead")
 
 
-class RoundIn(BaseModel):
+class RoundIn(RequestBody):
     model_config = ConfigDict(extra="forbid")
 
     base: int = Field(ge=0, le=MAX_REVISION, description="the board revision this edit is based on")

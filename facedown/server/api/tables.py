@@ -21,6 +21,7 @@ from ...records.matches import TABLE_SEED_BITS
 from ...store import StoreError
 from ..accounts.accounts import SignedIn
 from ..base import examples
+from ..base.bodies import RequestBody
 from ..base.errors import UNPROCESSABLE, TableError
 from ..base.examples import body as body_of
 from ..base.limits import MAX_PLAYERS, MAX_SEAT, MIN_PLAYERS, BotLevel
@@ -40,7 +41,7 @@ TableCode = Annotated[str, PathParam(max_length=16, pattern=CODE_PATTERN)]
 router = APIRouter()
 
 
-class CreateTable(BaseModel):
+class CreateTable(RequestBody):
     preset: str = Field("cabo", max_length=32, description="boyo, cabo, kivo or kaboom")
     # Free-form on purpose: the engine's ruleset checks these fields (RulesetError: 400).
     options: dict[str, Any] = Field(
@@ -75,7 +76,7 @@ class CreateTable(BaseModel):
     )
 
 
-class JoinTable(BaseModel):
+class JoinTable(RequestBody):
     name: Name = Field(description="your display name")
 
 

@@ -76,7 +76,8 @@ SERVER_CODES: dict[str, str] = {
     "turn_based_only": "Recollection asked for at a table that is not turn-based",
     "test_hooks_off": "a seed or a deal on a server without test hooks",
     # HTTP
-    "invalid_request": "a request body or path that does not validate",
+    "invalid_request": "a request body or path that does not validate (a body's types are "
+    'strict: "4" is not a number)',
     "too_large": "a request body, or a request line with its headers, over the size limit",
     "not_found": "no such route or file",
     "method_not_allowed": "an HTTP method the route does not take (the Allow header lists its own)",

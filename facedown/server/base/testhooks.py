@@ -15,9 +15,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import HTTPException
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ...records.matches import DEAL, new_match, stacked_deal
+from .bodies import RequestBody
 from .limits import MAX_PLAYERS, MAX_SEAT
 
 __all__ = [
@@ -37,7 +38,7 @@ DealJson = dict[str, Any]
 CardName = Annotated[str, Field(min_length=1, max_length=4)]
 
 
-class StackedDealSpec(BaseModel):
+class StackedDealSpec(RequestBody):
     """A stacked first deal, by card names (refused unless the server runs with test hooks)."""
 
     model_config = ConfigDict(extra="forbid")

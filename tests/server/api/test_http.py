@@ -12,12 +12,14 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from fastapi.routing import APIRoute
 from itsdangerous import URLSafeSerializer
 
 from facedown.cli import build_parser
 from facedown.server.accounts.auth import Tokens
-from facedown.server.app import WEB_DIST
+from facedown.server.app import WEB_DIST, create_app
 from facedown.server.base.addresses import ClientLimits, Rate
+from facedown.server.base.bodies import RequestBody
 from facedown.server.edge.settings import ServerSettings
 from facedown.store import MemoryStore
 
@@ -97,6 +99,81 @@ def test_bad_fields_are_refused_with_a_safe_message(
     assert "\\ud800" not in message
     assert "xxxxxxxxxx" not in message
     assert tables(server) == before
+
+
+# A JSON type that is not the field's: refused, never converted (a string is not a number, a
+# number not a bool, true not a number), as the WebSocket's messages are.
+WRONG_TYPES = [
+    ("/api/tables", {"seats": "4"}, "seats"),
+    ("/api/tables", {"seats": 3.0}, "seats"),
+    ("/api/tables", {"seats": True}, "seats"),
+    ("/api/tables", {"peek_seconds": "30"}, "peek_seconds"),
+    ("/api/tables", {"turn_seconds": "60.5"}, "turn_seconds"),
+    ("/api/tables", {"preset": 7}, "preset"),
+    ("/api/tables", {"name": 12}, "name"),
+    ("/api/tables", {"move_deadline": "3600", "mode": "turn_based"}, "move_deadline"),
+    ("/api/tables/pass-and-play", {"names": ["Ann", "Bob"], "preset": 1}, "preset"),
+    ("/api/tables/pass-and-play", {"names": ["Ann", 2]}, "names"),
+    ("/api/scoreboards", {"names": ["Ann", "Bob"], "rounds": "3"}, "rounds"),
+    ("/api/scoreboards", {"names": ["Ann", "Bob"], "sudden_death": 1}, "sudden_death"),
+    ("/api/account/signup", {"name": "Ann", "password": 12345678}, "password"),
+    ("/api/account/signin", {"name": "Ann", "password": "x" * 8, "guest_tokens": "t"}, "guest"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "field"), WRONG_TYPES)
+def test_a_field_of_the_wrong_json_type_is_refused_not_converted(
+    server: RunningServer, path: str, body: dict[str, Any], field: str
+) -> None:
+    before = tables(server)
+    message = refused(post(server, path, json.dumps(body)), 422, "invalid_request")
+    assert message.startswith(field), message
+    assert tables(server) == before
+
+
+def test_a_scoreboard_round_of_the_wrong_json_type_changes_nothing(server: RunningServer) -> None:
+    with server.http() as http:
+        r = http.post("/api/scoreboards", json={"names": ["Ann", "Bob"]})
+        assert r.status_code == 201, r.text
+        edit = r.json()["link"].rsplit("/", 1)[1]
+        rounds = f"/api/scoreboards/{edit}/rounds"
+        for body in (
+            {"base": 0, "hand_totals": ["3", 4]},
+            {"base": 0, "hand_totals": [3, 4], "caller": "0"},
+            {"base": "0", "hand_totals": [3, 4]},
+            {"base": 0, "hand_totals": [3.0, 4]},
+        ):
+            refused(http.post(rounds, json=body), 422, "invalid_request")
+        board = http.get(f"/api/scoreboards/{edit}").json()
+        assert (board["revision"], board["board"]["rounds"]) == (0, [])
+        assert http.post(rounds, json={"base": 0, "hand_totals": [3, 4]}).status_code == 200
+
+
+def _api_routes(routes: Any) -> Iterator[APIRoute]:
+    """Every route of the app, those of its included routers too."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        included = getattr(route, "original_router", None)  # an included router, as it was
+        if included is not None:
+            yield from _api_routes(included.routes)
+
+
+def test_every_request_body_is_read_strictly() -> None:
+    """Each route's body is a RequestBody, so a new route cannot forget the strict types."""
+    app = create_app(ServerSettings(secret="bodies"), store=MemoryStore())
+    bodies = {
+        f"{sorted(route.methods or ())[0]} {route.path}": param.field_info.annotation
+        for route in _api_routes(app.routes)
+        for param in route.dependant.body_params
+    }
+    assert len(bodies) >= 10, bodies
+    loose = [
+        where
+        for where, kind in bodies.items()
+        if not (isinstance(kind, type) and issubclass(kind, RequestBody))
+    ]
+    assert loose == []
 
 
 @pytest.mark.parametrize("name", ["Eve\u202e", "\ud800", "\x07", "\u2067Eve"])
