@@ -30,6 +30,10 @@ CONNECT_TIMEOUT = 10.0  # seconds before an unreachable PostgreSQL is reported
 # up the takeover of its tables.  Far above any transaction's own pauses (milliseconds), well
 # below the lease time (5 s): the lock is gone before the lease runs out.
 IDLE_IN_TRANSACTION_SECONDS = 2.0
+# The one transaction that pauses for longer: a schema migration (store/migrate.py), between
+# whose statements Alembic loads its scripts and renders the next ones, which took over 2 s on
+# a loaded two-core machine.  It holds no lease's row; this bounds a stalled migration only.
+MIGRATION_IDLE_IN_TRANSACTION_SECONDS = 60.0
 SQLITE_BUSY_TIMEOUT_MS = 10_000  # how long a writer waits for another one's lock
 INTEGRITY_PROBLEMS = 10  # problems PRAGMA quick_check reports before it stops
 

@@ -10,7 +10,12 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from .database import database_errors, database_url, make_engine
+from .database import (
+    MIGRATION_IDLE_IN_TRANSACTION_SECONDS,
+    database_errors,
+    database_url,
+    make_engine,
+)
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 # Taken for the length of an upgrade on PostgreSQL, so server processes that start together
@@ -30,6 +35,13 @@ def alembic_config(url: str) -> Config:
 
 def _upgrade_on(connection: Connection, url: str) -> None:
     if connection.dialect.name == "postgresql":
+        # The engine's sessions are ended after 2 s idle in a transaction; Alembic's own pauses
+        # between this transaction's statements can be longer (for this transaction only).
+        idle = str(int(MIGRATION_IDLE_IN_TRANSACTION_SECONDS * 1000))
+        connection.execute(
+            text("SELECT set_config('idle_in_transaction_session_timeout', :ms, true)"),
+            {"ms": idle},
+        )
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _ADVISORY_LOCK})
     config = alembic_config(url)
     config.attributes["connection"] = connection

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from dataclasses import replace
 
 import pytest
+from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -23,6 +26,7 @@ from facedown.store import (
     open_store,
     table_lease,
 )
+from facedown.store.database import IDLE_IN_TRANSACTION_SECONDS
 
 from .test_contract import entry, table
 
@@ -261,4 +265,25 @@ async def test_a_stalled_owners_tables_are_taken_over_each_on_its_own(postgres_u
             with contextlib.suppress(DBAPIError):
                 await stalled.close()
             await stalled.engine.dispose()
+        await store.close()
+
+
+async def test_a_migration_that_pauses_longer_than_a_stalled_write_may_is_not_ended(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bound that ends a stalled write's transaction (2 s) does not end the schema
+    migration's, which pauses between statements while Alembic loads its scripts: over 2 s on
+    a loaded machine (it once made a cluster test fail, the migration ended by PostgreSQL)."""
+    real = ScriptDirectory.from_config
+
+    def slow(config: Config) -> ScriptDirectory:  # a loaded machine: the scripts load slowly
+        time.sleep(IDLE_IN_TRANSACTION_SECONDS + 0.5)  # the process stalls
+        return real(config)
+
+    monkeypatch.setattr(ScriptDirectory, "from_config", slow)
+    store = await open_store(postgres_url)
+    try:
+        await store.create_table(table())
+        assert await store.take_lease(NAME, "a", LONG) is not None
+    finally:
         await store.close()
