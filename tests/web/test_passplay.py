@@ -292,6 +292,55 @@ def test_a_reload_and_dropped_connections_resume_where_the_table_was(
     context.close()
 
 
+# After a reload, the messages of one seat's connection (by the order the page opens them) wait
+# until the test lets them go: that seat is not welcomed while the others are.
+HOLD_ONE_SEAT = """
+(() => {
+  const held = sessionStorage.getItem("held");
+  if (held === null) return;
+  const Real = window.WebSocket;
+  let opened = 0;
+  const waiting = [];
+  let go = false;
+  window.__release = () => { go = true; waiting.splice(0).forEach((f) => f()); };
+  window.WebSocket = function (url, protocols) {
+    const ws = new Real(url, protocols);
+    if (opened++ !== Number(held)) return ws;
+    const send = ws.send.bind(ws);
+    ws.send = (data) => (go ? send(data) : waiting.push(() => send(data)));
+    return ws;
+  };
+  window.WebSocket.prototype = Real.prototype;
+  Object.assign(window.WebSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+})();
+"""
+
+
+@pytest.mark.parametrize("held", [0, 1])
+def test_after_a_reload_no_seat_opens_before_every_seat_is_back(
+    browser: Browser, logged_server: Any, held: int
+) -> None:
+    """A seat's moment draws that seat's own view: with the curtain up as soon as one seat was
+    back, a player could open a seat whose connection was not, and the page failed ("Cannot
+    read properties of null"), once on a loaded machine.  The curtain now waits for all."""
+    server, _ = logged_server
+    context, page = new_page(browser, 360, 740)
+    context.add_init_script(HOLD_ONE_SEAT)
+    set_up(page, server, "cabo", NAMES[:2])
+    page.evaluate(f"sessionStorage.setItem('held', '{held}')")
+    page.reload()
+    page.wait_for_function(
+        "() => (window.__passplay?.clients ?? []).some((c) => c.s.view !== null)"
+    )
+    assert page.evaluate("() => window.__passplay.clients.filter((c) => c.s.view).length") == 1
+    expect(page.get_by_test_id("pass-reveal")).to_have_count(0)  # still connecting
+    page.evaluate("() => window.__release()")
+    page.get_by_test_id("pass-reveal").click()
+    page.get_by_test_id("game").wait_for()
+    no_js_errors(page)
+    context.close()
+
+
 # Boyo: Bo's first card is the 7 of spades; the first discard is the 7 of hearts (TAP compares
 # ranks), so Bo's TAP on it is a hit the moment play starts.
 TAP_DEAL = {
