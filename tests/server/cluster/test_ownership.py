@@ -171,13 +171,15 @@ async def test_run_once_runs_in_one_process_at_a_time_and_moves_when_it_stops(
     shared: tuple[Store, Store],
 ) -> None:
     one, two = shared
-    a = LeaseOwnership(one, "a", seconds=1.0)
-    b = LeaseOwnership(two, "b", seconds=1.0)
+    # 3 s, renewed every second: a stall of a loaded two-core machine (half a second and
+    # more, seen) must not lose a lease the test holds to be kept.
+    a = LeaseOwnership(one, "a", seconds=3.0)
+    b = LeaseOwnership(two, "b", seconds=3.0)
     ran: list[tuple[str, int]] = []
     first = a.run_once("matchmaking", job("a", ran))
     await until(lambda: ran == [("a", 1)])
     second = b.run_once("matchmaking", job("b", ran))
-    await asyncio.sleep(2.5)  # longer than the lease: a renews it, b keeps waiting
+    await asyncio.sleep(4.0)  # longer than the lease: a renews it, b keeps waiting
     assert ran == [("a", 1)]
     await first.stop()  # a's process stops: b takes the job over
     await until(lambda: len(ran) == 2)
