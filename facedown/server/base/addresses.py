@@ -24,6 +24,7 @@ import ipaddress
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 Now = Callable[[], float]
 
@@ -96,15 +97,30 @@ def from_trusted_proxy(peer: str | None, behind_proxy: bool, proxies: Collection
     return behind_proxy and is_trusted(peer, proxies)
 
 
+@runtime_checkable
+class Headers(Protocol):
+    """A request's headers, a name's every line (Starlette's ``Headers``)."""
+
+    def getlist(self, key: str) -> list[str]: ...
+
+
 def client_address(
     peer: str | None,
-    headers: Mapping[str, str],
+    headers: Headers | Mapping[str, str],
     behind_proxy: bool,
     proxies: Collection[Network] = (),
 ) -> str:
     """Whom to count a request against (see the module docstring)."""
     if from_trusted_proxy(peer, behind_proxy, proxies):
-        forwarded = [part.strip() for part in headers.get("x-forwarded-for", "").split(",")]
+        # Every line of the header, in order: a proxy that adds a line of its own (HAProxy's
+        # ``option forwardfor``) puts it after the lines the client sent, so the first line
+        # alone would be the client's word.
+        lines = (
+            headers.getlist("x-forwarded-for")
+            if isinstance(headers, Headers)
+            else [headers.get("x-forwarded-for", "")]
+        )
+        forwarded = [part.strip() for part in ",".join(lines).split(",")]
         for hop in reversed(forwarded):
             if not hop:
                 break

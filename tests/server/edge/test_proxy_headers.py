@@ -75,6 +75,29 @@ def test_a_forged_x_forwarded_for_from_a_direct_client_is_ignored(tmp_path: Path
             assert creates_allowed(proxy, FORGED) == [200, 200, 200, 200]
 
 
+def test_a_forged_line_before_the_proxys_own_does_not_count(tmp_path: Path) -> None:
+    """A proxy that adds an ``X-Forwarded-For`` line of its own (HAProxy's ``option
+    forwardfor``) leaves the client's lines before it: the client is the proxy's last entry,
+    whatever lines come first."""
+    real = "203.0.113.9"  # the proxy's line: the client it saw
+    with (
+        run_server(settings(tmp_path), MemoryStore()) as server,
+        from_address(server, "127.0.0.1") as proxy,
+    ):
+        statuses = [
+            proxy.post(
+                "/api/tables",
+                json=TABLE,
+                headers=[("x-forwarded-for", f), ("x-forwarded-for", real)],
+            ).status_code
+            for f in FORGED
+        ]
+        assert statuses == [200, 200, 429, 429]
+        # The proxy's line names another client: that one has its own bucket.
+        two = [("x-forwarded-for", FORGED[0]), ("x-forwarded-for", "203.0.113.10")]
+        assert proxy.post("/api/tables", json=TABLE, headers=two).status_code == 200
+
+
 def test_only_the_configured_proxies_are_trusted(tmp_path: Path) -> None:
     changed = settings(tmp_path, trusted_proxies=("192.0.2.0/24",))
     with run_server(changed, MemoryStore()) as server, from_address(server, "127.0.0.1") as http:
