@@ -59,6 +59,9 @@ class MailMemory:
         if user is None or user.email != address:
             return False
         self._users[user_id] = replace(user, email=None, updated_at=at)
+        record = self._mail.get(user_id)
+        if record is not None:
+            self._mail[user_id] = _forgotten(record, address)
         return True
 
     async def take_mail(
@@ -76,3 +79,12 @@ class MailMemory:
         for key, _ in caps:
             self._mail_counts[key, hour] = self._mail_counts.get((key, hour), 0) + 1
         return True
+
+
+def _forgotten(record: MailAccount, address: str) -> MailAccount:
+    """The account's mail settings once the mailbox at ``address`` asked for no more: its
+    confirmation (and one on its way to it) no longer counts."""
+    verified = None if record.verified == address else record.verified
+    if record.pending == address:
+        return replace(record, verified=verified, pending=None, token_hash=None, token_expires=None)
+    return replace(record, verified=verified)

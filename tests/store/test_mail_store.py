@@ -73,10 +73,30 @@ async def test_unsubscribing_removes_only_the_address_it_was_for(store: Store) -
     user = await store.get_user("u1")
     assert user is not None
     assert user.email == "ann@example.test"
+    await mail.save_mail_account(
+        MailAccount("u1", "de", "ann@example.test", "ann@example.test", "h1", 100.0)
+    )
     assert await mail.unsubscribe_mail("u1", "ann@example.test", 3.0)
     user = await store.get_user("u1")
     assert user is not None
     assert user.email is None
+    # Its confirmation is forgotten, and the link on its way confirms nothing.
+    assert await mail.mail_account("u1") == MailAccount("u1", "de")
+    await store.set_email("u1", "ann@example.test", 4.0)
+    assert await mail.confirm_mail("h1", 50.0) is None
+    assert await mail.mail_account("u1") == MailAccount("u1", "de")
+
+
+async def test_unsubscribing_keeps_the_confirmation_of_another_address(store: Store) -> None:
+    mail = _mail(store)
+    await store.create_user(ANN)
+    await store.set_email("u1", "new@example.test", 2.0)
+    kept = MailAccount("u1", "en", "ann@example.test", "other@example.test", "h1", 100.0)
+    await mail.save_mail_account(kept)
+    assert await mail.unsubscribe_mail("u1", "new@example.test", 3.0)
+    assert await mail.mail_account("u1") == kept
+    assert not await mail.unsubscribe_mail("u1", "ann@example.test", 3.0)  # not its address
+    assert await mail.mail_account("u1") == kept
 
 
 async def test_the_hourly_counts_take_every_key_or_none(store: Store) -> None:

@@ -78,6 +78,20 @@ class MailSql(SqlBase):
                 .values(email=None, updated_at=at)
             )
             done.append(result.rowcount)
+            if not result.rowcount:
+                return
+            # The mailbox asked for no more: its confirmation (and one on its way) is forgotten.
+            mine = MailAccountRow.user_id == user_id
+            connection.execute(
+                update(MailAccountRow)
+                .where(mine, MailAccountRow.verified == address)
+                .values(verified=None)
+            )
+            connection.execute(
+                update(MailAccountRow)
+                .where(mine, MailAccountRow.pending == address)
+                .values(pending=None, token_hash=None, token_expires=None)
+            )
 
         await self._write(write)
         return sum(done) > 0

@@ -326,6 +326,38 @@ def test_the_unsubscribe_link_works_without_signing_in(tmp_path: Path) -> None:
         assert anyone.post(link).status_code == 404  # done already
 
 
+@pytest.mark.anyio
+async def test_an_unsubscribed_mailbox_gets_no_turn_mail_until_it_confirms_again(
+    tmp_path: Path,
+) -> None:
+    """The mailbox said no more: the account naming the address again is not confirmed by the
+    mailbox's old yes (it was, and turn mails went to it again at once); a new confirmation
+    goes out, and nothing else until the mailbox takes it up."""
+    with smtp_server() as (inbox, port):
+        with (
+            run_server(_settings(tmp_path, port)) as server,
+            browser(server, "10.0.0.1") as ann,
+            browser(server, "10.0.0.2") as mallory,
+            server.http() as anyone,
+        ):
+            sign_up(ann, "Ann")
+            sign_up(mallory, "Mallory")
+            assert put_email(mallory, VICTIM).status_code == 200
+            assert anyone.post(link_in(inbox.messages[-1], "/api/mail/confirm")).status_code == 200
+            unsubscribe = link_in(inbox.messages[-1], "/api/mail/unsubscribe")
+            assert anyone.post(unsubscribe).status_code == 200  # the mailbox: no more
+            assert mallory.get("/api/account").json()["email"] is None
+            r = put_email(mallory, VICTIM)  # put back at once
+            assert r.status_code == 200, r.text
+            assert r.json() == {"email": VICTIM, "verified": False, "language": "en", "sent": True}
+            code, token = _table_for(ann, mallory)
+            await start(server, code, token)
+            assert mallory.get("/api/account/games").json()["your_move"] == 1
+        subjects = [m["Subject"] for m in inbox.messages]
+        assert len(subjects) == 2, subjects  # two confirmations, no turn mail
+        assert all("confirm" in subject for subject in subjects), subjects
+
+
 def test_a_german_account_gets_german_mail(tmp_path: Path) -> None:
     with (
         smtp_server() as (inbox, port),
