@@ -295,11 +295,9 @@ class Postbox:
         return hmac.new(self.key, message, hashlib.sha256).hexdigest()
 
     def _digest(self, address: str) -> str:
-        """An address as the caps count it: lower-cased, without a ``+tag`` (most providers
-        deliver ``ann+1@`` and ``ann+2@`` to ``ann@``), and keyed, so the counts list no
-        address."""
-        local, _, domain = address.lower().rpartition("@")
-        message = f"address\0{local.split('+')[0]}@{domain}".encode()
+        """An address as the caps count it: its mailbox (:func:`mailbox_of`), keyed, so the
+        counts list no address."""
+        message = f"address\0{mailbox_of(address)}".encode()
         return hmac.new(self.key, message, hashlib.sha256).hexdigest()[:32]
 
     def _hour(self) -> int:
@@ -316,6 +314,22 @@ class Postbox:
             "List-Unsubscribe": f"<{unsubscribe}>",
             "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
         }
+
+
+# Gmail delivers every spelling of a name with dots (``a.nn@``, ``an.n@``) and at either
+# domain to one mailbox.
+_DOTLESS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
+
+
+def mailbox_of(address: str) -> str:
+    """The mailbox an address reaches, as far as it is known: lower-cased, without a ``+tag``
+    (most providers deliver ``ann+1@`` and ``ann+2@`` to ``ann@``), and at Gmail without dots
+    and at one domain.  Two spellings of one mailbox share its caps."""
+    local, _, domain = address.lower().rpartition("@")
+    local = local.split("+")[0]
+    if domain in _DOTLESS:
+        local, domain = local.replace(".", ""), _DOTLESS[domain]
+    return f"{local}@{domain}"
 
 
 def _hash(token: str) -> str:

@@ -263,6 +263,31 @@ def test_a_flood_is_refused_past_the_hourly_caps_even_after_a_restart(tmp_path: 
         assert len(inbox.messages) == LIMITS.per_account
 
 
+def test_the_spellings_of_one_gmail_mailbox_share_its_caps(tmp_path: Path) -> None:
+    """Gmail delivers ``v.ictim@``, ``vic.tim@googlemail.com`` and ``victim@gmail.com`` to one
+    mailbox: counted apart, each spelling had three confirmations of its own."""
+    spellings = [
+        "v.ictim@gmail.com",
+        "vic.tim@googlemail.com",
+        "V.I.C.T.I.M+games@Gmail.com",
+        "victim@gmail.com",
+        "vict.im@gmail.com",
+        "victim@googlemail.com",
+    ]
+    with smtp_server() as (inbox, port):
+        with run_server(_settings(tmp_path, port)) as server:
+            answers = []
+            for n, address in enumerate(spellings):
+                with browser(server, f"10.0.2.{n}") as sock:
+                    sign_up(sock, f"Sock{n}")
+                    answers.append(put_email(sock, address).status_code)
+            assert answers == [200, 200, 200, 429, 429, 429]
+            with browser(server, "10.0.3.1") as other:  # another mailbox there is another
+                sign_up(other, "Other")
+                assert put_email(other, "victim2@gmail.com").status_code == 200
+        assert len(inbox.messages) == LIMITS.confirmations + 1
+
+
 @pytest.mark.anyio
 async def test_a_flood_across_the_hour_gets_no_second_helping(tmp_path: Path) -> None:
     # Counted per clock hour alone, a flood that straddles the hour got every cap twice within
