@@ -341,6 +341,25 @@ def test_after_a_reload_no_seat_opens_before_every_seat_is_back(
     context.close()
 
 
+def test_a_seat_that_cannot_come_back_says_why(browser: Browser, logged_server: Any) -> None:
+    """The curtain waits for every seat: a seat whose connection stopped for good (here a
+    token the server refuses) shows its reason and its way out, not "connecting" for ever."""
+    server, _ = logged_server
+    context, page = new_page(browser, 360, 740)
+    set_up(page, server, "cabo", NAMES[:2])
+    page.evaluate(
+        """() => {
+          const kept = JSON.parse(localStorage.getItem("facedown.passplay"));
+          kept[0].seats[1].token = "not-a-token";
+          localStorage.setItem("facedown.passplay", JSON.stringify(kept));
+        }"""
+    )
+    page.reload()
+    expect(page.locator("[data-testid=net][data-code=bad_token]")).to_be_visible()
+    expect(page.get_by_test_id("pass-reveal")).to_have_count(0)
+    context.close()
+
+
 # Boyo: Bo's first card is the 7 of spades; the first discard is the 7 of hearts (TAP compares
 # ranks), so Bo's TAP on it is a hit the moment play starts.
 TAP_DEAL = {
