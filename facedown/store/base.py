@@ -337,8 +337,9 @@ class MailStore(Protocol):
 
     async def unsubscribe_mail(self, user_id: str, address: str, at: float) -> bool:
         """Remove the account's e-mail address if it is still ``address``; whether it was.
-        Its confirmation is forgotten with it (and a confirmation on its way to it): the
-        account naming it again sends a new one, which the mailbox must take up itself."""
+        Every confirmation of the account is forgotten with it, made or on its way (whatever
+        its spelling: ``Ann@`` and ``ann+x@`` reach the same mailbox): the account naming an
+        address again sends a new one, which the mailbox must take up itself."""
 
     async def take_mail(
         self, caps: Sequence[tuple[str, int]], hour: int, carried: float = 0.0

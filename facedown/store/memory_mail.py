@@ -60,8 +60,10 @@ class MailMemory:
             return False
         self._users[user_id] = replace(user, email=None, updated_at=at)
         record = self._mail.get(user_id)
-        if record is not None:
-            self._mail[user_id] = _forgotten(record, address)
+        if record is not None:  # the mailbox said no: every confirmation of the account goes
+            self._mail[user_id] = replace(
+                record, verified=None, pending=None, token_hash=None, token_expires=None
+            )
         return True
 
     async def take_mail(
@@ -79,12 +81,3 @@ class MailMemory:
         for key, _ in caps:
             self._mail_counts[key, hour] = self._mail_counts.get((key, hour), 0) + 1
         return True
-
-
-def _forgotten(record: MailAccount, address: str) -> MailAccount:
-    """The account's mail settings once the mailbox at ``address`` asked for no more: its
-    confirmation (and one on its way to it) no longer counts."""
-    verified = None if record.verified == address else record.verified
-    if record.pending == address:
-        return replace(record, verified=verified, pending=None, token_hash=None, token_expires=None)
-    return replace(record, verified=verified)

@@ -80,17 +80,11 @@ class MailSql(SqlBase):
             done.append(result.rowcount)
             if not result.rowcount:
                 return
-            # The mailbox asked for no more: its confirmation (and one on its way) is forgotten.
-            mine = MailAccountRow.user_id == user_id
+            # The mailbox said no: every confirmation of the account goes, made or on its way.
             connection.execute(
                 update(MailAccountRow)
-                .where(mine, MailAccountRow.verified == address)
-                .values(verified=None)
-            )
-            connection.execute(
-                update(MailAccountRow)
-                .where(mine, MailAccountRow.pending == address)
-                .values(pending=None, token_hash=None, token_expires=None)
+                .where(MailAccountRow.user_id == user_id)
+                .values(verified=None, pending=None, token_hash=None, token_expires=None)
             )
 
         await self._write(write)
