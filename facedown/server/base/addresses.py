@@ -24,7 +24,8 @@ import ipaddress
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+
+from starlette.datastructures import Headers
 
 Now = Callable[[], float]
 
@@ -95,13 +96,6 @@ def is_trusted(address: str | None, proxies: Collection[Network]) -> bool:
 def from_trusted_proxy(peer: str | None, behind_proxy: bool, proxies: Collection[Network]) -> bool:
     """Whether the forwarded headers of a connection from ``peer`` are to be believed."""
     return behind_proxy and is_trusted(peer, proxies)
-
-
-@runtime_checkable
-class Headers(Protocol):
-    """A request's headers, a name's every line (Starlette's ``Headers``)."""
-
-    def getlist(self, key: str) -> list[str]: ...
 
 
 def client_address(
