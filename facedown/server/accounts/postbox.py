@@ -318,7 +318,7 @@ class Postbox:
 
 # Gmail delivers every spelling of a name with dots (``a.nn@``, ``an.n@``) and at either
 # domain to one mailbox.
-_DOTLESS = {"gmail.com": "gmail.com", "googlemail.com": "gmail.com"}
+_GMAIL = frozenset({"gmail.com", "googlemail.com"})
 
 
 def mailbox_of(address: str) -> str:
@@ -327,8 +327,8 @@ def mailbox_of(address: str) -> str:
     and at one domain.  Two spellings of one mailbox share its caps."""
     local, _, domain = address.lower().rpartition("@")
     local = local.split("+")[0]
-    if domain in _DOTLESS:
-        local, domain = local.replace(".", ""), _DOTLESS[domain]
+    if domain in _GMAIL:
+        local, domain = local.replace(".", ""), "gmail.com"
     return f"{local}@{domain}"
 
 
