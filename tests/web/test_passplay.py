@@ -357,6 +357,7 @@ def test_a_seat_that_cannot_come_back_says_why(browser: Browser, logged_server: 
     page.reload()
     expect(page.locator("[data-testid=net][data-code=bad_token]")).to_be_visible()
     expect(page.get_by_test_id("pass-reveal")).to_have_count(0)
+    check_screen(page, "pass-seat-refused")
     context.close()
 
 
